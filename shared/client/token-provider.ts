@@ -1,0 +1,24 @@
+/**
+ * An OAuth access token as the pipeline keeps it: `expiresAt` is absolute (epoch milliseconds),
+ * computed from the service's `expiresIn` (seconds, as a string) when the token was issued.
+ */
+export interface AccessToken {
+  readonly accessToken: string;
+  readonly tokenType: string;
+  readonly expiresAt: number;
+  readonly scopes: readonly string[];
+}
+
+/**
+ * Supplies access tokens to the service client. Implementations: an in-memory provider (CLI, tests) and a
+ * Secrets Manager backed cache shared by every Lambda function (pipeline).
+ */
+export interface TokenProvider {
+  /** A token valid for at least the provider's refresh margin. */
+  getToken(): Promise<AccessToken>;
+  /**
+   * Called after the service answered 401 to `stale`: drop it (only if it is still the cached one, so
+   * concurrent callers do not refresh twice) and return a fresh token.
+   */
+  refresh(stale: AccessToken): Promise<AccessToken>;
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { idVerifyRequestSchema, pollResponseSchema, resultSchema } from '../../shared/api/schemas';
+
+describe('api schemas', () => {
+  it('keeps unknown response fields and unknown enum values', () => {
+    // Prepare
+    const body = {
+      result: 'SOMETHING_NEW',
+      newField: { a: 1 },
+      images: [{ data: 'AA==', documentType: 'X' }],
+    };
+
+    // Act
+    const parsed = resultSchema.parse(body);
+
+    // Assess
+    expect(parsed.result).toBe('SOMETHING_NEW');
+    expect(parsed['newField']).toEqual({ a: 1 });
+    expect(parsed.images?.[0]?.documentType).toBe('X');
+  });
+
+  it('defaults a missing poll results array to empty', () => {
+    expect(pollResponseSchema.parse({}).results).toEqual([]);
+  });
+
+  it('rejects a request with a wrong enum, naming the field', () => {
+    const outcome = idVerifyRequestSchema.safeParse({ product: 'IDV_PREMIUM', images: [{ data: 'AA==' }] });
+    expect(outcome.success).toBe(false);
+    expect(outcome.error?.issues[0]?.path).toEqual(['product']);
+  });
+
+  it('rejects unknown request fields', () => {
+    const outcome = idVerifyRequestSchema.safeParse({
+      product: 'IDV_LITE',
+      images: [{ data: 'AA==' }],
+      prodcut: 1,
+    });
+    expect(outcome.success).toBe(false);
+  });
+});

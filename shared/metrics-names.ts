@@ -1,0 +1,27 @@
+/**
+ * CloudWatch metric names the functions emit (Powertools Metrics, EMF) and the alarms in `infra/` watch.
+ * Kept in one place so an alarm can never watch a metric nobody emits.
+ */
+export const METRICS = {
+  namespace: 'IdvPipeline',
+  /** Powertools `service` dimension (POWERTOOLS_SERVICE_NAME). */
+  serviceName: 'idv-pipeline',
+  /** Name of the extra dimension carrying the environment (`staging` | `production`). */
+  environmentDimension: 'environment',
+  names: {
+    /** poll: number of pending poll records seen in one run (Count). */
+    pendingResults: 'PendingResults',
+    /** poll: age in seconds of the oldest pending poll record (Seconds); results left waiting risk deletion. */
+    oldestPendingAgeSeconds: 'OldestPendingAgeSeconds',
+    /** poll: a poll run that failed to reach the service or to enqueue (Count). */
+    pollFailures: 'PollFailures',
+    /** fetch-result: results stored (Count). */
+    resultsStored: 'ResultsStored',
+    /** fetch-result: results recorded as UNAVAILABLE after a 404 (Count). */
+    resultsUnavailable: 'ResultsUnavailable',
+    /** fetch-result: messages skipped because the result was already stored and announced (Count). */
+    duplicatesSkipped: 'DuplicatesSkipped',
+    /** webhook: deliveries accepted and enqueued (Count). */
+    webhooksAccepted: 'WebhooksAccepted',
+  },
+} as const;

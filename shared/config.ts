@@ -30,3 +30,152 @@ export const ENV = {
   s3ForcePathStyle: 'IDV_S3_FORCE_PATH_STYLE',
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];
+
+// ---------------------------------------------------------------------------------------------------
+// Loaders: each function reads its variables once, at module load, and fails naming the variable.
+// ---------------------------------------------------------------------------------------------------
+
+import { ENVIRONMENTS, type ServiceEnvironment } from './api/enums';
+import { ConfigError } from './errors';
+
+/** Scopes the pipeline needs when `IDV_SCOPES` is not set: reading poll records and results. */
+export const DEFAULT_PIPELINE_SCOPES = ['productapi.poll.read', 'productapi.result.read'] as const;
+
+/** Settings of the AWS SDK clients that are not read by the SDK itself. */
+export interface AwsClientConfig {
+  /** S3 path-style addressing (local S3 emulator). */
+  readonly s3ForcePathStyle: boolean;
+}
+
+/** Settings shared by the functions that call the verification service. */
+export interface ServiceAccessConfig {
+  readonly environment: ServiceEnvironment;
+  readonly serviceBaseUrl: string;
+  readonly scopes: readonly string[];
+  readonly credentialsSecretId: string;
+  readonly tokenCacheSecretId: string;
+}
+
+/** Configuration of `functions/webhook`. */
+export interface WebhookConfig extends AwsClientConfig {
+  readonly environment: ServiceEnvironment;
+  readonly webhookSecretId: string;
+  readonly resultsQueueUrl: string;
+}
+
+/** Configuration of `functions/poll`. */
+export interface PollConfig extends AwsClientConfig, ServiceAccessConfig {
+  readonly resultsQueueUrl: string;
+}
+
+/** Configuration of `functions/fetch-result`. */
+export interface FetchResultConfig extends AwsClientConfig, ServiceAccessConfig {
+  readonly resultsTableName: string;
+  readonly dataBucketName: string;
+  readonly eventBusName: string;
+  readonly retentionDays: number;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function required(env: Env, name: string): string {
+  const value = env[name]?.trim();
+  if (!value) throw new ConfigError(name, 'is not set');
+  return value;
+}
+
+function environmentOf(env: Env): ServiceEnvironment {
+  const value = required(env, ENV.environment);
+  if (!(ENVIRONMENTS as readonly string[]).includes(value)) {
+    throw new ConfigError(ENV.environment, `must be one of ${ENVIRONMENTS.join(', ')}`);
+  }
+  return value as ServiceEnvironment;
+}
+
+function baseUrlOf(env: Env): string {
+  const value = required(env, ENV.serviceBaseUrl);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(ENV.serviceBaseUrl, 'must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError(ENV.serviceBaseUrl, 'must be an absolute http(s) URL');
+  }
+  return value.replace(/\/+$/, '');
+}
+
+function scopesOf(env: Env): readonly string[] {
+  const raw = env[ENV.scopes]?.trim();
+  if (!raw) return DEFAULT_PIPELINE_SCOPES;
+  const scopes = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (scopes.length === 0) throw new ConfigError(ENV.scopes, 'must list at least one scope');
+  return scopes;
+}
+
+function booleanOf(env: Env, name: string): boolean {
+  const value = env[name]?.trim().toLowerCase();
+  if (!value) return false;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new ConfigError(name, 'must be true or false');
+}
+
+function positiveIntegerOf(env: Env, name: string): number {
+  const value = required(env, name);
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) {
+    throw new ConfigError(name, 'must be a positive whole number');
+  }
+  return n;
+}
+
+function serviceAccessOf(env: Env): ServiceAccessConfig {
+  return {
+    environment: environmentOf(env),
+    serviceBaseUrl: baseUrlOf(env),
+    scopes: scopesOf(env),
+    credentialsSecretId: required(env, ENV.credentialsSecretId),
+    tokenCacheSecretId: required(env, ENV.tokenCacheSecretId),
+  };
+}
+
+/** Reads the AWS client settings (endpoints themselves come from the SDK's `AWS_ENDPOINT_URL_*`). */
+export function loadAwsClientConfig(env: Env = process.env): AwsClientConfig {
+  return { s3ForcePathStyle: booleanOf(env, ENV.s3ForcePathStyle) };
+}
+
+/** Reads the webhook function's configuration; throws `ConfigError` naming the first bad variable. */
+export function loadWebhookConfig(env: Env = process.env): WebhookConfig {
+  return {
+    ...loadAwsClientConfig(env),
+    environment: environmentOf(env),
+    webhookSecretId: required(env, ENV.webhookSecretId),
+    resultsQueueUrl: required(env, ENV.resultsQueueUrl),
+  };
+}
+
+/** Reads the poll function's configuration; throws `ConfigError` naming the first bad variable. */
+export function loadPollConfig(env: Env = process.env): PollConfig {
+  return {
+    ...loadAwsClientConfig(env),
+    ...serviceAccessOf(env),
+    resultsQueueUrl: required(env, ENV.resultsQueueUrl),
+  };
+}
+
+/** Reads the fetch-result function's configuration; throws `ConfigError` naming the first bad variable. */
+export function loadFetchResultConfig(env: Env = process.env): FetchResultConfig {
+  return {
+    ...loadAwsClientConfig(env),
+    ...serviceAccessOf(env),
+    resultsTableName: required(env, ENV.resultsTableName),
+    dataBucketName: required(env, ENV.dataBucketName),
+    eventBusName: required(env, ENV.eventBusName),
+    retentionDays: positiveIntegerOf(env, ENV.retentionDays),
+  };
+}

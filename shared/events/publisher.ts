@@ -1,0 +1,103 @@
+/**
+ * Publishes the pipeline's events on the custom EventBridge bus. The `detail` shapes below match the JSON
+ * Schemas shipped in `./schemas/` (draft 2020-12), which consumers can validate against. A detail never
+ * carries names, document numbers, dates of birth or images: only identifiers, results and reason codes.
+ */
+import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { ServiceEnvironment } from '../api/enums';
+import { EventPublishError } from '../errors';
+import { DETAIL_TYPES, type DetailType, EVENT_SOURCE } from './names';
+
+/** Identifiers shared by the result events. */
+export interface ResultIdentifiers {
+  resultId: string;
+  transactionId?: string;
+  customerReference?: string;
+  userId?: string;
+  product?: string;
+}
+
+/** `detail` of `VerificationResultStored`. */
+export interface ResultStoredDetail extends ResultIdentifiers {
+  status: 'STORED';
+  result?: string;
+  sections: Record<string, string>;
+  messages: string[];
+  completed?: string;
+  storedAt: string;
+  environment: ServiceEnvironment;
+  storage: { table: string; bucket: string; resultKey: string; objectCount?: number };
+}
+
+/** `detail` of `VerificationResultUnavailable`. */
+export interface ResultUnavailableDetail extends ResultIdentifiers {
+  status: 'UNAVAILABLE';
+  reason: 'NOT_FOUND';
+  completed?: string;
+  recordedAt: string;
+  environment: ServiceEnvironment;
+  storage: { table: string };
+}
+
+/** `detail` of `VerificationDocumentsUploaded`. */
+export interface DocumentsUploadedDetail {
+  transactionId: string;
+  secureId?: string;
+  customerReference?: string;
+  uploadedAt: string;
+  environment: ServiceEnvironment;
+}
+
+/** What the pipeline core needs from a publisher (a fake in unit tests). */
+export interface EventPublisher {
+  publishResultStored(detail: ResultStoredDetail): Promise<void>;
+  publishResultUnavailable(detail: ResultUnavailableDetail): Promise<void>;
+  publishDocumentsUploaded(detail: DocumentsUploadedDetail): Promise<void>;
+}
+
+/** EventBridge-backed publisher: one `PutEvents` entry per event; a failed entry is an error. */
+export class EventBridgePublisher implements EventPublisher {
+  readonly #client: EventBridgeClient;
+  readonly #busName: string;
+
+  constructor(client: EventBridgeClient, busName: string) {
+    this.#client = client;
+    this.#busName = busName;
+  }
+
+  publishResultStored(detail: ResultStoredDetail): Promise<void> {
+    return this.#put(DETAIL_TYPES.resultStored, detail);
+  }
+
+  publishResultUnavailable(detail: ResultUnavailableDetail): Promise<void> {
+    return this.#put(DETAIL_TYPES.resultUnavailable, detail);
+  }
+
+  publishDocumentsUploaded(detail: DocumentsUploadedDetail): Promise<void> {
+    return this.#put(DETAIL_TYPES.documentsUploaded, detail);
+  }
+
+  async #put(detailType: DetailType, detail: object): Promise<void> {
+    const response = await this.#client.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            EventBusName: this.#busName,
+            Source: EVENT_SOURCE,
+            DetailType: detailType,
+            Detail: JSON.stringify(detail),
+          },
+        ],
+      }),
+    );
+    // PutEvents answers 200 even when an entry was rejected: only FailedEntryCount tells.
+    const failed = response.FailedEntryCount ?? 0;
+    if (failed > 0) {
+      const entry = response.Entries?.find((e) => e.ErrorCode);
+      throw new EventPublishError(
+        `EventBridge rejected the ${detailType} event (${entry?.ErrorCode ?? 'unknown error'})`,
+        entry?.ErrorCode,
+      );
+    }
+  }
+}

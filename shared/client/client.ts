@@ -1,0 +1,369 @@
+/**
+ * Typed client of the verification service: one method per endpoint of spec §4. Requests are validated
+ * strictly before sending; responses are parsed tolerantly (unknown fields and enum values are kept).
+ */
+import type { z } from 'zod';
+import {
+  KNOWN_SCOPES,
+  MOCK_TEST_HEADER,
+  type MockTestValue,
+  PATHS,
+  type ServiceEnvironment,
+} from '../api/enums';
+import type {
+  bulkSecureLinksRequestSchema,
+  faceVerifyRequestSchema,
+  idVerifyRequestSchema,
+} from '../api/schemas';
+import {
+  type BulkSecureLinksResponse,
+  bulkSecureLinksResponseSchema,
+  type FaceLinkPackageResponse,
+  type FaceQualityResponse,
+  type FaceVerifyResponse,
+  faceLinkPackageRequestSchema,
+  faceLinkPackageResponseSchema,
+  faceQualityRequestSchema,
+  faceQualityResponseSchema,
+  faceVerifyResponseSchema,
+  type IdVerifyResponse,
+  idVerifyResponseSchema,
+  type PollResponse,
+  pollResponseSchema,
+  type QualityResponse,
+  qualityRequestSchema,
+  qualityResponseSchema,
+  type ReasonsResponse,
+  reasonsResponseSchema,
+  resultSchema,
+  type SdkTokenResponse,
+  type SecureLinkResponse,
+  sdkTokenRequestSchema,
+  sdkTokenResponseSchema,
+  secureLinkRequestSchema,
+  secureLinkResponseSchema,
+  type VerificationResultDocument,
+  type VogResponse,
+  vogRequestSchema,
+  vogResponseSchema,
+} from '../api/schemas';
+import { IdvError, MockTestNotAllowedError, ResponseFormatError, UnauthorizedError } from './errors';
+import { type HttpResponse, parseJsonOrUndefined, sendWithRetry, sleep, type TransportOptions } from './http';
+import { InMemoryTokenProvider } from './in-memory-token-provider';
+import { fetchAccessToken, serviceUrl } from './oauth';
+import type { RetryOptions } from './retry';
+import type { AccessToken, TokenProvider } from './token-provider';
+import {
+  validateBulkSecureLinksRequest,
+  validateFaceVerifyRequest,
+  validateIdVerifyRequest,
+  validateMockTest,
+  validateRequest,
+  validateResultId,
+} from './validate';
+
+/** Request types as callers write them (the strict schemas' input types). */
+export type SecureLinkInput = z.input<typeof secureLinkRequestSchema>;
+export type BulkSecureLinksInput = z.input<typeof bulkSecureLinksRequestSchema>;
+export type SdkTokenInput = z.input<typeof sdkTokenRequestSchema>;
+export type IdVerifyInput = z.input<typeof idVerifyRequestSchema>;
+export type FaceVerifyInput = z.input<typeof faceVerifyRequestSchema>;
+export type FaceQualityInput = z.input<typeof faceQualityRequestSchema>;
+export type QualityInput = z.input<typeof qualityRequestSchema>;
+export type VogInput = z.input<typeof vogRequestSchema>;
+export type FaceLinkPackageInput = z.input<typeof faceLinkPackageRequestSchema>;
+
+/** Options of `IdvClient`. */
+export interface IdvClientOptions {
+  /** Base address of the service environment, e.g. `https://staging.example.invalid`. */
+  readonly baseUrl: string;
+  /** Which environment `baseUrl` is; the `mock-test` header is refused on production. */
+  readonly environment: ServiceEnvironment;
+  /** Where access tokens come from; required unless `credentials` is given. */
+  readonly tokenProvider?: TokenProvider;
+  /** Client credentials; without `tokenProvider` an `InMemoryTokenProvider` is built from them. */
+  readonly credentials?: { readonly clientId: string; readonly clientSecret: string };
+  /** Scopes requested for tokens. @default every scope of KNOWN_SCOPES */
+  readonly scopes?: readonly string[];
+  /** Timeout of every HTTP call, body included. @default 15000 */
+  readonly timeoutMs?: number;
+  readonly retry?: Partial<RetryOptions>;
+  readonly fetch?: typeof fetch;
+  /** Sent as `user-agent`. @default 'idv-pipeline-client' */
+  readonly userAgent?: string;
+  /** Waits between retries (tests make it instant). @default setTimeout-based */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** Per-call options of the endpoints that honour the staging test header. */
+export interface MockTestOptions {
+  readonly mockTest?: MockTestValue;
+}
+
+interface CallSpec<S extends z.ZodType> {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly query?: URLSearchParams;
+  readonly body?: unknown;
+  readonly mayHaveCreated: boolean;
+  readonly mockTest?: MockTestValue | undefined;
+  readonly schema: S;
+}
+
+/** The typed client. Every method validates, authenticates, applies timeout and retry, and parses. */
+export class IdvClient {
+  readonly baseUrl: string;
+  readonly environment: ServiceEnvironment;
+  readonly #tokenProvider: TokenProvider;
+  readonly #credentials: IdvClientOptions['credentials'];
+  readonly #scopes: readonly string[];
+  readonly #transport: TransportOptions;
+  readonly #userAgent: string;
+
+  constructor(options: IdvClientOptions) {
+    if (options.environment !== 'staging' && options.environment !== 'production') {
+      throw new IdvError('environment must be "staging" or "production"');
+    }
+    // Fails early on a malformed base URL instead of at the first call.
+    serviceUrl(options.baseUrl, '/');
+    this.baseUrl = options.baseUrl;
+    this.environment = options.environment;
+    this.#credentials = options.credentials;
+    this.#scopes = options.scopes ?? KNOWN_SCOPES;
+    this.#transport = {
+      fetch: options.fetch ?? globalThis.fetch,
+      timeoutMs: options.timeoutMs ?? 15_000,
+      retry: options.retry ?? {},
+      sleep: options.sleep ?? sleep,
+      now: Date.now,
+    };
+    this.#userAgent = options.userAgent ?? 'idv-pipeline-client';
+    if (options.tokenProvider) {
+      this.#tokenProvider = options.tokenProvider;
+    } else if (options.credentials) {
+      this.#tokenProvider = new InMemoryTokenProvider({
+        baseUrl: options.baseUrl,
+        clientId: options.credentials.clientId,
+        clientSecret: options.credentials.clientSecret,
+        scopes: this.#scopes,
+        fetch: this.#transport.fetch,
+        timeoutMs: this.#transport.timeoutMs,
+      });
+    } else {
+      throw new IdvError('IdvClient needs a tokenProvider or credentials');
+    }
+  }
+
+  /**
+   * POST /api/v2/oauth/token (§4.6). With credentials: a new token for `scopes` (default: the client's
+   * scopes). Without credentials: the token provider's current token.
+   */
+  async requestToken(scopes?: readonly string[]): Promise<AccessToken> {
+    if (!this.#credentials) {
+      if (scopes) throw new IdvError('requestToken(scopes) needs client credentials');
+      return this.#tokenProvider.getToken();
+    }
+    return fetchAccessToken({
+      baseUrl: this.baseUrl,
+      clientId: this.#credentials.clientId,
+      clientSecret: this.#credentials.clientSecret,
+      scopes: scopes ?? this.#scopes,
+      fetch: this.#transport.fetch,
+      timeoutMs: this.#transport.timeoutMs,
+      retry: this.#transport.retry,
+    });
+  }
+
+  /** POST /api/v2/secureidlink (§4.1). `mockTest` only on staging. */
+  createSecureLink(request: SecureLinkInput, options: MockTestOptions = {}): Promise<SecureLinkResponse> {
+    return this.#call({
+      method: 'POST',
+      path: PATHS.secureLink,
+      body: validateRequest(secureLinkRequestSchema, request, 'secure link request'),
+      mayHaveCreated: true,
+      mockTest: options.mockTest,
+      schema: secureLinkResponseSchema,
+    });
+  }
+
+  /** POST /api/v2/secureidlinks (§4.2). `file` is the base64 CSV (see `encodeBulkCsv`). */
+  createBulkSecureLinks(request: BulkSecureLinksInput): Promise<BulkSecureLinksResponse> {
+    return this.#call({
+      method: 'POST',
+      path: PATHS.bulkSecureLinks,
+      body: validateBulkSecureLinksRequest(request),
+      mayHaveCreated: true,
+      schema: bulkSecureLinksResponseSchema,
+    });
+  }
+
+  /** GET /api/v2/sdk/token (§4.11): `services` repeated per value, then the optional parameters. */
+  getSdkToken(request: SdkTokenInput): Promise<SdkTokenResponse> {
+    const valid = validateRequest(sdkTokenRequestSchema, request, 'SDK token request');
+    const query = new URLSearchParams();
+    for (const service of valid.services) query.append('services', service);
+    if (valid.numberOfChallenges !== undefined) {
+      query.set('numberOfChallenges', String(valid.numberOfChallenges));
+    }
+    if (valid.customerReference !== undefined) query.set('customerReference', valid.customerReference);
+    if (valid.validateWatermark !== undefined)
+      query.set('validateWatermark', String(valid.validateWatermark));
+    return this.#call({
+      method: 'GET',
+      path: PATHS.sdkToken,
+      query,
+      // A GET, but it starts a transaction: a repeat would create a second one.
+      mayHaveCreated: true,
+      schema: sdkTokenResponseSchema,
+    });
+  }
+
+  /** POST /api/v2/idverify (§4.5); images must be JPEG/PNG of at least 640×480. `mockTest` only on staging. */
+  verifyIdentity(request: IdVerifyInput, options: MockTestOptions = {}): Promise<IdVerifyResponse> {
+    return this.#call({
+      method: 'POST',
+      path: PATHS.idVerify,
+      body: validateIdVerifyRequest(request),
+      mayHaveCreated: true,
+      mockTest: options.mockTest,
+      schema: idVerifyResponseSchema,
+    });
+  }
+
+  /** POST /api/v2/faceverify (§4.4): at least one COMPARE and two LIVE images. */
+  verifyFace(request: FaceVerifyInput): Promise<FaceVerifyResponse> {
+    return this.#call({
+      method: 'POST',
+      path: PATHS.faceVerify,
+      body: validateFaceVerifyRequest(request),
+      mayHaveCreated: true,
+      schema: faceVerifyResponseSchema,
+    });
+  }
+
+  /** POST /api/v2/facequality (§4.3). A check only, so it is safe to repeat. */
+  checkFaceQuality(request: FaceQualityInput): Promise<FaceQualityResponse> {
+    return this.#call({
+      method: 'POST',
+      path: PATHS.faceQuality,
+      body: validateRequest(faceQualityRequestSchema, request, 'face quality request'),
+      mayHaveCreated: false,
+      schema: faceQualityResponseSchema,
+    });
+  }
+
+  /** POST /api/v2/quality (§4.8). A check only, so it is safe to repeat. */
+  checkQuality(request: QualityInput): Promise<QualityResponse> {
+    return this.#call({
+      method: 'POST',
+      path: PATHS.quality,
+      body: validateRequest(qualityRequestSchema, request, 'quality request'),
+      mayHaveCreated: false,
+      schema: qualityResponseSchema,
+    });
+  }
+
+  /** POST /api/v2/vog (§4.12). */
+  createVog(request: VogInput): Promise<VogResponse> {
+    return this.#call({
+      method: 'POST',
+      path: PATHS.vog,
+      body: validateRequest(vogRequestSchema, request, 'VOG request'),
+      mayHaveCreated: true,
+      schema: vogResponseSchema,
+    });
+  }
+
+  /** GET /api/v2/reasons (§4.13). */
+  getReasons(): Promise<ReasonsResponse> {
+    return this.#call({
+      method: 'GET',
+      path: PATHS.reasons,
+      mayHaveCreated: false,
+      schema: reasonsResponseSchema,
+    });
+  }
+
+  /** POST /api/v2/facelinkpackage (§4.10). The package is deleted once retrieved, so never repeated. */
+  getFaceLinkPackage(request: FaceLinkPackageInput): Promise<FaceLinkPackageResponse> {
+    return this.#call({
+      method: 'POST',
+      path: PATHS.faceLinkPackage,
+      body: validateRequest(faceLinkPackageRequestSchema, request, 'FaceLink package request'),
+      mayHaveCreated: true,
+      schema: faceLinkPackageResponseSchema,
+    });
+  }
+
+  /** GET /api/v2/poll (§4.7): the pending polling records. */
+  poll(): Promise<PollResponse> {
+    return this.#call({ method: 'GET', path: PATHS.poll, mayHaveCreated: false, schema: pollResponseSchema });
+  }
+
+  /** GET /api/v2/result/{resultId} (§4.9), parsed. 404 → `NotFoundError`. Removes the polling record. */
+  async getResult(resultId: string): Promise<VerificationResultDocument> {
+    const body = await this.getResultBody(resultId);
+    return parseBody(resultSchema, body, 200, `GET ${PATHS.result(resultId)}`);
+  }
+
+  /** GET /api/v2/result/{resultId} (§4.9): the raw 200 body, for bounded-memory processing. */
+  async getResultBody(resultId: string): Promise<Buffer> {
+    const response = await this.#send({
+      method: 'GET',
+      path: PATHS.result(validateResultId(resultId)),
+      mayHaveCreated: false,
+    });
+    return response.body;
+  }
+
+  async #call<S extends z.ZodType>(spec: CallSpec<S>): Promise<z.output<S>> {
+    const response = await this.#send(spec);
+    return parseBody(spec.schema, response.body, response.status, `${spec.method} ${spec.path}`);
+  }
+
+  /** Adds auth and headers, sends with retry, and on a 401 refreshes the token once and tries once more. */
+  async #send(spec: Omit<CallSpec<z.ZodType>, 'schema'>): Promise<HttpResponse> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
+    if (spec.mockTest !== undefined) {
+      // Checked before any token request, so a forbidden call leaves no trace on the wire.
+      if (this.environment !== 'staging') throw new MockTestNotAllowedError();
+      headers[MOCK_TEST_HEADER] = validateMockTest(spec.mockTest);
+    }
+    if (spec.body !== undefined) headers['content-type'] = 'application/json';
+    const url = serviceUrl(this.baseUrl, spec.path);
+    if (spec.query) url.search = spec.query.toString();
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const send = (token: AccessToken) =>
+      sendWithRetry(
+        {
+          method: spec.method,
+          url,
+          headers: { ...headers, authorization: `Bearer ${token.accessToken}` },
+          ...(body !== undefined && { body }),
+          mayHaveCreated: spec.mayHaveCreated,
+        },
+        this.#transport,
+      );
+
+    const token = await this.#tokenProvider.getToken();
+    try {
+      return await send(token);
+    } catch (error) {
+      // A 401 rejected the token before anything happened, so even a creating request may go again.
+      if (!(error instanceof UnauthorizedError)) throw error;
+      return send(await this.#tokenProvider.refresh(token));
+    }
+  }
+}
+
+function parseBody<S extends z.ZodType>(schema: S, body: Buffer, status: number, label: string): z.output<S> {
+  const json = parseJsonOrUndefined(body);
+  if (json === undefined) throw new ResponseFormatError(`response of ${label} is not JSON`, status);
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    // Paths only: values may be personal data.
+    const paths = [...new Set(parsed.error.issues.map((i) => i.path.join('.') || '(body)'))].join(', ');
+    throw new ResponseFormatError(`response of ${label} is not the documented shape (${paths})`, status);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,196 @@
+/**
+ * Errors of the service client. One base (`IdvError`), one branch for answers of the service
+ * (`ServiceError`, subclass chosen by status in `serviceErrorFromResponse`), one for "no answer at all"
+ * (`ConnectionError`), and the errors raised before anything is sent.
+ *
+ * None of these ever carries credentials, tokens, Authorization headers or response bodies: a body can
+ * hold personal data, and errors end up in logs.
+ */
+import { errorBodySchema } from '../api/schemas';
+
+/** Base of every error thrown by the client. */
+export class IdvError extends Error {
+  override readonly name: string = 'IdvError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Fields common to every answer of the service that was not a success. */
+export interface ServiceErrorFields {
+  readonly status: number;
+  readonly code?: number;
+  readonly details?: readonly unknown[];
+  readonly requestId?: string;
+  /** From a `Retry-After` header, in milliseconds from when the answer arrived. */
+  readonly retryAfterMs?: number;
+}
+
+/** The service answered with a non-success status. */
+export class ServiceError extends IdvError {
+  override readonly name: string = 'ServiceError';
+  readonly status: number;
+  readonly code?: number;
+  readonly details?: readonly unknown[];
+  readonly requestId?: string;
+  readonly retryAfterMs?: number;
+
+  constructor(message: string, fields: ServiceErrorFields, options?: { cause?: unknown }) {
+    super(message, options);
+    this.status = fields.status;
+    if (fields.code !== undefined) this.code = fields.code;
+    if (fields.details !== undefined) this.details = fields.details;
+    if (fields.requestId !== undefined) this.requestId = fields.requestId;
+    if (fields.retryAfterMs !== undefined) this.retryAfterMs = fields.retryAfterMs;
+  }
+}
+
+/** 400: the service rejected the request (validation, too-small images, not enough live photos, …). */
+export class BadRequestError extends ServiceError {
+  override readonly name: string = 'BadRequestError';
+}
+
+/** 401: the token (or, on the token endpoint, the client credentials) was rejected. */
+export class UnauthorizedError extends ServiceError {
+  override readonly name: string = 'UnauthorizedError';
+}
+
+/** 403: the token lacks a scope or the account may not use the endpoint. */
+export class ForbiddenError extends ServiceError {
+  override readonly name: string = 'ForbiddenError';
+}
+
+/** 404: e.g. a resultId that is unknown or whose data was removed after the retention period. */
+export class NotFoundError extends ServiceError {
+  override readonly name: string = 'NotFoundError';
+}
+
+/** 429: too many requests; `retryAfterMs` is set when the service said how long to wait. */
+export class RateLimitError extends ServiceError {
+  override readonly name: string = 'RateLimitError';
+}
+
+/** 5xx: the service failed. For a POST the request may or may not have taken effect. */
+export class ServerError extends ServiceError {
+  override readonly name: string = 'ServerError';
+}
+
+/** No answer at all: connection refused or reset, DNS failure, or the call timed out. */
+export class ConnectionError extends IdvError {
+  override readonly name: string = 'ConnectionError';
+  /** The call was aborted by the client's timeout. */
+  readonly timedOut: boolean;
+  /**
+   * The request certainly never reached the service (refused connection, unknown host), so even a
+   * creating POST is safe to send again. `false` when that cannot be known (reset, timeout).
+   */
+  readonly notSent: boolean;
+
+  constructor(
+    message: string,
+    fields: { timedOut: boolean; notSent: boolean },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.timedOut = fields.timedOut;
+    this.notSent = fields.notSent;
+  }
+}
+
+/** A success answer whose body is not JSON or not the documented shape. The body is never included. */
+export class ResponseFormatError extends IdvError {
+  override readonly name: string = 'ResponseFormatError';
+  readonly status: number;
+
+  constructor(message: string, status: number, options?: { cause?: unknown }) {
+    super(message, options);
+    this.status = status;
+  }
+}
+
+/** One problem of a request, `path` like `images[0].data`. */
+export interface ValidationIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** Our own request breaks the spec; nothing was sent. The message lists every issue (`path: message`). */
+export class RequestValidationError extends IdvError {
+  override readonly name: string = 'RequestValidationError';
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(issues: readonly ValidationIssue[], context?: string) {
+    const list = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
+    super(context ? `${context}: ${list}` : list);
+    this.issues = issues;
+  }
+}
+
+/** The `mock-test` header was asked for against production, where it must never be sent. */
+export class MockTestNotAllowedError extends IdvError {
+  override readonly name: string = 'MockTestNotAllowedError';
+
+  constructor() {
+    super('the mock-test header is only allowed on the staging environment; nothing was sent');
+  }
+}
+
+/** Headers that may name the request for support; the first present one becomes `requestId`. */
+const REQUEST_ID_HEADERS = ['x-request-id', 'x-amzn-requestid', 'x-correlation-id', 'request-id'];
+
+/**
+ * Builds the error for a non-success answer: the subclass is chosen by status, `code`/`message`/`details`
+ * come from the default error body (§7) when it has that shape, `requestId` and `retryAfterMs` from headers.
+ */
+export function serviceErrorFromResponse(
+  status: number,
+  body: unknown,
+  headers: Headers,
+  now: () => number = Date.now,
+): ServiceError {
+  const parsed = errorBodySchema.safeParse(body);
+  const errorBody = parsed.success ? parsed.data : {};
+  const fields: ServiceErrorFields = {
+    status,
+    ...(errorBody.code !== undefined && { code: errorBody.code }),
+    ...(errorBody.details !== undefined && { details: errorBody.details }),
+    ...optional('requestId', firstHeader(headers, REQUEST_ID_HEADERS)),
+    ...optional('retryAfterMs', parseRetryAfter(headers.get('retry-after'), now())),
+  };
+  const message = errorBody.message
+    ? `service answered ${status}: ${errorBody.message}`
+    : `service answered ${status}`;
+  if (status === 400) return new BadRequestError(message, fields);
+  if (status === 401) return new UnauthorizedError(message, fields);
+  if (status === 403) return new ForbiddenError(message, fields);
+  if (status === 404) return new NotFoundError(message, fields);
+  if (status === 429) return new RateLimitError(message, fields);
+  if (status >= 500 && status <= 599) return new ServerError(message, fields);
+  return new ServiceError(message, fields);
+}
+
+/**
+ * `Retry-After` as milliseconds from `nowMs`: either delta-seconds or an HTTP date (RFC 9110 §10.2.3).
+ * `undefined` when absent or unreadable; a date in the past gives 0.
+ */
+export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^[0-9]+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - nowMs);
+}
+
+function firstHeader(headers: Headers, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const value = headers.get(name);
+    if (value) return value.slice(0, 200);
+  }
+  return undefined;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

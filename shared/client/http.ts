@@ -1,0 +1,136 @@
+/**
+ * The client's transport: one HTTP exchange with a timeout, mapped to typed errors, and the retry loop
+ * around it. Used by the token request and by every endpoint method.
+ */
+import { ConnectionError, IdvError, serviceErrorFromResponse } from './errors';
+import { type RetryOptions, shouldRetry } from './retry';
+
+/** One request as the transport sends it. */
+export interface HttpRequest {
+  readonly method: 'GET' | 'POST';
+  readonly url: URL;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** See `RetryInput.mayHaveCreated`. */
+  readonly mayHaveCreated: boolean;
+}
+
+/** A success answer (2xx), body fully read. */
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: Buffer;
+}
+
+/** How the transport behaves. */
+export interface TransportOptions {
+  readonly fetch: typeof fetch;
+  readonly timeoutMs: number;
+  readonly retry: Partial<RetryOptions>;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly now: () => number;
+}
+
+/** Network error codes that mean the connection was never made, so nothing reached the service. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Default sleep of the retry loop. */
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Sends once: 2xx → the response, else a `ServiceError` subclass or a `ConnectionError`. */
+export async function sendOnce(request: HttpRequest, options: TransportOptions): Promise<HttpResponse> {
+  const label = `${request.method} ${request.url.pathname}`;
+  // One signal for the whole exchange, body included: a service that stalls mid-body also times out.
+  const signal = AbortSignal.timeout(options.timeoutMs);
+  let response: Response;
+  let body: Buffer;
+  try {
+    response = await options.fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body !== undefined && { body: request.body }),
+      signal,
+      redirect: 'error',
+    });
+    body = Buffer.from(await response.arrayBuffer());
+  } catch (error) {
+    throw connectionError(error, label, options.timeoutMs);
+  }
+  if (response.status >= 200 && response.status < 300) {
+    return { status: response.status, headers: response.headers, body };
+  }
+  const error = serviceErrorFromResponse(
+    response.status,
+    parseJsonOrUndefined(body),
+    response.headers,
+    options.now,
+  );
+  throw error;
+}
+
+/** Sends with the retry policy: repeats only what `shouldRetry` allows, waiting as it says. */
+export async function sendWithRetry(request: HttpRequest, options: TransportOptions): Promise<HttpResponse> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await sendOnce(request, options);
+    } catch (error) {
+      const decision = shouldRetry(
+        { attempt, method: request.method, mayHaveCreated: request.mayHaveCreated, error },
+        options.retry,
+      );
+      if (!decision.retry) throw error;
+      await options.sleep(decision.delayMs);
+    }
+  }
+}
+
+function connectionError(error: unknown, label: string, timeoutMs: number): IdvError {
+  if (error instanceof IdvError) return error;
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new ConnectionError(
+      `no answer from the service for ${label} within ${timeoutMs} ms`,
+      { timedOut: true, notSent: false },
+      { cause: error },
+    );
+  }
+  const code = networkCode(error);
+  return new ConnectionError(
+    `no answer from the service for ${label}${code ? ` (${code})` : ''}`,
+    { timedOut: false, notSent: code !== undefined && NOT_SENT_CODES.has(code) },
+    { cause: error },
+  );
+}
+
+/** The system error code behind a fetch failure (`TypeError: fetch failed` wraps it in `cause`). */
+function networkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    const errors = (current as { errors?: unknown }).errors;
+    if (Array.isArray(errors) && errors.length > 0) {
+      current = errors[0];
+      continue;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Parses a body as JSON; `undefined` when it is empty or not JSON. */
+export function parseJsonOrUndefined(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,50 @@
+/** Public API of the verification service client. */
+
+export type {
+  BulkSecureLinksInput,
+  FaceLinkPackageInput,
+  FaceQualityInput,
+  FaceVerifyInput,
+  IdVerifyInput,
+  IdvClientOptions,
+  MockTestOptions,
+  QualityInput,
+  SdkTokenInput,
+  SecureLinkInput,
+  VogInput,
+} from './client';
+export { IdvClient } from './client';
+export type { ServiceErrorFields, ValidationIssue } from './errors';
+export {
+  BadRequestError,
+  ConnectionError,
+  ForbiddenError,
+  IdvError,
+  MockTestNotAllowedError,
+  NotFoundError,
+  parseRetryAfter,
+  RateLimitError,
+  RequestValidationError,
+  ResponseFormatError,
+  ServerError,
+  ServiceError,
+  serviceErrorFromResponse,
+  UnauthorizedError,
+} from './errors';
+export type { InMemoryTokenProviderOptions } from './in-memory-token-provider';
+export { InMemoryTokenProvider } from './in-memory-token-provider';
+export type { FetchAccessTokenOptions } from './oauth';
+export { fetchAccessToken, serviceUrl } from './oauth';
+export type { RetryDecision, RetryInput, RetryOptions } from './retry';
+export { DEFAULT_RETRY_OPTIONS, shouldRetry } from './retry';
+export type { AccessToken, TokenProvider } from './token-provider';
+export {
+  checkBulkCsv,
+  encodeBulkCsv,
+  RESULT_ID_PATTERN,
+  validateBulkSecureLinksRequest,
+  validateFaceVerifyRequest,
+  validateIdVerifyRequest,
+  validateRequest,
+  validateResultId,
+} from './validate';

@@ -1,0 +1,160 @@
+/**
+ * Strict validation of our own requests before anything is sent: the shared zod schemas plus the rules
+ * a schema cannot express (image sizes from the header bytes, face verify image mix, bulk CSV layout).
+ * Every problem is reported with a path naming the field (`images[0].data`), never with the value.
+ */
+import type { z } from 'zod';
+import { BULK_CSV_COLUMNS, MIN_UPLOAD_HEIGHT, MIN_UPLOAD_WIDTH, MOCK_TEST_VALUES } from '../api/enums';
+import {
+  type BulkSecureLinksRequest,
+  bulkSecureLinksRequestSchema,
+  type FaceVerifyRequest,
+  faceVerifyRequestSchema,
+  type IdVerifyRequest,
+  idVerifyRequestSchema,
+} from '../api/schemas';
+import { imageDimensions } from '../image';
+import { RequestValidationError, type ValidationIssue } from './errors';
+
+/** Path segments as the messages show them: `images[0].data`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else out += out ? `.${String(segment)}` : String(segment);
+  }
+  return out;
+}
+
+/** Zod issues as validation issues; an unknown key becomes one issue per key naming it. */
+export function issuesFromZod(error: z.ZodError): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        issues.push({ path: formatPath([...issue.path, key]), message: 'is not a field of this request' });
+      }
+      continue;
+    }
+    issues.push({ path: formatPath(issue.path) || '(request)', message: issue.message });
+  }
+  return issues;
+}
+
+/** Parses `value` with a strict request schema or throws `RequestValidationError` listing every issue. */
+export function validateRequest<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  context: string,
+): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new RequestValidationError(issuesFromZod(parsed.error), `invalid ${context}`);
+  return parsed.data;
+}
+
+/** Identity upload (§4.5): the schema plus every image a readable JPEG/PNG of at least 640×480 (§8). */
+export function validateIdVerifyRequest(request: unknown): IdVerifyRequest {
+  const parsed = validateRequest(idVerifyRequestSchema, request, 'identity upload request');
+  const issues: ValidationIssue[] = [];
+  parsed.images.forEach((image, i) => {
+    const dims = imageDimensions(Buffer.from(image.data, 'base64'));
+    const path = `images[${i}].data`;
+    if (!dims) {
+      issues.push({ path, message: 'is not a readable JPEG or PNG image (its size cannot be checked)' });
+    } else if (dims.width < MIN_UPLOAD_WIDTH || dims.height < MIN_UPLOAD_HEIGHT) {
+      issues.push({
+        path,
+        message: `image is ${dims.width}×${dims.height} pixels; the minimum is ${MIN_UPLOAD_WIDTH}×${MIN_UPLOAD_HEIGHT}`,
+      });
+    }
+  });
+  if (issues.length > 0) throw new RequestValidationError(issues, 'invalid identity upload request');
+  return parsed;
+}
+
+/** Minimum numbers of images per type for face verify (§4.4: one compare image and several live ones). */
+export const MIN_COMPARE_IMAGES = 1;
+export const MIN_LIVE_IMAGES = 2;
+
+/** Face verify (§4.4): the schema plus at least one COMPARE and two LIVE images. */
+export function validateFaceVerifyRequest(request: unknown): FaceVerifyRequest {
+  const parsed = validateRequest(faceVerifyRequestSchema, request, 'face verify request');
+  const count = (type: string) => parsed.images.filter((image) => image.type === type).length;
+  const issues: ValidationIssue[] = [];
+  if (count('COMPARE') < MIN_COMPARE_IMAGES) {
+    issues.push({ path: 'images', message: 'must contain a COMPARE image' });
+  }
+  if (count('LIVE') < MIN_LIVE_IMAGES) {
+    issues.push({ path: 'images', message: `must contain at least ${MIN_LIVE_IMAGES} LIVE images` });
+  }
+  if (issues.length > 0) throw new RequestValidationError(issues, 'invalid face verify request');
+  return parsed;
+}
+
+/** Bulk secure links (§4.2): the schema plus the decoded CSV's header and row layout. */
+export function validateBulkSecureLinksRequest(request: unknown): BulkSecureLinksRequest {
+  const parsed = validateRequest(bulkSecureLinksRequestSchema, request, 'bulk secure links request');
+  const issues = checkBulkCsv(Buffer.from(parsed.file, 'base64').toString('utf8'));
+  if (issues.length > 0) throw new RequestValidationError(issues, 'invalid bulk secure links request');
+  return parsed;
+}
+
+/**
+ * Checks a bulk CSV: `;`-separated, first line exactly the §4.2 columns, then at least one row of five
+ * fields. Rows are numbered from 1 after the header; blank lines at the end are ignored.
+ */
+export function checkBulkCsv(text: string): ValidationIssue[] {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+  const expected = BULK_CSV_COLUMNS.join(';');
+  const header = lines[0]?.trim();
+  if (header !== expected) {
+    return [{ path: 'file', message: `header row must be exactly "${expected}"` }];
+  }
+  const rows = lines.slice(1);
+  if (rows.length === 0) return [{ path: 'file', message: 'has no rows after the header' }];
+  const issues: ValidationIssue[] = [];
+  rows.forEach((line, i) => {
+    const fields = line.split(';').length;
+    if (fields !== BULK_CSV_COLUMNS.length) {
+      issues.push({
+        path: 'file',
+        message: `row ${i + 1} has ${fields} field${fields === 1 ? '' : 's'}, expected ${BULK_CSV_COLUMNS.length}`,
+      });
+    }
+  });
+  return issues;
+}
+
+/** Base64 of a CSV text (UTF-8), as the `file` field of the bulk request wants it. */
+export function encodeBulkCsv(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64');
+}
+
+/**
+ * What a resultId may look like before it goes into a path: letters, digits, `-` and `_`, 1–128 chars.
+ * Dots and slashes are excluded so an id can never turn into `..` or another path.
+ */
+export const RESULT_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Throws `RequestValidationError` naming `resultId` unless it matches `RESULT_ID_PATTERN`. */
+export function validateResultId(resultId: unknown): string {
+  if (typeof resultId !== 'string' || !RESULT_ID_PATTERN.test(resultId)) {
+    throw new RequestValidationError(
+      [{ path: 'resultId', message: 'must be 1-128 letters, digits, "-" or "_"' }],
+      'invalid result request',
+    );
+  }
+  return resultId;
+}
+
+/** Throws `RequestValidationError` unless `value` is a `mock-test` value of the spec (§1). */
+export function validateMockTest(value: unknown): (typeof MOCK_TEST_VALUES)[number] {
+  if (!(MOCK_TEST_VALUES as readonly unknown[]).includes(value)) {
+    throw new RequestValidationError(
+      [{ path: 'mockTest', message: `must be one of ${MOCK_TEST_VALUES.join(', ')}` }],
+      'invalid mock-test value',
+    );
+  }
+  return value as (typeof MOCK_TEST_VALUES)[number];
+}

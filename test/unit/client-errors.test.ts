@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import {
+  BadRequestError,
+  ForbiddenError,
+  NotFoundError,
+  parseRetryAfter,
+  RateLimitError,
+  RequestValidationError,
+  ServerError,
+  ServiceError,
+  serviceErrorFromResponse,
+  UnauthorizedError,
+} from '../../shared/client/errors';
+
+describe('serviceErrorFromResponse', () => {
+  it.each([
+    [400, BadRequestError],
+    [401, UnauthorizedError],
+    [403, ForbiddenError],
+    [404, NotFoundError],
+    [429, RateLimitError],
+    [500, ServerError],
+    [503, ServerError],
+    [409, ServiceError],
+  ])('maps %i to %s', (status, type) => {
+    // Act
+    const error = serviceErrorFromResponse(status, undefined, new Headers());
+
+    // Assess
+    expect(error).toBeInstanceOf(type);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error.status).toBe(status);
+    expect(error.name).toBe(type.name);
+  });
+
+  it('takes code, message and details from the default error body and the request id from a header', () => {
+    // Prepare
+    const body = { code: 16, message: 'Unauthorized', details: [{ field: 'x' }] };
+    const headers = new Headers({ 'x-request-id': 'req-1' });
+
+    // Act
+    const error = serviceErrorFromResponse(401, body, headers);
+
+    // Assess
+    expect(error.message).toBe('service answered 401: Unauthorized');
+    expect(error.code).toBe(16);
+    expect(error.details).toEqual([{ field: 'x' }]);
+    expect(error.requestId).toBe('req-1');
+  });
+
+  it('ignores a body that is not the error shape', () => {
+    // Act
+    const error = serviceErrorFromResponse(500, { code: 'not a number' }, new Headers());
+
+    // Assess
+    expect(error.message).toBe('service answered 500');
+    expect(error.code).toBeUndefined();
+  });
+
+  it('reads Retry-After in seconds and as an HTTP date', () => {
+    // Prepare
+    const now = Date.parse('2026-08-10T12:00:00Z');
+
+    // Act
+    const seconds = serviceErrorFromResponse(429, undefined, new Headers({ 'retry-after': '3' }), () => now);
+    const date = serviceErrorFromResponse(
+      503,
+      undefined,
+      new Headers({ 'retry-after': 'Mon, 10 Aug 2026 12:00:07 GMT' }),
+      () => now,
+    );
+
+    // Assess
+    expect(seconds.retryAfterMs).toBe(3000);
+    expect(date.retryAfterMs).toBe(7000);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('Mon, 10 Aug 2026 11:00:00 GMT', now)).toBe(0);
+  });
+});
+
+describe('RequestValidationError', () => {
+  it('lists every issue as path: message', () => {
+    // Act
+    const error = new RequestValidationError(
+      [
+        { path: 'images[0].data', message: 'must be base64' },
+        { path: 'product', message: 'is required' },
+      ],
+      'invalid identity upload request',
+    );
+
+    // Assess
+    expect(error.message).toBe(
+      'invalid identity upload request: images[0].data: must be base64; product: is required',
+    );
+    expect(error.issues).toHaveLength(2);
+  });
+});

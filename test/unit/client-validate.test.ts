@@ -1,0 +1,221 @@
+import { deflateSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { secureLinkRequestSchema, vogRequestSchema } from '../../shared/api/schemas';
+import { RequestValidationError } from '../../shared/client/errors';
+import {
+  checkBulkCsv,
+  encodeBulkCsv,
+  validateBulkSecureLinksRequest,
+  validateFaceVerifyRequest,
+  validateIdVerifyRequest,
+  validateRequest,
+  validateResultId,
+} from '../../shared/client/validate';
+
+/** A minimal PNG whose header says `width`×`height` (only the header is read). */
+function pngBase64(width: number, height: number): string {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    return Buffer.concat([len, Buffer.from(type), data, Buffer.alloc(4)]);
+  };
+  const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([sig, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(1)))]).toString(
+    'base64',
+  );
+}
+
+/** Runs `fn`, expecting a RequestValidationError, and returns its issues. */
+function issuesOf(fn: () => unknown) {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(RequestValidationError);
+    return (error as RequestValidationError).issues;
+  }
+  throw new Error('expected a RequestValidationError');
+}
+
+describe('validateRequest (strict schemas)', () => {
+  it('names an unknown enum value, an unknown field and a bad language code', () => {
+    // Act
+    const issues = issuesOf(() =>
+      validateRequest(
+        secureLinkRequestSchema,
+        { product: 'IDV_GOLD', languagePrefix: 'NL', colour: 'blue' },
+        'secure link request',
+      ),
+    );
+
+    // Assess
+    expect(issues.map((i) => i.path).sort()).toEqual(['colour', 'languagePrefix', 'product']);
+  });
+
+  it('names nested required fields', () => {
+    // Act
+    const issues = issuesOf(() =>
+      validateRequest(
+        vogRequestSchema,
+        {
+          givenNames: 'A',
+          surname: 'B',
+          emailAddress: 'a@example.com',
+          language: 'nl',
+          vogRequest: { companyName: 'C', profiles: ['x'], profileType: 'GENERIC' },
+        },
+        'VOG request',
+      ),
+    );
+
+    // Assess
+    expect(issues.map((i) => i.path).sort()).toEqual(['vogRequest.jobTitle', 'vogRequest.profiles[0]']);
+  });
+
+  it('never echoes the rejected value in the message', () => {
+    // Prepare
+    const secret = 'not-an-email-but-personal@@';
+
+    // Act
+    const error = (() => {
+      try {
+        validateRequest(secureLinkRequestSchema, { emailAddress: secret }, 'secure link request');
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+
+    // Assess
+    expect(error?.message).toContain('emailAddress');
+    expect(error?.message).not.toContain(secret);
+  });
+});
+
+describe('validateIdVerifyRequest', () => {
+  it('accepts images of at least 640×480', () => {
+    // Act
+    const request = validateIdVerifyRequest({
+      product: 'IDV_STANDARD',
+      images: [{ type: 'PASSPORT', data: pngBase64(640, 480) }],
+    });
+
+    // Assess
+    expect(request.images).toHaveLength(1);
+  });
+
+  it('rejects a small image, an unreadable image and a non-base64 image, naming each', () => {
+    // Act
+    const issues = issuesOf(() =>
+      validateIdVerifyRequest({
+        product: 'IDV_STANDARD',
+        images: [
+          { type: 'PASSPORT', data: pngBase64(639, 480) },
+          { type: 'PASSPORT', data: Buffer.from('hello world!').toString('base64') },
+        ],
+      }),
+    );
+    const base64Issues = issuesOf(() =>
+      validateIdVerifyRequest({ product: 'IDV_STANDARD', images: [{ data: 'data:image/png;base64,AAAA' }] }),
+    );
+
+    // Assess
+    expect(issues).toEqual([
+      { path: 'images[0].data', message: 'image is 639×480 pixels; the minimum is 640×480' },
+      { path: 'images[1].data', message: expect.stringContaining('not a readable JPEG or PNG') },
+    ]);
+    expect(base64Issues[0]?.path).toBe('images[0].data');
+    expect(base64Issues[0]?.message).toContain('base64');
+  });
+
+  it('rejects a product that the identity upload does not accept', () => {
+    // Act
+    const issues = issuesOf(() =>
+      validateIdVerifyRequest({ product: 'IDV_PREMIUM', images: [{ data: pngBase64(800, 600) }] }),
+    );
+
+    // Assess
+    expect(issues.map((i) => i.path)).toEqual(['product']);
+  });
+});
+
+describe('validateFaceVerifyRequest', () => {
+  const image = (type: string) => ({ type, data: pngBase64(10, 10) });
+
+  it('accepts one COMPARE and two LIVE images', () => {
+    // Act
+    const request = validateFaceVerifyRequest({
+      transactionId: 't-1',
+      images: [image('COMPARE'), image('LIVE'), image('LIVE')],
+    });
+
+    // Assess
+    expect(request.images).toHaveLength(3);
+  });
+
+  it('requires a COMPARE image and at least two LIVE images', () => {
+    // Act
+    const issues = issuesOf(() =>
+      validateFaceVerifyRequest({ transactionId: 't-1', images: [image('LIVE')] }),
+    );
+
+    // Assess
+    expect(issues).toEqual([
+      { path: 'images', message: 'must contain a COMPARE image' },
+      { path: 'images', message: 'must contain at least 2 LIVE images' },
+    ]);
+  });
+});
+
+describe('bulk CSV', () => {
+  const header = 'name;emailAddress;phoneNumber;language;customerReference';
+
+  it('accepts the §4.2 columns with rows of five fields', () => {
+    // Prepare
+    const file = encodeBulkCsv(`${header}\r\nA;a@example.com;+31612345678;nl;ref-1\n`);
+
+    // Act
+    const request = validateBulkSecureLinksRequest({ product: 'IDV_STANDARD', file });
+
+    // Assess
+    expect(request.file).toBe(file);
+  });
+
+  it('names the wrong header and the rows with a wrong field count', () => {
+    // Act
+    const badHeader = checkBulkCsv('name,emailAddress\nA,b');
+    const badRows = checkBulkCsv(`${header}\nA;a@example.com;;nl;r\nB;b@example.com;nl\nC;c;d;e;f;g`);
+    const empty = checkBulkCsv(`${header}\n`);
+
+    // Assess
+    expect(badHeader).toEqual([{ path: 'file', message: `header row must be exactly "${header}"` }]);
+    expect(badRows.map((i) => i.message)).toEqual([
+      'row 2 has 3 fields, expected 5',
+      'row 3 has 6 fields, expected 5',
+    ]);
+    expect(empty[0]?.message).toBe('has no rows after the header');
+  });
+
+  it('rejects FACE_LINK as a bulk product', () => {
+    // Act
+    const issues = issuesOf(() =>
+      validateBulkSecureLinksRequest({ product: 'FACE_LINK', file: encodeBulkCsv(`${header}\na;b;c;d;e`) }),
+    );
+
+    // Assess
+    expect(issues.map((i) => i.path)).toEqual(['product']);
+  });
+});
+
+describe('validateResultId', () => {
+  it.each(['abc', 'f47ac10b-58cc-4372-a567-0e02b2c3d479', 'A_b-9'])('accepts %s', (id) => {
+    expect(validateResultId(id)).toBe(id);
+  });
+
+  it.each(['', '..', 'a/b', 'a b', '%2e%2e', 'x'.repeat(129)])('rejects %j', (id) => {
+    expect(issuesOf(() => validateResultId(id))).toEqual([{ path: 'resultId', message: expect.any(String) }]);
+  });
+});

@@ -1,0 +1,37 @@
+// Type declarations for the two emulators that ship without types (only what this project calls).
+
+declare module 'dynalite' {
+  import type { Server } from 'node:http';
+
+  interface DynaliteOptions {
+    /** LevelDB directory; in memory when absent. */
+    path?: string;
+    createTableMs?: number;
+    deleteTableMs?: number;
+    updateTableMs?: number;
+    maxItemSizeKb?: number;
+  }
+  export default function dynalite(options?: DynaliteOptions): Server;
+}
+
+declare module 's3rver' {
+  import type { Server } from 'node:http';
+  import type { AddressInfo } from 'node:net';
+
+  interface S3rverOptions {
+    address?: string;
+    port?: number;
+    silent?: boolean;
+    directory?: string;
+    resetOnClose?: boolean;
+    allowMismatchedSignatures?: boolean;
+    vhostBuckets?: boolean;
+    configureBuckets?: { name: string; configs?: unknown[] }[];
+  }
+  export default class S3rver {
+    constructor(options?: S3rverOptions);
+    httpServer?: Server;
+    run(): Promise<AddressInfo>;
+    close(): Promise<void>;
+  }
+}

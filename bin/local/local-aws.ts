@@ -1,0 +1,232 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import dynalite from 'dynalite';
+import { buildApp } from 'fauxqs';
+import S3rver from 's3rver';
+import { closeServer } from './aws-json-server';
+import { type LocalEvent, type LocalEventListener, startFakeEventBridge } from './fake-eventbridge';
+import { startFakeSecretsManager } from './fake-secrets-manager';
+
+export type { LocalEvent, LocalEventListener } from './fake-eventbridge';
+export {
+  createPipelineResources,
+  type PipelineEnvSettings,
+  type PipelineResourceOptions,
+  type PipelineResources,
+  pipelineEnv,
+} from './pipeline-resources';
+
+/** The services the local stack emulates, named like their `AWS_ENDPOINT_URL_*` suffix. */
+export type LocalAwsService = 'dynamodb' | 's3' | 'sqs' | 'secretsManager' | 'eventBridge';
+
+/** Options of {@link startLocalAws}. */
+export interface LocalAwsOptions {
+  /**
+   * Directory for persistent state (DynamoDB LevelDB files, S3 objects, secrets, `events.jsonl`).
+   * Absent: DynamoDB and secrets in memory, S3 in a temporary directory removed on close.
+   * SQS (fauxqs) is always in memory.
+   */
+  dataDir?: string;
+  /** Interface every emulator listens on. @default '127.0.0.1' */
+  host?: string;
+  /** Where accepted events are appended as JSON lines. @default `<dataDir>/events.jsonl` when dataDir is set */
+  eventsFile?: string;
+}
+
+/** A running set of local AWS emulators. */
+export interface LocalAws {
+  readonly region: string;
+  readonly credentials: { accessKeyId: string; secretAccessKey: string };
+  readonly endpoints: Record<LocalAwsService, string>;
+  /**
+   * Environment variables that point SDK v3 clients created without an explicit endpoint at these
+   * emulators: region, credentials, `AWS_ENDPOINT_URL_*` and `IDV_S3_FORCE_PATH_STYLE=true`.
+   */
+  env(): Record<string, string>;
+  /** Events accepted by the local EventBridge since start. */
+  readonly events: { entries(): LocalEvent[]; on(listener: LocalEventListener): () => void };
+  /** Stops every emulator (and removes the temporary S3 directory when no dataDir was given). */
+  close(): Promise<void>;
+}
+
+/** SDK client settings for one emulator, for code that builds its own clients (tests, the CLI). */
+export interface LocalClientConfig {
+  region: string;
+  endpoint: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  forcePathStyle?: boolean;
+}
+
+/** Fake account id used in ARNs; matches the one fauxqs puts in queue URLs and ARNs. */
+export const LOCAL_ACCOUNT_ID = '000000000000';
+const LOCAL_REGION = 'us-east-1';
+// s3rver verifies signatures against its built-in key pair; the other emulators accept any credentials.
+const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
+
+const ENDPOINT_VARIABLES: Record<LocalAwsService, string> = {
+  dynamodb: 'AWS_ENDPOINT_URL_DYNAMODB',
+  s3: 'AWS_ENDPOINT_URL_S3',
+  sqs: 'AWS_ENDPOINT_URL_SQS',
+  secretsManager: 'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+  eventBridge: 'AWS_ENDPOINT_URL_EVENTBRIDGE',
+};
+
+/**
+ * Starts, in this process and on free ports of `host`, the local stand-ins of every AWS service the
+ * pipeline uses: DynamoDB (dynalite), S3 (s3rver), SQS (fauxqs) and small fakes of Secrets Manager and
+ * EventBridge. If one fails to start, the ones already started are stopped and the error names it.
+ */
+export async function startLocalAws(options: LocalAwsOptions = {}): Promise<LocalAws> {
+  const host = options.host ?? '127.0.0.1';
+  const dataDir = options.dataDir;
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async (): Promise<void> => {
+    // Reverse start order; keep going when one fails so no server is left listening.
+    const errors: unknown[] = [];
+    for (const close of closers.splice(0).reverse()) {
+      await close().catch((error: unknown) => errors.push(error));
+    }
+    if (errors.length > 0) throw new AggregateError(errors, 'Some local AWS emulators did not stop cleanly');
+  };
+
+  const step = async <T>(name: string, start: () => Promise<T>): Promise<T> => {
+    try {
+      return await start();
+    } catch (error) {
+      await closeAll().catch(() => undefined);
+      throw new Error(
+        `Local ${name} emulator did not start: ${error instanceof Error ? error.message : error}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  };
+
+  const dynamodb = await step('DynamoDB', async () => {
+    if (dataDir) mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+    // Tables become ACTIVE almost at once, so set-up code does not wait half a second per table.
+    const server = dynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined, createTableMs: 1 });
+    const endpoint = await listen(server, host);
+    closers.push(() => closeServer(server));
+    return endpoint;
+  });
+
+  const s3 = await step('S3', async () => {
+    const directory = dataDir ? join(dataDir, 's3') : mkdtempSync(join(tmpdir(), 'idv-s3-'));
+    mkdirSync(directory, { recursive: true });
+    const s3rver = new S3rver({ address: host, port: 0, silent: true, directory });
+    const address = await s3rver.run();
+    closers.push(async () => {
+      if (s3rver.httpServer) await closeServer(s3rver.httpServer);
+      if (!dataDir) rmSync(directory, { recursive: true, force: true });
+    });
+    return `http://${host}:${address.port}`;
+  });
+
+  const sqs = await step('SQS', async () => {
+    // buildApp instead of startFauxqs: startFauxqs always listens on 0.0.0.0, we want loopback only.
+    const app = buildApp({ logger: false, defaultRegion: LOCAL_REGION, stores: await fauxqsStores() });
+    const address = await app.listen({ port: 0, host });
+    closers.push(() => app.close());
+    return address.replace('localhost', host);
+  });
+
+  const secretsManager = await step('Secrets Manager', async () => {
+    const server = await startFakeSecretsManager({
+      region: LOCAL_REGION,
+      accountId: LOCAL_ACCOUNT_ID,
+      host,
+      file: dataDir ? join(dataDir, 'secrets.json') : undefined,
+    });
+    closers.push(() => server.close());
+    return server.endpoint;
+  });
+
+  const eventBridge = await step('EventBridge', async () => {
+    const server = await startFakeEventBridge({
+      region: LOCAL_REGION,
+      accountId: LOCAL_ACCOUNT_ID,
+      host,
+      eventsFile: options.eventsFile ?? (dataDir ? join(dataDir, 'events.jsonl') : undefined),
+    });
+    closers.push(() => server.close());
+    return server;
+  });
+
+  const endpoints: Record<LocalAwsService, string> = {
+    dynamodb,
+    s3,
+    sqs,
+    secretsManager,
+    eventBridge: eventBridge.endpoint,
+  };
+  return {
+    region: LOCAL_REGION,
+    credentials: { ...LOCAL_CREDENTIALS },
+    endpoints,
+    env: () => ({
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      ...Object.fromEntries(
+        Object.entries(ENDPOINT_VARIABLES).map(([service, variable]) => [
+          variable,
+          endpoints[service as LocalAwsService],
+        ]),
+      ),
+      IDV_S3_FORCE_PATH_STYLE: 'true',
+    }),
+    events: { entries: () => eventBridge.entries(), on: (listener) => eventBridge.on(listener) },
+    close: closeAll,
+  };
+}
+
+/**
+ * Explicit SDK client settings for one emulator. Handlers do not need this (they read the
+ * `AWS_ENDPOINT_URL_*` variables of {@link LocalAws.env}); it is for tests and tools that build clients
+ * next to other endpoints in the same process.
+ */
+export function clientConfig(aws: LocalAws, service: LocalAwsService): LocalClientConfig {
+  return {
+    region: aws.region,
+    endpoint: aws.endpoints[service],
+    credentials: { ...aws.credentials },
+    ...(service === 's3' ? { forcePathStyle: true } : {}),
+  };
+}
+
+/**
+ * fauxqs builds queue URLs as `http://sqs.<region>.localhost:<port>/…` unless its store's `host` is
+ * empty. Node cannot resolve that name, and SDK clients that get their endpoint from
+ * `AWS_ENDPOINT_URL_SQS` (the handlers) send requests to the queue URL's host. With an empty host the
+ * queue URL is the endpoint itself (`http://127.0.0.1:<port>/000000000000/<name>`). The store classes
+ * are not in the package's export map, hence the import by file URL next to its entry point.
+ */
+async function fauxqsStores() {
+  const entry = import.meta.resolve('fauxqs');
+  const load = (path: string) => import(new URL(path, entry).href);
+  const [{ SqsStore }, { SnsStore }, { S3Store }] = await Promise.all([
+    load('./sqs/sqsStore.js'),
+    load('./sns/snsStore.js'),
+    load('./s3/s3Store.js'),
+  ]);
+  const sqsStore = new SqsStore();
+  sqsStore.host = '';
+  sqsStore.region = LOCAL_REGION;
+  return { sqsStore, snsStore: new SnsStore(), s3Store: new S3Store() };
+}
+
+function listen(server: Server, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      server.off('error', reject);
+      resolve(`http://${host}:${(server.address() as AddressInfo).port}`);
+    });
+  });
+}

@@ -1,0 +1,236 @@
+import { randomInt } from 'node:crypto';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException as TableNotFoundException,
+} from '@aws-sdk/client-dynamodb';
+import {
+  CreateEventBusCommand,
+  EventBridgeClient,
+  ResourceAlreadyExistsException,
+} from '@aws-sdk/client-eventbridge';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateSecretCommand,
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  ResourceExistsException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ENV } from '../../shared/config';
+import { RESULTS_TABLE } from '../../shared/store/table-schema';
+import { clientConfig, type LocalAws } from './local-aws';
+
+/** Options of {@link createPipelineResources}. */
+export interface PipelineResourceOptions {
+  /** Prefix of every resource name. @default 'idv-local' */
+  prefix?: string;
+  /** Receives before a message moves to the DLQ. @default 3 */
+  maxReceiveCount?: number;
+  /** Queue visibility timeout in seconds (Lambda-like redelivery delay). @default 30 */
+  visibilityTimeoutSeconds?: number;
+  /**
+   * Service client credentials written to the credentials secret. When absent the secret is created
+   * empty (`{}`), like the stack does, and an existing value is kept.
+   */
+  credentials?: { clientId: string; clientSecret: string };
+}
+
+/** Names and URLs of the local pipeline's resources. */
+export interface PipelineResources {
+  tableName: string;
+  bucketName: string;
+  queueUrl: string;
+  dlqUrl: string;
+  credentialsSecretId: string;
+  tokenCacheSecretId: string;
+  webhookSecretId: string;
+  eventBusName: string;
+}
+
+/** Settings of the functions that are not resource names. */
+export interface PipelineEnvSettings {
+  serviceBaseUrl: string;
+  environment: string;
+  retentionDays: number;
+  scopes: readonly string[] | string;
+}
+
+const WEBHOOK_SECRET_LENGTH = 40;
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/**
+ * Creates (or reuses, when they exist) the pipeline's table, bucket, queue with DLQ, three secrets and
+ * event bus in the local emulators, mirroring what the CDK stack creates. Safe to call on every start.
+ */
+export async function createPipelineResources(
+  aws: LocalAws,
+  options: PipelineResourceOptions = {},
+): Promise<PipelineResources> {
+  const prefix = options.prefix ?? 'idv-local';
+  const names = {
+    tableName: `${prefix}-results`,
+    bucketName: `${prefix}-data`.toLowerCase(),
+    queueName: `${prefix}-results`,
+    dlqName: `${prefix}-results-dlq`,
+    credentialsSecretId: `${prefix}/service-credentials`,
+    tokenCacheSecretId: `${prefix}/token-cache`,
+    webhookSecretId: `${prefix}/webhook-secret`,
+    eventBusName: `${prefix}-events`,
+  };
+
+  const dynamodb = new DynamoDBClient(clientConfig(aws, 'dynamodb'));
+  const s3 = new S3Client(clientConfig(aws, 's3'));
+  const sqs = new SQSClient(clientConfig(aws, 'sqs'));
+  const secrets = new SecretsManagerClient(clientConfig(aws, 'secretsManager'));
+  const events = new EventBridgeClient(clientConfig(aws, 'eventBridge'));
+  try {
+    await ensureTable(dynamodb, names.tableName);
+    await ensureBucket(s3, names.bucketName);
+    const { queueUrl, dlqUrl } = await ensureQueues(sqs, names.queueName, names.dlqName, options);
+
+    await ensureSecret(secrets, names.credentialsSecretId, '{}');
+    if (options.credentials) {
+      await putIfChanged(secrets, names.credentialsSecretId, JSON.stringify(options.credentials));
+    }
+    await ensureSecret(secrets, names.tokenCacheSecretId, '{}');
+    await ensureSecret(secrets, names.webhookSecretId, randomAlphanumeric(WEBHOOK_SECRET_LENGTH));
+
+    try {
+      await events.send(new CreateEventBusCommand({ Name: names.eventBusName }));
+    } catch (error) {
+      if (!(error instanceof ResourceAlreadyExistsException)) throw error;
+    }
+
+    return {
+      tableName: names.tableName,
+      bucketName: names.bucketName,
+      queueUrl,
+      dlqUrl,
+      credentialsSecretId: names.credentialsSecretId,
+      tokenCacheSecretId: names.tokenCacheSecretId,
+      webhookSecretId: names.webhookSecretId,
+      eventBusName: names.eventBusName,
+    };
+  } finally {
+    for (const client of [dynamodb, s3, sqs, secrets, events]) client.destroy();
+  }
+}
+
+/**
+ * The environment variables of the three functions (names from `ENV`) for these resources. Combine
+ * with {@link LocalAws.env} to run the real handlers against the emulators.
+ */
+export function pipelineEnv(
+  resources: PipelineResources,
+  settings: PipelineEnvSettings,
+): Record<string, string> {
+  return {
+    [ENV.environment]: settings.environment,
+    [ENV.serviceBaseUrl]: settings.serviceBaseUrl,
+    [ENV.scopes]: typeof settings.scopes === 'string' ? settings.scopes : settings.scopes.join(','),
+    [ENV.credentialsSecretId]: resources.credentialsSecretId,
+    [ENV.tokenCacheSecretId]: resources.tokenCacheSecretId,
+    [ENV.webhookSecretId]: resources.webhookSecretId,
+    [ENV.resultsQueueUrl]: resources.queueUrl,
+    [ENV.resultsTableName]: resources.tableName,
+    [ENV.dataBucketName]: resources.bucketName,
+    [ENV.eventBusName]: resources.eventBusName,
+    [ENV.retentionDays]: String(settings.retentionDays),
+    [ENV.s3ForcePathStyle]: 'true',
+  };
+}
+
+async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (error) {
+    if (!(error instanceof TableNotFoundException)) throw error;
+  }
+  const { indexes, partitionKey } = RESULTS_TABLE;
+  const keyNames = new Set<string>([partitionKey]);
+  for (const index of Object.values(indexes)) {
+    keyNames.add(index.partitionKey);
+    keyNames.add(index.sortKey);
+  }
+  // No TimeToLiveSpecification: dynalite has no TTL API; expiry is an AWS-only concern.
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: partitionKey, KeyType: 'HASH' }],
+      AttributeDefinitions: [...keyNames].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+      GlobalSecondaryIndexes: Object.values(indexes).map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    }),
+  );
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`Table ${tableName} did not become ACTIVE`);
+}
+
+async function ensureBucket(client: S3Client, bucketName: string): Promise<void> {
+  try {
+    await client.send(new HeadBucketCommand({ Bucket: bucketName }));
+  } catch {
+    await client.send(new CreateBucketCommand({ Bucket: bucketName }));
+  }
+}
+
+async function ensureQueues(
+  client: SQSClient,
+  queueName: string,
+  dlqName: string,
+  options: PipelineResourceOptions,
+): Promise<{ queueUrl: string; dlqUrl: string }> {
+  // CreateQueue is idempotent for identical attributes, so it doubles as "get the existing queue".
+  const dlq = await client.send(new CreateQueueCommand({ QueueName: dlqName }));
+  const dlqUrl = dlq.QueueUrl!;
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }),
+  );
+  const queue = await client.send(
+    new CreateQueueCommand({
+      QueueName: queueName,
+      Attributes: {
+        VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? 30),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: Attributes?.QueueArn,
+          maxReceiveCount: String(options.maxReceiveCount ?? 3),
+        }),
+      },
+    }),
+  );
+  return { queueUrl: queue.QueueUrl!, dlqUrl };
+}
+
+async function ensureSecret(client: SecretsManagerClient, name: string, initialValue: string): Promise<void> {
+  try {
+    await client.send(new CreateSecretCommand({ Name: name, SecretString: initialValue }));
+  } catch (error) {
+    if (!(error instanceof ResourceExistsException)) throw error;
+  }
+}
+
+async function putIfChanged(client: SecretsManagerClient, secretId: string, value: string): Promise<void> {
+  const current = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+  if (current.SecretString !== value) {
+    await client.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: value }));
+  }
+}
+
+function randomAlphanumeric(length: number): string {
+  return Array.from({ length }, () => ALPHANUMERIC[randomInt(ALPHANUMERIC.length)]).join('');
+}

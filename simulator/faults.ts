@@ -1,0 +1,112 @@
+/**
+ * Fault injection for reliability work: a share of requests gets a 5xx, a 429 with `Retry-After`, a slow
+ * answer, a dropped connection or a truncated body. Every decision comes from a seeded PRNG and every
+ * request draws the same number of values, so the same seed and request sequence give the same faults.
+ */
+import { createPrng, deriveSeed, type Prng } from './prng';
+
+/** Shares are probabilities in [0, 1]; everything is off by default. */
+export interface FaultOptions {
+  /** Share of requests answered 500/502/503 with the default error body. */
+  serverErrorRate?: number;
+  /** Share of requests answered 429 with `Retry-After`. */
+  rateLimitRate?: number;
+  /** `Retry-After` seconds of an injected 429. @default 1 */
+  retryAfterSeconds?: number;
+  /** Share of requests delayed by `slowMs` before being handled normally. */
+  slowRate?: number;
+  /** Delay of a slow request. @default 2000 */
+  slowMs?: number;
+  /** Share of requests whose connection is destroyed without an answer. */
+  dropRate?: number;
+  /** Share of requests whose answer is cut off after half the body. */
+  truncateRate?: number;
+  /** Only requests whose path starts with one of these are affected. @default every /api/v2 path */
+  paths?: string[];
+}
+
+/** What to do with one request. `delayMs` applies first, then `action`. */
+export interface FaultDecision {
+  delayMs: number;
+  action: 'none' | 'drop' | 'rateLimit' | 'serverError' | 'truncate';
+  /** Status of a `serverError`. */
+  status?: number;
+  /** `Retry-After` of a `rateLimit`. */
+  retryAfterSeconds?: number;
+}
+
+/** Counts of injected faults, by kind. */
+export interface FaultCounts {
+  serverError: number;
+  rateLimit: number;
+  slow: number;
+  drop: number;
+  truncate: number;
+}
+
+const SERVER_ERROR_STATUSES = [500, 502, 503] as const;
+
+/** Decides the fault of each request from a seeded stream. */
+export class FaultInjector {
+  private prng: Prng;
+  private options: FaultOptions = {};
+  readonly counts: FaultCounts = { serverError: 0, rateLimit: 0, slow: 0, drop: 0, truncate: 0 };
+
+  constructor(private readonly seed: number) {
+    this.prng = createPrng(deriveSeed(seed, 'faults'));
+  }
+
+  /** Replaces the fault settings and restarts the seeded stream, so a test run repeats from here. */
+  set(options: FaultOptions | undefined): void {
+    this.options = { ...(options ?? {}) };
+    this.prng = createPrng(deriveSeed(this.seed, 'faults'));
+  }
+
+  get current(): FaultOptions {
+    return { ...this.options };
+  }
+
+  /** The fault for a request to `path`. */
+  decide(path: string): FaultDecision {
+    const o = this.options;
+    const active =
+      (o.serverErrorRate ?? 0) > 0 ||
+      (o.rateLimitRate ?? 0) > 0 ||
+      (o.slowRate ?? 0) > 0 ||
+      (o.dropRate ?? 0) > 0 ||
+      (o.truncateRate ?? 0) > 0;
+    if (!active) return { delayMs: 0, action: 'none' };
+    if (o.paths && o.paths.length > 0 && !o.paths.some((p) => path.startsWith(p))) {
+      return { delayMs: 0, action: 'none' };
+    }
+    // Always draw all values, so whether one fault fires never shifts the stream for the next request.
+    const [slow, drop, rate, server, truncate, pick] = [0, 0, 0, 0, 0, 0].map(() => this.prng.next()) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    const delayMs = slow < (o.slowRate ?? 0) ? (o.slowMs ?? 2000) : 0;
+    if (delayMs > 0) this.counts.slow++;
+    if (drop < (o.dropRate ?? 0)) {
+      this.counts.drop++;
+      return { delayMs, action: 'drop' };
+    }
+    if (rate < (o.rateLimitRate ?? 0)) {
+      this.counts.rateLimit++;
+      return { delayMs, action: 'rateLimit', retryAfterSeconds: o.retryAfterSeconds ?? 1 };
+    }
+    if (server < (o.serverErrorRate ?? 0)) {
+      this.counts.serverError++;
+      const status = SERVER_ERROR_STATUSES[Math.floor(pick * SERVER_ERROR_STATUSES.length)]!;
+      return { delayMs, action: 'serverError', status };
+    }
+    if (truncate < (o.truncateRate ?? 0)) {
+      this.counts.truncate++;
+      return { delayMs, action: 'truncate' };
+    }
+    return { delayMs, action: 'none' };
+  }
+}

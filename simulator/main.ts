@@ -1,0 +1,150 @@
+/**
+ * Command line entry of the simulator: `npm run simulator -- --port 4010 --client-id ID --client-secret S`.
+ * Prints `Simulator listening on http://127.0.0.1:N (staging)` when ready; stops on SIGINT/SIGTERM.
+ */
+import { parseArgs } from 'node:util';
+import { ENVIRONMENTS, type ServiceEnvironment } from '../shared/api/enums';
+import type { FaultOptions } from './faults';
+import { type SimulatorOptions, startSimulator } from './server';
+
+const HELP = `Usage: npm run simulator -- --client-id ID --client-secret SECRET [options]
+
+Options:
+  --port N                    port to listen on (default 0: a free port)
+  --host HOST                 address to bind (default 127.0.0.1)
+  --client-id ID              OAuth client id accepted by /api/v2/oauth/token (required)
+  --client-secret SECRET      OAuth client secret (required)
+  --environment ENV           staging (honours mock-test) or production (default staging)
+  --seed N                    seed of ids, outcomes, fake data and faults (default random, printed)
+  --completion-delay-ms N     delay before a transaction without mock-test completes (default 5000)
+  --token-ttl N               access token lifetime in seconds (default 3600)
+  --retention-days N          data retention in days (default 30)
+  --result-webhook-url URL    POST result notifications here
+  --upload-webhook-url URL    POST secure-link upload notifications here
+  --fault-5xx RATE            share of requests answered 500/502/503
+  --fault-429 RATE            share of requests answered 429 with Retry-After
+  --retry-after N             Retry-After seconds of injected 429s (default 1)
+  --fault-slow RATE           share of requests delayed by --slow-ms
+  --slow-ms N                 delay of slow requests (default 2000)
+  --fault-drop RATE           share of requests whose connection is dropped
+  --fault-truncate RATE       share of responses cut off half-way
+  -h, --help                  show this help
+
+Controls for tests and the local run are served under /__sim (see simulator/README.md).`;
+
+function fail(message: string): never {
+  console.error(`simulator: ${message}`);
+  process.exit(2);
+}
+
+function num(name: string, value: string | undefined, opts: { rate?: boolean } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || (opts.rate && n > 1)) {
+    fail(`--${name} must be ${opts.rate ? 'a share between 0 and 1' : 'a non-negative number'}`);
+  }
+  return n;
+}
+
+async function main(): Promise<void> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'client-id': { type: 'string' },
+        'client-secret': { type: 'string' },
+        environment: { type: 'string' },
+        seed: { type: 'string' },
+        'completion-delay-ms': { type: 'string' },
+        'token-ttl': { type: 'string' },
+        'retention-days': { type: 'string' },
+        'result-webhook-url': { type: 'string' },
+        'upload-webhook-url': { type: 'string' },
+        'fault-5xx': { type: 'string' },
+        'fault-429': { type: 'string' },
+        'retry-after': { type: 'string' },
+        'fault-slow': { type: 'string' },
+        'slow-ms': { type: 'string' },
+        'fault-drop': { type: 'string' },
+        'fault-truncate': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    fail(`${err instanceof Error ? err.message : String(err)} (see --help)`);
+  }
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  const str = (k: string): string | undefined => values[k] as string | undefined;
+  const clientId = str('client-id');
+  const clientSecret = str('client-secret');
+  if (!clientId || !clientSecret) fail('--client-id and --client-secret are required (see --help)');
+  const environment = (str('environment') ?? 'staging') as ServiceEnvironment;
+  if (!ENVIRONMENTS.includes(environment)) fail(`--environment must be one of ${ENVIRONMENTS.join(', ')}`);
+
+  const faults: FaultOptions = {};
+  const setFault = (key: keyof FaultOptions, flag: string, rate = true) => {
+    const v = num(flag, str(flag), { rate });
+    if (v !== undefined) (faults as Record<string, number>)[key] = v;
+  };
+  setFault('serverErrorRate', 'fault-5xx');
+  setFault('rateLimitRate', 'fault-429');
+  setFault('retryAfterSeconds', 'retry-after', false);
+  setFault('slowRate', 'fault-slow');
+  setFault('slowMs', 'slow-ms', false);
+  setFault('dropRate', 'fault-drop');
+  setFault('truncateRate', 'fault-truncate');
+
+  const retentionDays = num('retention-days', str('retention-days'));
+  const options: SimulatorOptions = {
+    clientId,
+    clientSecret,
+    environment,
+    host: str('host') ?? '127.0.0.1',
+    port: num('port', str('port')) ?? 0,
+    faults,
+  };
+  const seed = num('seed', str('seed'));
+  if (seed !== undefined) options.seed = seed;
+  const delay = num('completion-delay-ms', str('completion-delay-ms'));
+  if (delay !== undefined) options.completionDelayMs = delay;
+  const ttl = num('token-ttl', str('token-ttl'));
+  if (ttl !== undefined) options.tokenTtlSeconds = ttl;
+  if (retentionDays !== undefined) options.retentionMs = retentionDays * 86_400_000;
+  const resultWebhookUrl = str('result-webhook-url');
+  if (resultWebhookUrl) options.resultWebhookUrl = resultWebhookUrl;
+  const uploadWebhookUrl = str('upload-webhook-url');
+  if (uploadWebhookUrl) options.uploadWebhookUrl = uploadWebhookUrl;
+
+  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  try {
+    sim = await startSimulator(options);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') fail(`port ${options.port} on ${options.host} is already in use`);
+    if (code === 'EACCES') fail(`no permission to listen on port ${options.port}`);
+    fail(`could not start: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  console.log(`Simulator listening on ${sim.url} (${sim.environment})`);
+  console.log(`simulator: seed ${sim.seed} (pass --seed ${sim.seed} to repeat this run)`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`simulator: ${signal}, stopping`);
+    sim.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+await main();

@@ -1,0 +1,217 @@
+/**
+ * The fetch-result use-case, one queue message at a time:
+ *
+ *   already stored and announced → skip (no service call)
+ *   stored, not announced        → publish → mark
+ *   otherwise                    → fetch → S3 objects → conditional item put → publish → mark
+ *   404 from the service         → UNAVAILABLE item (conditional) → publish → mark
+ *
+ * Every step is idempotent and the order means a crash after any step is repaired by the redelivery of
+ * the same message. Dependencies come in as arguments so tests can make any step fail once.
+ */
+import type { ServiceEnvironment } from '../api/enums';
+import { NotFoundError } from '../client/errors';
+import { MalformedMessageError } from '../errors';
+import type { EventPublisher, ResultStoredDetail, ResultUnavailableDetail } from '../events/publisher';
+import type { Logger } from '../logger';
+import {
+  buildStoredItem,
+  buildUnavailableItem,
+  type ResultHints,
+  type ResultItem,
+  type ResultStatus,
+  type StoredObjects,
+} from '../store/result-store';
+import { isUploadMessage, type QueueMessage, type ResultMessage, type UploadMessage } from './messages';
+
+/** What fetch-result needs from the service client (`IdvClient` fits): the raw result body. */
+export interface ResultSource {
+  getResultBody(resultId: string): Promise<Uint8Array>;
+}
+
+/** What fetch-result needs from the store (`ResultStore` fits). */
+export interface ResultStorePort {
+  readonly bucket: string;
+  readonly table: string;
+  getItem(resultId: string): Promise<ResultItem | undefined>;
+  writeObjects(resultId: string, result: Record<string, unknown>): Promise<StoredObjects>;
+  putStoredItem(item: ResultItem): Promise<boolean>;
+  putUnavailableItem(item: ResultItem): Promise<boolean>;
+  markPublished(resultId: string, status: ResultStatus, at: string): Promise<void>;
+}
+
+/** Dependencies of `processMessage`. */
+export interface FetchResultDeps {
+  readonly source: ResultSource;
+  readonly store: ResultStorePort;
+  readonly publisher: EventPublisher;
+  readonly environment: ServiceEnvironment;
+  readonly retentionDays: number;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+}
+
+/** What happened to one message. */
+export type FetchOutcome = 'stored' | 'unavailable' | 'duplicate' | 'announced-pending' | 'upload-announced';
+
+/** Processes one parsed queue message. Throws on any failure: the message is then redelivered. */
+export async function processMessage(message: QueueMessage, deps: FetchResultDeps): Promise<FetchOutcome> {
+  if (isUploadMessage(message)) return announceUpload(message, deps);
+  return processResult(message, deps);
+}
+
+function clock(deps: FetchResultDeps): string {
+  return (deps.now ?? (() => new Date()))().toISOString();
+}
+
+async function processResult(message: ResultMessage, deps: FetchResultDeps): Promise<FetchOutcome> {
+  const { store, logger } = deps;
+  const existing = await store.getItem(message.resultId);
+  if (existing?.status === 'STORED') {
+    if (existing.eventPublishedAt) {
+      logger.info('result already stored and announced: skipped', { source: message.source });
+      return 'duplicate';
+    }
+    await announce(existing, deps);
+    return 'announced-pending';
+  }
+  // No item, or UNAVAILABLE: ask the service (again: a result it now has replaces UNAVAILABLE).
+  let document: Record<string, unknown>;
+  try {
+    document = parseResultBody(await deps.source.getResultBody(message.resultId));
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    return recordUnavailable(message, existing, deps);
+  }
+  const stored = await store.writeObjects(message.resultId, document);
+  const item = buildStoredItem({
+    hints: hintsOf(message),
+    document,
+    stored,
+    bucket: store.bucket,
+    storedAt: clock(deps),
+    retentionDays: deps.retentionDays,
+  });
+  if (!(await store.putStoredItem(item))) {
+    // Stored meanwhile by a concurrent delivery: finish whatever it has not finished.
+    const current = await store.getItem(message.resultId);
+    if (current?.eventPublishedAt) return 'duplicate';
+    if (current) await announce(current, deps);
+    return 'announced-pending';
+  }
+  logger.info('result stored', { objects: stored.objects.length, documentBytes: stored.documentBytes });
+  await announce(item, deps);
+  return 'stored';
+}
+
+async function recordUnavailable(
+  message: ResultMessage,
+  existing: ResultItem | undefined,
+  deps: FetchResultDeps,
+): Promise<FetchOutcome> {
+  const { store, logger } = deps;
+  let item = existing;
+  if (!item) {
+    const candidate = buildUnavailableItem({
+      hints: hintsOf(message),
+      storedAt: clock(deps),
+      retentionDays: deps.retentionDays,
+    });
+    item = (await store.putUnavailableItem(candidate)) ? candidate : await store.getItem(message.resultId);
+    if (!item) throw new Error('result item vanished after a conditional check failed');
+  }
+  if (item.eventPublishedAt) return 'duplicate';
+  logger.warn('service has no result for this resultId: recorded as UNAVAILABLE', { source: message.source });
+  await announce(item, deps);
+  return item.status === 'STORED' ? 'announced-pending' : 'unavailable';
+}
+
+/** Publishes the item's event, then marks it published. */
+async function announce(item: ResultItem, deps: FetchResultDeps): Promise<void> {
+  if (item.status === 'STORED') {
+    await deps.publisher.publishResultStored(storedDetail(item, deps));
+  } else {
+    await deps.publisher.publishResultUnavailable(unavailableDetail(item, deps));
+  }
+  await deps.store.markPublished(item.resultId, item.status, clock(deps));
+}
+
+async function announceUpload(message: UploadMessage, deps: FetchResultDeps): Promise<FetchOutcome> {
+  const uploadedMs = message.uploadedAt ? Date.parse(message.uploadedAt) : Number.NaN;
+  await deps.publisher.publishDocumentsUploaded({
+    transactionId: message.transactionId,
+    ...(message.secureId && { secureId: message.secureId }),
+    ...(message.customerReference && { customerReference: message.customerReference }),
+    uploadedAt: Number.isNaN(uploadedMs) ? clock(deps) : new Date(uploadedMs).toISOString(),
+    environment: deps.environment,
+  });
+  deps.logger.info('documents upload announced');
+  return 'upload-announced';
+}
+
+function hintsOf(message: ResultMessage): ResultHints {
+  const { kind: _kind, ...hints } = message;
+  return hints;
+}
+
+/** Parses the raw result body; the caller drops the buffer right after, keeping only the object. */
+function parseResultBody(body: Uint8Array): Record<string, unknown> {
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+  } catch {
+    throw new MalformedMessageError('the service returned a result that is not JSON');
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new MalformedMessageError('the service returned a result that is not a JSON object');
+  }
+  return json as Record<string, unknown>;
+}
+
+function identifiers(item: ResultItem) {
+  return {
+    resultId: item.resultId,
+    ...(item.transactionId && { transactionId: item.transactionId }),
+    ...(item.customerReference && { customerReference: item.customerReference }),
+    ...(item.userId && { userId: item.userId }),
+    ...(item.product && { product: item.product }),
+    ...(item.completedKnown && { completed: item.completed }),
+  };
+}
+
+/** Event detail of a STORED item: identifiers, results and reason codes only. */
+export function storedDetail(
+  item: ResultItem,
+  deps: Pick<FetchResultDeps, 'environment' | 'store'>,
+): ResultStoredDetail {
+  return {
+    ...identifiers(item),
+    status: 'STORED',
+    ...(item.result && { result: item.result }),
+    sections: item.sections ?? {},
+    messages: item.messages ?? [],
+    storedAt: item.storedAt,
+    environment: deps.environment,
+    storage: {
+      table: deps.store.table,
+      bucket: item.bucket ?? deps.store.bucket,
+      resultKey: item.resultKey ?? `results/${item.resultId}/result.json`,
+      objectCount: item.objects?.length ?? 0,
+    },
+  };
+}
+
+/** Event detail of an UNAVAILABLE item. */
+export function unavailableDetail(
+  item: ResultItem,
+  deps: Pick<FetchResultDeps, 'environment' | 'store'>,
+): ResultUnavailableDetail {
+  return {
+    ...identifiers(item),
+    status: 'UNAVAILABLE',
+    reason: 'NOT_FOUND',
+    recordedAt: item.storedAt,
+    environment: deps.environment,
+    storage: { table: deps.store.table },
+  };
+}

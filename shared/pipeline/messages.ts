@@ -1,0 +1,74 @@
+/**
+ * The results queue's message contract (ARCHITECTURE.md, "Queue message"): result messages from the
+ * webhook, the poll and the redrive command, and upload notifications from the upload webhook.
+ */
+import { z } from 'zod';
+import { RESULT_ID_PATTERN } from '../client/validate';
+import { MalformedMessageError } from '../errors';
+
+/**
+ * A well-formed resultId: the client's pattern (1–128 letters, digits, `-`, `_`), so that whatever the
+ * webhook accepts the client can fetch. It becomes part of S3 keys, so slashes, dots and spaces are refused.
+ */
+export { RESULT_ID_PATTERN };
+
+/** Identifiers passed along as hints (transactionId, userId, customerReference, product). */
+const hint = z.string().min(1).max(256);
+
+/** Where a result message came from. */
+export const MESSAGE_SOURCES = ['webhook', 'poll', 'redrive'] as const;
+export type MessageSource = (typeof MESSAGE_SOURCES)[number];
+
+export const resultMessageSchema = z.object({
+  kind: z.literal('result').optional(),
+  resultId: z.string().regex(RESULT_ID_PATTERN, 'must be 1-128 letters, digits, "-" or "_"'),
+  source: z.enum(MESSAGE_SOURCES),
+  transactionId: hint.optional(),
+  product: hint.optional(),
+  customerReference: hint.optional(),
+  userId: hint.optional(),
+  completed: hint.optional(),
+});
+/** A result to fetch and store. */
+export type ResultMessage = z.infer<typeof resultMessageSchema>;
+
+export const uploadMessageSchema = z.object({
+  kind: z.literal('upload'),
+  transactionId: hint,
+  secureId: hint.optional(),
+  customerReference: hint.optional(),
+  uploadedAt: hint.optional(),
+});
+/** Documents were uploaded through a secure link (upload webhook): announced, not fetched. */
+export type UploadMessage = z.infer<typeof uploadMessageSchema>;
+
+export type QueueMessage = ResultMessage | UploadMessage;
+
+/**
+ * Parses a queue message body. Throws `MalformedMessageError` naming the problem (never echoing the body):
+ * such a message can never succeed and belongs in the DLQ.
+ */
+export function parseQueueMessage(body: string): QueueMessage {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new MalformedMessageError('queue message is not JSON');
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new MalformedMessageError('queue message is not a JSON object');
+  }
+  const isUpload = (json as { kind?: unknown }).kind === 'upload';
+  const parsed = (isUpload ? uploadMessageSchema : resultMessageSchema).safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') || 'message';
+    throw new MalformedMessageError(`queue message field ${field} ${issue?.message ?? 'is invalid'}`);
+  }
+  return parsed.data;
+}
+
+/** True for a message that announces an upload rather than a result. */
+export function isUploadMessage(message: QueueMessage): message is UploadMessage {
+  return message.kind === 'upload';
+}

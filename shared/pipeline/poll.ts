@@ -1,0 +1,82 @@
+/**
+ * The poll use-case: read the pending poll records and put every one on the results queue with its poll
+ * metadata. The records stay at the service until their result is fetched, so a failed run is repaired by
+ * the next scheduled run (60 s later).
+ */
+
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { PollResponse } from '../api/schemas';
+import type { Logger } from '../logger';
+import { RESULT_ID_PATTERN, type ResultMessage } from './messages';
+import { type SendOptions, sendMessages } from './queue';
+
+/** What the poll needs from the service client (`IdvClient` fits). */
+export interface PollSource {
+  poll(): Promise<PollResponse>;
+}
+
+/** Dependencies of `pollAndEnqueue`. */
+export interface PollDeps {
+  readonly source: PollSource;
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+  readonly send?: SendOptions;
+}
+
+/** Outcome of one poll run. */
+export interface PollSummary {
+  /** Poll records the service returned. */
+  readonly pending: number;
+  /** Messages sent to the queue (distinct well-formed resultIds). */
+  readonly enqueued: number;
+  /** Records skipped because their resultId is not well-formed (cannot be fetched). */
+  readonly invalid: number;
+  /** Age in seconds of the oldest record with a readable `completed`, 0 when none. */
+  readonly oldestAgeSeconds: number;
+}
+
+/** Keeps a hint only when it is a short non-empty string. */
+function hint(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 && value.length <= 256 ? value : undefined;
+}
+
+/** Polls once and enqueues every record; throws (after bounded retries) if some could not be enqueued. */
+export async function pollAndEnqueue(deps: PollDeps): Promise<PollSummary> {
+  const now = (deps.now ?? (() => new Date()))().getTime();
+  const { results } = await deps.source.poll();
+  const messages = new Map<string, ResultMessage>();
+  let invalid = 0;
+  let oldest = now;
+  for (const record of results) {
+    if (!RESULT_ID_PATTERN.test(record.resultId)) {
+      invalid++;
+      continue;
+    }
+    const completedMs = record.completed ? Date.parse(record.completed) : Number.NaN;
+    if (!Number.isNaN(completedMs)) oldest = Math.min(oldest, completedMs);
+    const message: ResultMessage = { resultId: record.resultId, source: 'poll' };
+    const fields = {
+      transactionId: hint(record.transactionId),
+      product: hint(record.product),
+      customerReference: hint(record.customerReference),
+      userId: hint(record.userId),
+      completed: hint(record.completed),
+    };
+    for (const [key, value] of Object.entries(fields)) {
+      if (value !== undefined) (message as Record<string, string>)[key] = value;
+    }
+    messages.set(record.resultId, message);
+  }
+  if (invalid > 0) deps.logger.warn('poll records with a malformed resultId skipped', { count: invalid });
+  await sendMessages(deps.sqs, deps.queueUrl, [...messages.values()], deps.send);
+  const summary: PollSummary = {
+    pending: results.length,
+    enqueued: messages.size,
+    invalid,
+    oldestAgeSeconds: Math.max(0, Math.floor((now - oldest) / 1000)),
+  };
+  deps.logger.info('poll records enqueued', { ...summary });
+  return summary;
+}

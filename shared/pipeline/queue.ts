@@ -1,0 +1,68 @@
+/**
+ * Sending to the results queue. A batch send can fail for some entries only (SQS answers 200 with a
+ * `Failed` list), so the failed entries are sent again with capped, jittered backoff; whatever still fails
+ * is reported to the caller, which must not acknowledge those records as enqueued.
+ */
+import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { EnqueueError } from '../errors';
+import type { QueueMessage } from './messages';
+
+/** SQS's limit of entries per SendMessageBatch. */
+export const SQS_BATCH_SIZE = 10;
+
+/** Tunables of `sendMessages`. */
+export interface SendOptions {
+  /** Attempts per entry, the first included. @default 4 */
+  readonly maxAttempts?: number;
+  /** @default 100 */
+  readonly baseDelayMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly random?: () => number;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Sends one message (the webhook's path). */
+export async function sendMessage(sqs: SQSClient, queueUrl: string, message: QueueMessage): Promise<void> {
+  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+}
+
+/**
+ * Sends messages in batches of 10, retrying failed entries. Throws `EnqueueError` with the number of
+ * messages that could not be sent after the last attempt.
+ */
+export async function sendMessages(
+  sqs: SQSClient,
+  queueUrl: string,
+  messages: readonly QueueMessage[],
+  options: SendOptions = {},
+): Promise<void> {
+  const maxAttempts = options.maxAttempts ?? 4;
+  const baseDelayMs = options.baseDelayMs ?? 100;
+  const sleep = options.sleep ?? defaultSleep;
+  const random = options.random ?? Math.random;
+  let failed = 0;
+  let lastError: unknown;
+  for (let start = 0; start < messages.length; start += SQS_BATCH_SIZE) {
+    // Entry ids are the index within the chunk, so a failed id maps straight back to its message.
+    let pending = messages.slice(start, start + SQS_BATCH_SIZE).map((m, i) => ({ id: String(i), m }));
+    for (let attempt = 1; pending.length > 0 && attempt <= maxAttempts; attempt++) {
+      if (attempt > 1) await sleep(Math.floor(random() * baseDelayMs * 2 ** (attempt - 2)));
+      try {
+        const response = await sqs.send(
+          new SendMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: pending.map(({ id, m }) => ({ Id: id, MessageBody: JSON.stringify(m) })),
+          }),
+        );
+        const failedIds = new Set((response.Failed ?? []).map((f) => f.Id));
+        pending = pending.filter(({ id }) => failedIds.has(id));
+      } catch (error) {
+        // The whole call failed (after the SDK's own retries): every entry of the chunk is still pending.
+        lastError = error;
+      }
+    }
+    failed += pending.length;
+  }
+  if (failed > 0) throw new EnqueueError(failed, lastError === undefined ? undefined : { cause: lastError });
+}

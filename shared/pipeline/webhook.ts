@@ -1,0 +1,171 @@
+/**
+ * The webhook use-case. The body's fields are not specified by the service, so it is only a hint: a
+ * well-formed resultId (or, for uploads, the transaction identifiers) is looked for where a sender would
+ * put it, validated and enqueued. Authenticity comes later from fetching the result with our own
+ * credentials; the secret path segment only keeps strangers from making us spend.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { type QueueMessage, RESULT_ID_PATTERN, type ResultMessage, type UploadMessage } from './messages';
+
+/** Largest accepted body (decoded), in bytes. */
+export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
+
+/** The two webhook routes. */
+export type WebhookRoute = 'result' | 'upload';
+
+/** The parts of an HTTP request the webhook looks at. */
+export interface WebhookRequest {
+  readonly route: WebhookRoute | undefined;
+  readonly token: string | undefined;
+  readonly body: string | null | undefined;
+  readonly isBase64Encoded: boolean;
+}
+
+/** The HTTP answer. */
+export interface WebhookResponse {
+  readonly statusCode: number;
+  readonly body: Record<string, unknown>;
+}
+
+/** Dependencies of `handleWebhook`. */
+export interface WebhookDeps {
+  /** The secret path segment (read once per container by the handler). */
+  readonly secret: () => Promise<string>;
+  readonly enqueue: (message: QueueMessage) => Promise<void>;
+  readonly now?: () => Date;
+}
+
+const NOT_FOUND: WebhookResponse = { statusCode: 404, body: { message: 'Not Found' } };
+
+/** Compares two strings in constant time (hashing first, so lengths leak nothing either). */
+export function secretsEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a, 'utf8').digest();
+  const hb = createHash('sha256').update(b, 'utf8').digest();
+  return timingSafeEqual(ha, hb) && a.length === b.length;
+}
+
+/** Handles one webhook delivery: 202 when enqueued, 4xx naming the problem, 404 for a wrong secret. */
+export async function handleWebhook(request: WebhookRequest, deps: WebhookDeps): Promise<WebhookResponse> {
+  if (!request.route || !request.token) return NOT_FOUND;
+  if (!secretsEqual(request.token, await deps.secret())) return NOT_FOUND;
+
+  const parsed = parseBody(request);
+  if ('error' in parsed) return parsed.error;
+  const extracted =
+    request.route === 'result'
+      ? extractResultMessage(parsed.json)
+      : extractUploadMessage(parsed.json, (deps.now ?? (() => new Date()))());
+  if ('problem' in extracted) return badRequest(extracted.problem);
+
+  await deps.enqueue(extracted.message);
+  const message = extracted.message;
+  return {
+    statusCode: 202,
+    body:
+      message.kind === 'upload'
+        ? { accepted: true, transactionId: message.transactionId }
+        : { accepted: true, resultId: message.resultId },
+  };
+}
+
+function badRequest(message: string): WebhookResponse {
+  return { statusCode: 400, body: { message } };
+}
+
+function parseBody(request: WebhookRequest): { json: Record<string, unknown> } | { error: WebhookResponse } {
+  const raw = request.body ?? '';
+  // Checked on the encoded size first, so an oversized body is never decoded.
+  const approxBytes = request.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
+  if (approxBytes > MAX_WEBHOOK_BODY_BYTES) {
+    return { error: { statusCode: 413, body: { message: 'body must be at most 256 KB' } } };
+  }
+  const text = request.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  if (text.trim().length === 0) return { error: badRequest('body is empty: expected a JSON object') };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { error: badRequest('body is not valid JSON') };
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    return { error: badRequest('body must be a JSON object') };
+  }
+  return { json: json as Record<string, unknown> };
+}
+
+/** Objects a sender might wrap its fields in, searched in this order after the top level. */
+const CONTAINERS = ['data', 'payload', 'result', 'body', 'detail', 'event', 'notification', 'metadata'];
+
+/** Looks for the first string under one of `names`, at the top level, then inside the containers. */
+function find(json: Record<string, unknown>, names: readonly string[]): unknown {
+  const scopes: Record<string, unknown>[] = [json];
+  for (const c of CONTAINERS) {
+    const inner = json[c];
+    if (inner && typeof inner === 'object' && !Array.isArray(inner))
+      scopes.push(inner as Record<string, unknown>);
+  }
+  for (const scope of scopes) {
+    for (const name of names) {
+      if (scope[name] !== undefined && scope[name] !== null) return scope[name];
+    }
+  }
+  return undefined;
+}
+
+const RESULT_ID_NAMES = ['resultId', 'result_id', 'resultID', 'ResultId'];
+const HINTS = {
+  transactionId: ['transactionId', 'transaction_id', 'transactionID'],
+  product: ['product'],
+  customerReference: ['customerReference', 'customer_reference'],
+  userId: ['userId', 'user_id'],
+  completed: ['completed', 'completedAt', 'completed_at'],
+} as const;
+
+/** A hint is kept only when it is a short non-empty string; anything else is ignored, not an error. */
+function hintOf(json: Record<string, unknown>, names: readonly string[]): string | undefined {
+  const value = find(json, names);
+  return typeof value === 'string' && value.length > 0 && value.length <= 256 ? value : undefined;
+}
+
+/** The queue message of a result webhook, or the problem with the body. */
+export function extractResultMessage(
+  json: Record<string, unknown>,
+): { message: ResultMessage } | { problem: string } {
+  let resultId = find(json, RESULT_ID_NAMES);
+  // `{ "result": { "id": "…" } }` is a common way to nest it.
+  if (resultId === undefined) {
+    const result = json.result;
+    if (result && typeof result === 'object') resultId = (result as Record<string, unknown>).id;
+  }
+  if (resultId === undefined) return { problem: 'resultId is missing from the body' };
+  if (typeof resultId !== 'string' || !RESULT_ID_PATTERN.test(resultId)) {
+    return { problem: 'resultId is malformed: expected 1-128 letters, digits, "-" or "_"' };
+  }
+  const message: ResultMessage = { resultId, source: 'webhook' };
+  for (const [field, names] of Object.entries(HINTS)) {
+    const value = hintOf(json, names);
+    if (value !== undefined) (message as Record<string, string>)[field] = value;
+  }
+  return { message };
+}
+
+/** The queue message of an upload webhook, or the problem with the body. */
+export function extractUploadMessage(
+  json: Record<string, unknown>,
+  receivedAt: Date,
+): { message: UploadMessage } | { problem: string } {
+  const transactionId = find(json, HINTS.transactionId);
+  if (transactionId === undefined) return { problem: 'transactionId is missing from the body' };
+  if (typeof transactionId !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(transactionId)) {
+    return { problem: 'transactionId is malformed: expected 1-128 letters, digits, "-" or "_"' };
+  }
+  const message: UploadMessage = { kind: 'upload', transactionId };
+  const secureId = hintOf(json, ['secureId', 'secure_id', 'secureID']);
+  if (secureId) message.secureId = secureId;
+  const customerReference = hintOf(json, HINTS.customerReference);
+  if (customerReference) message.customerReference = customerReference;
+  const uploaded = hintOf(json, ['uploadedAt', 'uploaded_at', 'timestamp', 'createdAt']);
+  const uploadedMs = uploaded ? Date.parse(uploaded) : Number.NaN;
+  message.uploadedAt = new Date(Number.isNaN(uploadedMs) ? receivedAt.getTime() : uploadedMs).toISOString();
+  return { message };
+}

@@ -1,0 +1,195 @@
+/**
+ * A `TokenProvider` for the Lambda functions: the access token is cached in memory and in a Secrets
+ * Manager secret shared by every function, so a fleet of containers asks the service for one token per
+ * lifetime instead of one per cold start. Client credentials come from a second secret.
+ *
+ * Lookup order: memory → cache secret → new token from the service (then written to the cache secret).
+ * A token counts as usable while more than `refreshMarginMs` of its life remains.
+ */
+import {
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import type { AccessToken, TokenProvider } from '../client/token-provider';
+import { describeError, SecretFormatError } from '../errors';
+import type { Logger } from '../logger';
+
+/** Client credentials as stored in the credentials secret. */
+export interface ClientCredentials {
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
+
+/** Requests a new token from the service (in production: `fetchAccessToken` of the client). */
+export type FetchToken = (credentials: ClientCredentials, scopes: readonly string[]) => Promise<AccessToken>;
+
+/** Options of `SecretsTokenProvider`. */
+export interface SecretsTokenProviderOptions {
+  readonly secrets: SecretsManagerClient;
+  readonly credentialsSecretId: string;
+  readonly tokenCacheSecretId: string;
+  readonly scopes: readonly string[];
+  readonly fetchToken: FetchToken;
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** Refresh when less than this remains. @default 300000 (5 min) */
+  readonly refreshMarginMs?: number;
+  /** How long the credentials are kept in memory, so a rotation is picked up. @default 300000 (5 min) */
+  readonly credentialsTtlMs?: number;
+  readonly logger?: Logger;
+}
+
+/** Secrets Manager backed token cache shared by the poll and fetch-result functions. */
+export class SecretsTokenProvider implements TokenProvider {
+  readonly #options: SecretsTokenProviderOptions;
+  readonly #now: () => number;
+  readonly #marginMs: number;
+  readonly #credentialsTtlMs: number;
+  #token: AccessToken | undefined;
+  #credentials: { value: ClientCredentials; readAt: number } | undefined;
+  /** Single flight: concurrent callers share one lookup or refresh. */
+  #pending: Promise<AccessToken> | undefined;
+
+  constructor(options: SecretsTokenProviderOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#marginMs = options.refreshMarginMs ?? 300_000;
+    this.#credentialsTtlMs = options.credentialsTtlMs ?? 300_000;
+  }
+
+  async getToken(): Promise<AccessToken> {
+    if (this.#token && this.#usable(this.#token)) return this.#token;
+    return this.#singleFlight(() => this.#load(undefined));
+  }
+
+  async refresh(stale: AccessToken): Promise<AccessToken> {
+    // Another caller already replaced the stale token: use the new one instead of refreshing again.
+    if (this.#token && this.#token.accessToken !== stale.accessToken && this.#usable(this.#token)) {
+      return this.#token;
+    }
+    if (this.#token?.accessToken === stale.accessToken) this.#token = undefined;
+    return this.#singleFlight(() => this.#load(stale));
+  }
+
+  #singleFlight(work: () => Promise<AccessToken>): Promise<AccessToken> {
+    if (!this.#pending) {
+      this.#pending = work().finally(() => {
+        this.#pending = undefined;
+      });
+    }
+    return this.#pending;
+  }
+
+  /** Cache secret first (unless it holds the rejected token), then the service. */
+  async #load(rejected: AccessToken | undefined): Promise<AccessToken> {
+    const cached = await this.#readCache();
+    if (cached && this.#usable(cached) && cached.accessToken !== rejected?.accessToken) {
+      this.#token = cached;
+      return cached;
+    }
+    const credentials = await this.#readCredentials();
+    const token = await this.#options.fetchToken(credentials, this.#options.scopes);
+    this.#token = token;
+    this.#options.logger?.info('access token refreshed', {
+      reason: rejected ? 'rejected' : 'expired',
+      expiresAt: new Date(token.expiresAt).toISOString(),
+    });
+    await this.#writeCache(token);
+    return token;
+  }
+
+  #usable(token: AccessToken): boolean {
+    if (token.expiresAt - this.#marginMs <= this.#now()) return false;
+    // A token cached for fewer scopes (another configuration) would fail with 403.
+    return this.#options.scopes.every((s) => token.scopes.includes(s));
+  }
+
+  async #readCache(): Promise<AccessToken | undefined> {
+    try {
+      const response = await this.#options.secrets.send(
+        new GetSecretValueCommand({ SecretId: this.#options.tokenCacheSecretId }),
+      );
+      return parseCachedToken(response.SecretString);
+    } catch (error) {
+      // An unreadable cache only costs a token request; the credentials secret still decides.
+      this.#options.logger?.warn('token cache secret could not be read', { error: describeError(error) });
+      return undefined;
+    }
+  }
+
+  async #writeCache(token: AccessToken): Promise<void> {
+    try {
+      await this.#options.secrets.send(
+        new PutSecretValueCommand({
+          SecretId: this.#options.tokenCacheSecretId,
+          SecretString: JSON.stringify({
+            accessToken: token.accessToken,
+            tokenType: token.tokenType,
+            expiresAt: token.expiresAt,
+            scopes: token.scopes,
+          }),
+        }),
+      );
+    } catch (error) {
+      // The token is valid in memory; other containers fetch their own until the next write succeeds.
+      this.#options.logger?.warn('token cache secret could not be written', { error: describeError(error) });
+    }
+  }
+
+  async #readCredentials(): Promise<ClientCredentials> {
+    const cached = this.#credentials;
+    if (cached && this.#now() - cached.readAt < this.#credentialsTtlMs) return cached.value;
+    const response = await this.#options.secrets.send(
+      new GetSecretValueCommand({ SecretId: this.#options.credentialsSecretId }),
+    );
+    const value = parseCredentials(response.SecretString);
+    this.#credentials = { value, readAt: this.#now() };
+    return value;
+  }
+}
+
+/** The cache secret's token, or undefined when it is empty (`{}`) or not a token. */
+export function parseCachedToken(secretString: string | undefined): AccessToken | undefined {
+  if (!secretString) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(secretString);
+  } catch {
+    return undefined;
+  }
+  const t = json as Partial<Record<keyof AccessToken, unknown>>;
+  if (
+    typeof t?.accessToken !== 'string' ||
+    t.accessToken.length === 0 ||
+    typeof t.expiresAt !== 'number' ||
+    !Array.isArray(t.scopes)
+  ) {
+    return undefined;
+  }
+  return {
+    accessToken: t.accessToken,
+    tokenType: typeof t.tokenType === 'string' && t.tokenType ? t.tokenType : 'Bearer',
+    expiresAt: t.expiresAt,
+    scopes: t.scopes.filter((s): s is string => typeof s === 'string'),
+  };
+}
+
+/** The credentials secret's `{ clientId, clientSecret }`; the error never includes the secret's value. */
+export function parseCredentials(secretString: string | undefined): ClientCredentials {
+  const problem = 'credentials secret must be JSON {"clientId":"…","clientSecret":"…"}';
+  let json: unknown;
+  try {
+    json = JSON.parse(secretString ?? '');
+  } catch {
+    throw new SecretFormatError(`${problem} (it is empty or not JSON)`);
+  }
+  const c = json as { clientId?: unknown; clientSecret?: unknown } | null;
+  if (typeof c?.clientId !== 'string' || !c.clientId) {
+    throw new SecretFormatError(`${problem} (clientId is missing)`);
+  }
+  if (typeof c.clientSecret !== 'string' || !c.clientSecret) {
+    throw new SecretFormatError(`${problem} (clientSecret is missing)`);
+  }
+  return { clientId: c.clientId, clientSecret: c.clientSecret };
+}

@@ -324,7 +324,7 @@ describe('InMemoryTokenProvider', () => {
     });
 
     // Act
-    const error = await provider.getToken().catch((e: unknown) => e as Error);
+    const error = (await provider.getToken().catch((e: unknown) => e)) as Error;
 
     // Assess
     expect(error).toBeInstanceOf(UnauthorizedError);

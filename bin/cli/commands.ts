@@ -1,0 +1,31 @@
+/**
+ * Registry of `idv` commands. To add one, write a `CliCommand` in its own module and add it here
+ * (one line); help and dispatch pick it up.
+ */
+import { resultGetCommand } from './result';
+import { secureLinkBulkCommand, secureLinkCreateCommand } from './secure-link';
+import {
+  faceLinkPackageCommand,
+  pollCommand,
+  reasonsCommand,
+  sdkTokenCommand,
+  vogCreateCommand,
+} from './simple';
+import type { CliCommand } from './types';
+import { faceQualityCommand, faceVerifyCommand, idVerifyCommand, qualityCommand } from './uploads';
+
+/** Every command, in the order `idv --help` lists them. */
+export const COMMANDS: readonly CliCommand[] = [
+  secureLinkCreateCommand,
+  secureLinkBulkCommand,
+  sdkTokenCommand,
+  idVerifyCommand,
+  faceVerifyCommand,
+  faceQualityCommand,
+  qualityCommand,
+  vogCreateCommand,
+  reasonsCommand,
+  faceLinkPackageCommand,
+  pollCommand,
+  resultGetCommand,
+];

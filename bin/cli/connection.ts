@@ -1,0 +1,49 @@
+/**
+ * Connection flags and environment variables shared by every command that talks to the service.
+ */
+import type { ParseArgsConfig } from 'node:util';
+import { ENVIRONMENTS, type ServiceEnvironment } from '../../shared/api/enums';
+import { IdvClient } from '../../shared/client/client';
+import { UsageError } from './errors';
+import type { CliIo, FlagValues } from './types';
+
+/** Flags every connected command accepts. */
+export const CONNECTION_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
+  'base-url': { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  environment: { type: 'string' },
+};
+
+/** Help lines of the connection flags. */
+export const CONNECTION_HELP = `Connection (flag or environment variable):
+  --base-url URL         IDV_BASE_URL       base address of the service
+  --client-id ID         IDV_CLIENT_ID      OAuth client id
+  --client-secret S      IDV_CLIENT_SECRET  OAuth client secret (prefer the variable: flags show in ps)
+  --environment ENV      IDV_ENVIRONMENT    staging (default) or production`;
+
+/** Builds the client from flags first, then environment variables. Missing values are usage errors. */
+export function clientFromFlags(values: FlagValues, io: CliIo, command: string): IdvClient {
+  const pick = (flagName: string, envName: string) => {
+    const value = values[flagName];
+    return typeof value === 'string' && value !== '' ? value : io.env[envName] || undefined;
+  };
+  const baseUrl = pick('base-url', 'IDV_BASE_URL');
+  const clientId = pick('client-id', 'IDV_CLIENT_ID');
+  const clientSecret = pick('client-secret', 'IDV_CLIENT_SECRET');
+  const environment = pick('environment', 'IDV_ENVIRONMENT') ?? 'staging';
+  if (!baseUrl) throw new UsageError('missing --base-url (or IDV_BASE_URL)', command);
+  if (!clientId) throw new UsageError('missing --client-id (or IDV_CLIENT_ID)', command);
+  if (!clientSecret) throw new UsageError('missing --client-secret (or IDV_CLIENT_SECRET)', command);
+  if (!(ENVIRONMENTS as readonly string[]).includes(environment)) {
+    throw new UsageError(`--environment must be one of ${ENVIRONMENTS.join(', ')}`, command);
+  }
+  if (!URL.canParse(baseUrl)) throw new UsageError('--base-url (or IDV_BASE_URL) is not a URL', command);
+  return new IdvClient({
+    baseUrl,
+    environment: environment as ServiceEnvironment,
+    credentials: { clientId, clientSecret },
+    userAgent: 'idv-cli',
+    ...(io.fetch && { fetch: io.fetch }),
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * Helpers that turn parsed flags into request fields, with usage errors naming the flag.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { UsageError } from './errors';
+import type { CommandContext } from './types';
+
+/** A string flag's value, or `undefined`. */
+export function str(ctx: CommandContext, name: string): string | undefined {
+  const value = ctx.values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A required string flag's value; a usage error naming the flag when missing. */
+export function required(ctx: CommandContext, name: string, command: string): string {
+  const value = str(ctx, name);
+  if (value === undefined || value === '') throw new UsageError(`missing --${name}`, command);
+  return value;
+}
+
+/** A repeatable flag's values (empty when absent). */
+export function list(ctx: CommandContext, name: string): string[] {
+  const value = ctx.values[name];
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
+}
+
+/** `true` when a boolean flag is given, else `undefined` (so the field is left out of the request). */
+export function flag(ctx: CommandContext, name: string): true | undefined {
+  return ctx.values[name] === true ? true : undefined;
+}
+
+/** A whole number flag, or `undefined`. */
+export function int(ctx: CommandContext, name: string, command: string): number | undefined {
+  const value = str(ctx, name);
+  if (value === undefined) return undefined;
+  if (!/^[0-9]+$/.test(value)) throw new UsageError(`--${name} must be a whole number`, command);
+  return Number(value);
+}
+
+/** Reads a file named on the command line; the error names the flag, not the content. */
+export async function readInput(ctx: CommandContext, path: string, flagName: string): Promise<Buffer> {
+  try {
+    return await readFile(resolve(ctx.io.cwd, path));
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? 'unreadable';
+    throw new UsageError(`cannot read the file of --${flagName} ${path} (${code})`);
+  }
+}
+
+/** Drops `undefined` fields so strict request schemas see only what the user gave. */
+export function compact<T extends Record<string, unknown>>(object: T): T {
+  return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,100 @@
+/** `idv result get RESULT_ID [--out DIR]` (§4.9). */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import {
+  RESULT_FILE_DOCUMENT_TYPES,
+  RESULT_IMAGE_DOCUMENT_TYPES,
+  RESULT_IMAGE_PAGE_TYPES,
+} from '../../shared/api/enums';
+import type { VerificationResultDocument } from '../../shared/api/schemas';
+import { sniffContentType } from '../../shared/image';
+import { UsageError } from './errors';
+import { str } from './flags';
+import type { CliCommand } from './types';
+
+/** One decoded image or file of a result and the name it is written under. */
+export interface DecodedAttachment {
+  readonly fileName: string;
+  readonly bytes: Buffer;
+}
+
+/**
+ * Splits a result into `result.json` (each base64 `data` replaced by its file name) and the decoded
+ * attachments, numbered across images then files: `01-PASSPORT-FRONT.jpg`, `02-TRANSACTION_REPORT.pdf`.
+ * Name parts come only from known enum values (else `UNKNOWN`) and the extension from the bytes, so
+ * nothing from the response can choose a path.
+ */
+export function splitResult(result: VerificationResultDocument): {
+  json: VerificationResultDocument;
+  attachments: DecodedAttachment[];
+} {
+  const attachments: DecodedAttachment[] = [];
+  const total = (result.images?.length ?? 0) + (result.files?.length ?? 0);
+  const width = Math.max(2, String(total).length);
+  const next = (parts: string[], data: string) => {
+    const bytes = Buffer.from(data, 'base64');
+    const number = String(attachments.length + 1).padStart(width, '0');
+    const fileName = `${[number, ...parts].join('-')}.${sniffContentType(bytes).extension}`;
+    attachments.push({ fileName, bytes });
+    return fileName;
+  };
+  const images = result.images?.map((image) => ({
+    ...image,
+    data: next(
+      [
+        known(RESULT_IMAGE_DOCUMENT_TYPES, image.documentType),
+        known(RESULT_IMAGE_PAGE_TYPES, image.pageType),
+      ],
+      image.data,
+    ),
+  }));
+  const files = result.files?.map((file) => ({
+    ...file,
+    data: next([known(RESULT_FILE_DOCUMENT_TYPES, file.documentType)], file.data),
+  }));
+  return {
+    json: { ...result, ...(images && { images }), ...(files && { files }) },
+    attachments,
+  };
+}
+
+function known(values: readonly string[], value: string | undefined): string {
+  return value !== undefined && values.includes(value) ? value : 'UNKNOWN';
+}
+
+/** `idv result get`: prints the result, or with `--out` writes it and its decoded attachments to DIR. */
+export const resultGetCommand: CliCommand = {
+  path: ['result', 'get'],
+  summary: 'fetch a result by resultId (GET /api/v2/result/{resultId}); removes its poll record',
+  usage: 'result get RESULT_ID [--out DIR]',
+  help: `  RESULT_ID   from a poll record or a result webhook
+  --out DIR   write DIR/result.json (base64 data replaced by file names) and every image and file
+              decoded to its own file (01-PASSPORT-FRONT.jpg, 02-TRANSACTION_REPORT.pdf, …);
+              the directory and files are readable by you only. Without --out the result is printed.`,
+  options: { out: { type: 'string' } },
+  positionals: true,
+  async run(ctx) {
+    const [resultId, ...extra] = ctx.positionals;
+    if (!resultId) throw new UsageError('missing RESULT_ID', 'result get');
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`, 'result get');
+    const result = await ctx.client().getResult(resultId);
+    const out = str(ctx, 'out');
+    if (out === undefined) return result;
+
+    const dir = resolve(ctx.io.cwd, out);
+    const { json, attachments } = splitResult(result);
+    // Results hold personal data: keep them private to the user running the command.
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFile(join(dir, 'result.json'), `${JSON.stringify(json, null, 2)}\n`, { mode: 0o600 });
+    for (const attachment of attachments) {
+      await writeFile(join(dir, attachment.fileName), attachment.bytes, { mode: 0o600 });
+    }
+    return {
+      resultId,
+      transactionId: result.transactionId,
+      result: result.result,
+      out: dir,
+      files: ['result.json', ...attachments.map((a) => a.fileName)],
+    };
+  },
+};

@@ -1,0 +1,93 @@
+/** `idv secure-link create` (§4.1) and `idv secure-link bulk` (§4.2). */
+import type { MockTestValue } from '../../shared/api/enums';
+import type { SecureLinkInput } from '../../shared/client/client';
+import { encodeBulkCsv } from '../../shared/client/validate';
+import { compact, flag, list, readInput, required, str } from './flags';
+import type { CliCommand } from './types';
+
+const CREATE = 'secure-link create';
+const BULK = 'secure-link bulk';
+
+/** `idv secure-link create`: one link; `--disable-communication` returns the link instead of sending it. */
+export const secureLinkCreateCommand: CliCommand = {
+  path: ['secure-link', 'create'],
+  summary: 'create a secure link for an end user (POST /api/v2/secureidlink)',
+  usage:
+    'secure-link create --product P [--name N] [--email E] [--phone +31…] [--whatsapp-phone +31…] ' +
+    '[--mode MODE_…]… [--disable-communication] [--language xx] [--otp] [--additional-document T]… ' +
+    '[--customer-reference R] [--user-id U] [--linked-transaction-id T] [--rtw-type RTW_…] [--mock-test VALUE]',
+  help: `  --product P                  FACE_LINK, IDV_LITE, IDV_STANDARD, IDV_PREMIUM, RTW_STANDARD, RTW_PREMIUM
+  --name N                     full name used in the communication
+  --email E                    e-mail address that receives the link
+  --phone +31…                 phone number (international format), used with MODE_SMS
+  --whatsapp-phone +31…        phone number for MODE_WHATSAPP
+  --mode MODE                  MODE_EMAIL, MODE_SMS or MODE_WHATSAPP (repeatable)
+  --disable-communication      return link and QR code instead of sending them
+  --language xx                two-letter lowercase language code
+  --otp                        ask the end user for a one-time password
+  --additional-document T      additional document to capture (repeatable)
+  --customer-reference R       your reference, returned in poll records and results
+  --user-id U                  a user defined for the account
+  --linked-transaction-id T    required with FACE_LINK: the original premium transaction
+  --rtw-type T                 RTW_NL, RTW_BE, RTW_DE or RTW_UK
+  --mock-test VALUE            staging only: APPROVED, APPROVED_EU, APPROVED_NON_EU, APPROVED_RP,
+                               DISAPPROVED, TECHNICAL_REJECT (a mocked result is produced at once)`,
+  options: {
+    product: { type: 'string' },
+    name: { type: 'string' },
+    email: { type: 'string' },
+    phone: { type: 'string' },
+    'whatsapp-phone': { type: 'string' },
+    mode: { type: 'string', multiple: true },
+    'disable-communication': { type: 'boolean' },
+    language: { type: 'string' },
+    otp: { type: 'boolean' },
+    'additional-document': { type: 'string', multiple: true },
+    'customer-reference': { type: 'string' },
+    'user-id': { type: 'string' },
+    'linked-transaction-id': { type: 'string' },
+    'rtw-type': { type: 'string' },
+    'mock-test': { type: 'string' },
+  },
+  async run(ctx) {
+    const modes = list(ctx, 'mode');
+    const documents = list(ctx, 'additional-document');
+    const request = compact({
+      product: required(ctx, 'product', CREATE),
+      name: str(ctx, 'name'),
+      emailAddress: str(ctx, 'email'),
+      phoneNumber: str(ctx, 'phone'),
+      whatsappPhoneNumber: str(ctx, 'whatsapp-phone'),
+      communicationModes: modes.length > 0 ? modes : undefined,
+      disableCommunication: flag(ctx, 'disable-communication'),
+      languagePrefix: str(ctx, 'language'),
+      enableOneTimePassword: flag(ctx, 'otp'),
+      additionalDocuments: documents.length > 0 ? documents : undefined,
+      customerReference: str(ctx, 'customer-reference'),
+      userId: str(ctx, 'user-id'),
+      linkedTransactionId: str(ctx, 'linked-transaction-id'),
+      rtwType: str(ctx, 'rtw-type'),
+    }) as SecureLinkInput;
+    const mockTest = str(ctx, 'mock-test') as MockTestValue | undefined;
+    return ctx.client().createSecureLink(request, mockTest === undefined ? {} : { mockTest });
+  },
+};
+
+/** `idv secure-link bulk`: many links from a semicolon CSV file, base64-encoded by the CLI. */
+export const secureLinkBulkCommand: CliCommand = {
+  path: ['secure-link', 'bulk'],
+  summary: 'create secure links from a CSV file (POST /api/v2/secureidlinks)',
+  usage: 'secure-link bulk --product P --csv FILE',
+  help: `  --product P    IDV_LITE, IDV_STANDARD, IDV_PREMIUM, RTW_STANDARD, RTW_PREMIUM
+  --csv FILE     semicolon-separated CSV, UTF-8, first line exactly:
+                 name;emailAddress;phoneNumber;language;customerReference`,
+  options: { product: { type: 'string' }, csv: { type: 'string' } },
+  async run(ctx) {
+    const product = required(ctx, 'product', BULK);
+    const csv = await readInput(ctx, required(ctx, 'csv', BULK), 'csv');
+    return ctx.client().createBulkSecureLinks({
+      product: product as 'IDV_LITE',
+      file: encodeBulkCsv(csv.toString('utf8')),
+    });
+  },
+};

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { closeServer } from './aws-json-server';
+
+/** A handler with the API Gateway proxy integration's signature. */
+export type ApiGatewayHandler = (
+  event: APIGatewayProxyEvent,
+  context: Context,
+) => Promise<APIGatewayProxyResult>;
+
+/** The routes of the stack's REST API, as `METHOD /path/{param}` resources. */
+export const WEBHOOK_ROUTES = ['/webhooks/{token}/result', '/webhooks/{token}/upload'] as const;
+
+/** API Gateway's default payload limit is 10 MB; the stack allows far less for a webhook hint. */
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+
+/** An HTTP request as the adapter needs it. */
+export interface RawRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  sourceIp: string;
+}
+
+/**
+ * Turns an HTTP request into the `APIGatewayProxyEvent` a REST API proxy integration would deliver, or
+ * `undefined` when no route matches (API Gateway answers those itself). Text bodies (JSON, form, text)
+ * are passed as UTF-8, anything else base64-encoded, as without `binaryMediaTypes` configured.
+ */
+export function toApiGatewayEvent(request: RawRequest, stage = 'local'): APIGatewayProxyEvent | undefined {
+  const url = new URL(request.url, 'http://localhost');
+  const route = matchRoute(url.pathname);
+  if (!route || request.method !== 'POST') return undefined;
+
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    const values = Array.isArray(value) ? value : [value];
+    headers[name] = values.join(',');
+    multiValueHeaders[name] = values;
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    multiQuery[name] = [...(multiQuery[name] ?? []), value];
+  }
+  const binary = request.body.length > 0 && !isTextual(headers['content-type']);
+  const requestTimeEpoch = Date.now();
+
+  return {
+    resource: route.resource,
+    path: url.pathname,
+    httpMethod: request.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: url.searchParams.size > 0 ? query : null,
+    multiValueQueryStringParameters: url.searchParams.size > 0 ? multiQuery : null,
+    pathParameters: route.pathParameters,
+    stageVariables: null,
+    body: request.body.length === 0 ? null : request.body.toString(binary ? 'base64' : 'utf8'),
+    isBase64Encoded: binary,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: null,
+      protocol: 'HTTP/1.1',
+      httpMethod: request.method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: request.sourceIp,
+        user: null,
+        userAgent: headers['user-agent'] ?? null,
+        userArn: null,
+      },
+      path: `/${stage}${url.pathname}`,
+      stage,
+      requestId: randomUUID(),
+      requestTimeEpoch,
+      resourceId: 'local',
+      resourcePath: route.resource,
+    },
+  };
+}
+
+/** Options of {@link startWebhookEndpoint}. */
+export interface WebhookEndpointOptions {
+  handler: ApiGatewayHandler;
+  /** Builds the Lambda context of each invocation. */
+  context: () => Context;
+  host?: string;
+  /** 0 picks a free port. @default 0 */
+  port?: number;
+  maxBodyBytes?: number;
+  /** Called after each routed request with its status (never with the path: it holds the secret). */
+  onResponse?: (route: string, status: number) => void;
+}
+
+/** The running endpoint: base URL (`http://host:port`) and close. */
+export interface WebhookEndpoint {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the stack's webhook routes on a local port: each request becomes an API Gateway proxy event
+ * for `handler`, and its result becomes the HTTP response. Unknown routes get API Gateway's 403
+ * `Missing Authentication Token`; oversized bodies 413. A taken port rejects with `EADDRINUSE`.
+ */
+export async function startWebhookEndpoint(options: WebhookEndpointOptions): Promise<WebhookEndpoint> {
+  const host = options.host ?? '127.0.0.1';
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const server: Server = createServer((req, res) => {
+    const reply = (status: number, body: string, headers: Record<string, string> = {}): void => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(body);
+    };
+    readBody(req, maxBodyBytes)
+      .then(async (body) => {
+        if (body === undefined) return reply(413, '{"message":"Request Too Long"}');
+        const event = toApiGatewayEvent({
+          method: req.method ?? 'GET',
+          url: req.url ?? '/',
+          headers: req.headers,
+          body,
+          sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        });
+        if (!event) return reply(403, '{"message":"Missing Authentication Token"}');
+        const result = await options.handler(event, options.context());
+        const headers = Object.fromEntries(
+          Object.entries(result.headers ?? {}).map(([name, value]) => [name, String(value)]),
+        );
+        const payload = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
+        options.onResponse?.(event.resource, result.statusCode);
+        reply(result.statusCode, payload.toString(), headers);
+      })
+      .catch(() => {
+        // A thrown handler error is API Gateway's 502; the error itself stays in the handler's logs.
+        options.onResponse?.('error', 502);
+        reply(502, '{"message":"Internal server error"}');
+      });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://${host}:${port}`, port, close: () => closeServer(server) };
+}
+
+function matchRoute(path: string): { resource: string; pathParameters: Record<string, string> } | undefined {
+  const match = /^\/webhooks\/([^/]+)\/(result|upload)\/?$/.exec(path);
+  if (!match) return undefined;
+  return {
+    resource: `/webhooks/{token}/${match[2]}`,
+    pathParameters: { token: decodeURIComponent(match[1]!) },
+  };
+}
+
+function isTextual(contentType: string | undefined): boolean {
+  if (!contentType) return true;
+  return /^(text\/|application\/(json|[\w.+-]+\+json|x-www-form-urlencoded|xml))/i.test(contentType);
+}
+
+/** Reads the body, or resolves `undefined` as soon as it exceeds `limit` bytes. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        resolve(undefined);
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,107 @@
+import { DETAIL_TYPES } from '../../shared/events/names';
+import type { LocalEvent } from './fake-eventbridge';
+
+/** Counters of one local run; printed as the last stdout line, one JSON object. */
+export interface RunSummary {
+  created: number;
+  polled: number;
+  stored: number;
+  events: number;
+  unavailable: number;
+  uploads: number;
+  dlq: number;
+  /** Queue batches handed to the fetch handler, and records left for redelivery. */
+  batches: number;
+  redeliveries: number;
+  webhooks: number;
+  durationMs: number;
+  /** Why the run ended: `done`, `once`, `signal`, `timeout` or `error`. */
+  exit: string;
+}
+
+/** A summary with every counter at zero. */
+export function emptySummary(): RunSummary {
+  return {
+    created: 0,
+    polled: 0,
+    stored: 0,
+    events: 0,
+    unavailable: 0,
+    uploads: 0,
+    dlq: 0,
+    batches: 0,
+    redeliveries: 0,
+    webhooks: 0,
+    durationMs: 0,
+    exit: 'running',
+  };
+}
+
+/** Counts one event into the summary. `stored`/`unavailable` count distinct resultIds (events are at-least-once). */
+export class EventTally {
+  readonly #stored = new Set<string>();
+  readonly #unavailable = new Set<string>();
+  readonly #storedTransactions = new Set<string>();
+  #events = 0;
+  #uploads = 0;
+
+  add(event: LocalEvent): void {
+    this.#events++;
+    const resultId = stringField(event.detail, 'resultId');
+    const transactionId = stringField(event.detail, 'transactionId');
+    if (event['detail-type'] === DETAIL_TYPES.resultStored && resultId) {
+      this.#stored.add(resultId);
+      if (transactionId) this.#storedTransactions.add(transactionId);
+    } else if (event['detail-type'] === DETAIL_TYPES.resultUnavailable && resultId) {
+      this.#unavailable.add(resultId);
+    } else if (event['detail-type'] === DETAIL_TYPES.documentsUploaded) {
+      this.#uploads++;
+    }
+  }
+
+  /** True once a stored result was announced for this transaction. */
+  hasStoredTransaction(transactionId: string): boolean {
+    return this.#storedTransactions.has(transactionId);
+  }
+
+  get counts(): Pick<RunSummary, 'stored' | 'unavailable' | 'uploads' | 'events'> {
+    return {
+      stored: this.#stored.size,
+      unavailable: this.#unavailable.size,
+      uploads: this.#uploads,
+      events: this.#events,
+    };
+  }
+}
+
+const MARKS: Record<string, string> = {
+  [DETAIL_TYPES.resultStored]: '✔ stored     ',
+  [DETAIL_TYPES.resultUnavailable]: '✖ unavailable',
+  [DETAIL_TYPES.documentsUploaded]: '⇪ uploaded   ',
+};
+
+/**
+ * One readable console line per event, built only from identifiers, product and results (the detail
+ * holds no personal data by contract, and this line picks a fixed set of fields anyway).
+ */
+export function formatEventLine(event: LocalEvent): string {
+  const detail = event.detail;
+  const mark = MARKS[event['detail-type']] ?? `• ${event['detail-type']}`;
+  const parts = [
+    mark,
+    stringField(detail, 'resultId') ?? '-',
+    stringField(detail, 'product') ?? '',
+    stringField(detail, 'result') ?? '',
+  ];
+  const transactionId = stringField(detail, 'transactionId');
+  if (transactionId) parts.push(`tx=${transactionId}`);
+  if (event['detail-type'] === DETAIL_TYPES.documentsUploaded) {
+    return [mark, transactionId ? `tx=${transactionId}` : '-'].join('  ');
+  }
+  return parts.filter((part) => part !== '').join('  ');
+}
+
+function stringField(detail: Record<string, unknown>, field: string): string | undefined {
+  const value = detail[field];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}

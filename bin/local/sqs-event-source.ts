@@ -1,0 +1,195 @@
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+/** A handler with the SQS event source mapping's signature (`ReportBatchItemFailures` on). */
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+
+/** Outcome of one batch. */
+export interface BatchOutcome {
+  received: number;
+  deleted: number;
+  /** Left for redelivery: reported item failures, or the whole batch when the handler threw. */
+  failed: number;
+  /** The handler threw (the error is not kept: it may carry details that do not belong in a summary). */
+  threw: boolean;
+}
+
+/** Options of {@link SqsEventSource}. */
+export interface SqsEventSourceOptions {
+  sqs: SQSClient;
+  queueUrl: string;
+  handler: SqsHandler;
+  context: () => Context;
+  region: string;
+  /** Lambda's default for SQS. @default 10 */
+  batchSize?: number;
+  /** Long-poll wait of each receive. @default 1 */
+  waitTimeSeconds?: number;
+  onBatch?: (outcome: BatchOutcome) => void;
+}
+
+/** Messages in the queue by state (`ApproximateNumberOf*`). */
+export interface QueueDepth {
+  visible: number;
+  inFlight: number;
+  delayed: number;
+}
+
+/**
+ * A local stand-in for Lambda's SQS event source mapping: receives batches, hands them to the handler as
+ * an `SQSEvent`, deletes the records that succeeded and leaves the reported `batchItemFailures` (all
+ * records when the handler throws) to come back after the visibility timeout. Moving a message to the
+ * DLQ after `maxReceiveCount` is the queue's own redrive policy, as in AWS.
+ */
+export class SqsEventSource {
+  readonly #options: SqsEventSourceOptions;
+  #queueArn: string | undefined;
+  #running = false;
+  #loop: Promise<void> | undefined;
+
+  constructor(options: SqsEventSourceOptions) {
+    this.#options = options;
+  }
+
+  /** Starts polling in the background until {@link stop}. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = (async () => {
+      while (this.#running) {
+        try {
+          await this.pollOnce();
+        } catch {
+          // The emulator is going away (shutdown) or hiccuped: wait a little instead of spinning.
+          if (this.#running) await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
+    })();
+  }
+
+  /** Stops after the batch in progress; resolves when the loop has ended. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    await this.#loop;
+  }
+
+  /** Receives one batch (waiting up to `waitTimeSeconds`) and processes it. */
+  async pollOnce(): Promise<BatchOutcome> {
+    const { sqs, queueUrl } = this.#options;
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: this.#options.batchSize ?? 10,
+        WaitTimeSeconds: this.#options.waitTimeSeconds ?? 1,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    if (Messages.length === 0) return { received: 0, deleted: 0, failed: 0, threw: false };
+    const outcome = await this.#process(Messages);
+    this.#options.onBatch?.(outcome);
+    return outcome;
+  }
+
+  /** Current queue depth, for "drained?" checks. */
+  async depth(): Promise<QueueDepth> {
+    return queueDepth(this.#options.sqs, this.#options.queueUrl);
+  }
+
+  async #process(messages: Message[]): Promise<BatchOutcome> {
+    const event: SQSEvent = { Records: messages.map((message) => this.#record(message, this.queueArn)) };
+    let failedIds: Set<string>;
+    let threw = false;
+    try {
+      const response = await this.#options.handler(event, this.#options.context());
+      const failures = response?.batchItemFailures ?? [];
+      failedIds = new Set(failures.map((failure) => failure.itemIdentifier));
+      // Lambda treats a failure entry it cannot match as a failure of the whole batch.
+      if (
+        failures.some(
+          (failure) => !event.Records.some((record) => record.messageId === failure.itemIdentifier),
+        )
+      ) {
+        failedIds = new Set(event.Records.map((record) => record.messageId));
+      }
+    } catch {
+      threw = true;
+      failedIds = new Set(event.Records.map((record) => record.messageId));
+    }
+    const succeeded = messages.filter((message) => !failedIds.has(message.MessageId!));
+    if (succeeded.length > 0) {
+      await this.#options.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: this.#options.queueUrl,
+          Entries: succeeded.map((message, index) => ({
+            Id: String(index),
+            ReceiptHandle: message.ReceiptHandle!,
+          })),
+        }),
+      );
+    }
+    return { received: messages.length, deleted: succeeded.length, failed: failedIds.size, threw };
+  }
+
+  #record(message: Message, queueArn: string): SQSRecord {
+    const attributes = message.Attributes ?? {};
+    return {
+      messageId: message.MessageId!,
+      receiptHandle: message.ReceiptHandle!,
+      body: message.Body ?? '',
+      attributes: {
+        ApproximateReceiveCount: attributes['ApproximateReceiveCount'] ?? '1',
+        SentTimestamp: attributes['SentTimestamp'] ?? String(Date.now()),
+        SenderId: attributes['SenderId'] ?? 'local',
+        ApproximateFirstReceiveTimestamp:
+          attributes['ApproximateFirstReceiveTimestamp'] ?? String(Date.now()),
+      },
+      messageAttributes: Object.fromEntries(
+        Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+          name,
+          { dataType: value.DataType ?? 'String', stringValue: value.StringValue },
+        ]),
+      ),
+      md5OfBody: message.MD5OfBody ?? '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: queueArn,
+      awsRegion: this.#options.region,
+    };
+  }
+
+  /** The queue ARN for `eventSourceARN`, derived from the URL (account/name) like AWS formats it. */
+  get queueArn(): string {
+    if (!this.#queueArn) {
+      const [, account = '000000000000', name = 'queue'] = new URL(this.#options.queueUrl).pathname.split(
+        '/',
+      );
+      this.#queueArn = `arn:aws:sqs:${this.#options.region}:${account}:${name}`;
+    }
+    return this.#queueArn;
+  }
+}
+
+/** `ApproximateNumberOfMessages*` of a queue. */
+export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<QueueDepth> {
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
+    }),
+  );
+  return {
+    visible: Number(Attributes['ApproximateNumberOfMessages'] ?? 0),
+    inFlight: Number(Attributes['ApproximateNumberOfMessagesNotVisible'] ?? 0),
+    delayed: Number(Attributes['ApproximateNumberOfMessagesDelayed'] ?? 0),
+  };
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import type { LocalEvent } from '../../bin/local/fake-eventbridge';
+import { EventTally, formatEventLine } from '../../bin/local/run-report';
+import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
+
+function event(detailType: string, detail: Record<string, unknown>): LocalEvent {
+  return {
+    id: 'e',
+    time: '2025-01-01T00:00:00.000Z',
+    source: EVENT_SOURCE,
+    'detail-type': detailType,
+    detail,
+    eventBusName: 'bus',
+    resources: [],
+  };
+}
+
+describe('formatEventLine', () => {
+  it('shows identifiers, product and result of a stored result, and nothing else', () => {
+    // Prepare
+    const stored = event(DETAIL_TYPES.resultStored, {
+      resultId: 'r-1',
+      transactionId: 'tx-1',
+      product: 'IDV_STANDARD',
+      result: 'APPROVED',
+      customerReference: 'customer-ref-secretish',
+      storage: { bucket: 'b' },
+    });
+
+    // Act
+    const line = formatEventLine(stored);
+
+    // Assess
+    expect(line).toBe('✔ stored       r-1  IDV_STANDARD  APPROVED  tx=tx-1');
+    expect(line).not.toContain('customer-ref');
+  });
+
+  it('marks unavailable results and uploads', () => {
+    // Act
+    const unavailable = formatEventLine(event(DETAIL_TYPES.resultUnavailable, { resultId: 'r-2' }));
+    const uploaded = formatEventLine(event(DETAIL_TYPES.documentsUploaded, { transactionId: 'tx-3' }));
+
+    // Assess
+    expect(unavailable).toBe('✖ unavailable  r-2');
+    expect(uploaded).toBe('⇪ uploaded     tx=tx-3');
+  });
+});
+
+describe('EventTally', () => {
+  it('counts stored and unavailable results once per resultId and every event', () => {
+    // Prepare
+    const tally = new EventTally();
+
+    // Act
+    tally.add(event(DETAIL_TYPES.resultStored, { resultId: 'r-1', transactionId: 'tx-1' }));
+    tally.add(event(DETAIL_TYPES.resultStored, { resultId: 'r-1', transactionId: 'tx-1' }));
+    tally.add(event(DETAIL_TYPES.resultUnavailable, { resultId: 'r-2' }));
+    tally.add(event(DETAIL_TYPES.documentsUploaded, { transactionId: 'tx-3' }));
+
+    // Assess
+    expect(tally.counts).toEqual({ stored: 1, unavailable: 1, uploads: 1, events: 4 });
+    expect(tally.hasStoredTransaction('tx-1')).toBe(true);
+    expect(tally.hasStoredTransaction('tx-3')).toBe(false);
+  });
+});

@@ -1,0 +1,25 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { loadEnvironments } from '../infra/config';
+import { PipelineStack, stackName } from '../infra/pipeline-stack';
+
+/**
+ * CDK app: one `IdvPipeline-<env>` stack per environment of the `environments` context in cdk.json.
+ * `-c env=staging` selects one; without it (or with `-c env=all`) every environment is synthesised,
+ * which is what `npm run synth` and CI do. cdk-nag's AwsSolutions checks run on every synth and fail
+ * it on any unacknowledged finding.
+ */
+const app = new App();
+const selected = app.node.tryGetContext('env') as string | undefined;
+for (const config of loadEnvironments(app.node.tryGetContext('environments'), selected)) {
+  new PipelineStack(app, stackName(config.name), {
+    config,
+    description: `Identity verification results pipeline (${config.name})`,
+    // Environment-agnostic unless pinned in cdk.json: synth needs no AWS credentials or lookups.
+    ...(config.account !== undefined || config.region !== undefined
+      ? { env: { account: config.account, region: config.region } }
+      : {}),
+  });
+}
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+app.synth();

@@ -1,0 +1,197 @@
+import { ENVIRONMENTS, KNOWN_SCOPES, type ServiceEnvironment } from '../shared/api/enums';
+
+/** Log levels understood by the Powertools logger (`POWERTOOLS_LOG_LEVEL`). */
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
+/** A Powertools log level. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Everything that differs between two deployments of the pipeline, validated and with defaults applied. */
+export interface EnvironmentConfig {
+  /** Environment name (`staging`, `production`, ...): part of the stack name and of every resource name. */
+  readonly name: string;
+  /** Optional AWS account to pin the stack to; left environment-agnostic when unset (offline synth). */
+  readonly account?: string;
+  /** Optional AWS region to pin the stack to. */
+  readonly region?: string;
+  /**
+   * Which service environment the stack talks to (`IDV_ENVIRONMENT`, the `environment` metric
+   * dimension). @default the environment name when it is `staging` or `production`
+   */
+  readonly serviceEnvironment: ServiceEnvironment;
+  /** Base URL of the verification service environment this stack talks to (https). */
+  readonly serviceBaseUrl: string;
+  /** EventBridge schedule expression of the poll safety net. @default 'rate(1 minute)' */
+  readonly pollSchedule: string;
+  /** Days a stored result is kept (DynamoDB TTL, S3 lifecycle). Required for production. */
+  readonly retentionDays: number;
+  /** Days CloudWatch keeps function and access logs. @default 30 */
+  readonly logRetentionDays: number;
+  /** E-mail address subscribed to the alarm topic; no subscription when unset. */
+  readonly alarmEmail?: string;
+  /** OAuth scopes requested for the shared access token. @default poll.read + result.read */
+  readonly scopes: readonly string[];
+  /** Maximum concurrent fetch-result invocations (SQS event source `maxConcurrency`, >= 2). @default 2 */
+  readonly fetchConcurrency: number;
+  /** Powertools log level of every function. @default 'INFO' */
+  readonly logLevel: LogLevel;
+  /** Alarm when the oldest pending result waits longer than this. @default 30 */
+  readonly pendingAlarmMinutes: number;
+  /** Stage-wide webhook throttling: steady requests per second. @default 20 */
+  readonly webhookRateLimit: number;
+  /** Stage-wide webhook throttling: burst. @default 40 */
+  readonly webhookBurstLimit: number;
+  /** `retain` keeps the key, table and buckets when the stack is deleted. @default 'retain' */
+  readonly removalPolicy: 'retain' | 'destroy';
+}
+
+/** Thrown when the `environments` context in `cdk.json` is missing or invalid; names the setting. */
+export class ConfigError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Environment names whose data must never get a silent default retention. */
+const RETENTION_REQUIRED = new Set(['production']);
+const DEFAULT_RETENTION_DAYS = 30;
+/** Retention values CloudWatch Logs accepts (a log group rejects anything else at deploy time). */
+const LOG_RETENTION_VALUES = new Set([
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+]);
+const ENV_NAME = /^[a-z][a-z0-9-]{0,19}$/;
+
+type Raw = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Raw {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function integer(raw: Raw, env: string, key: string, min: number, fallback?: number): number {
+  const value = raw[key] ?? fallback;
+  if (value === undefined) throw new ConfigError(`${env}: ${key} must be set`);
+  // `-c` overrides arrive as strings; accept "90" as well as 90.
+  const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof parsed !== 'number' || !Number.isInteger(parsed) || parsed < min) {
+    throw new ConfigError(`${env}: ${key} must be an integer >= ${min}`);
+  }
+  return parsed;
+}
+
+function optionalString(raw: Raw, env: string, key: string): string | undefined {
+  const value = raw[key];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw new ConfigError(`${env}: ${key} must be a string`);
+  return value;
+}
+
+/**
+ * Validates one environment's raw settings (from `cdk.json` context `environments.<name>`) and applies
+ * the defaults. Errors name the environment and the setting, never echo values that could be secret.
+ */
+export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentConfig {
+  if (!ENV_NAME.test(name)) {
+    throw new ConfigError(`environment name "${name}" must be lower-case letters, digits and dashes`);
+  }
+  if (!isRecord(raw)) throw new ConfigError(`${name}: settings must be an object`);
+
+  const serviceBaseUrl = optionalString(raw, name, 'serviceBaseUrl');
+  if (serviceBaseUrl === undefined) throw new ConfigError(`${name}: serviceBaseUrl must be set`);
+  let url: URL;
+  try {
+    url = new URL(serviceBaseUrl);
+  } catch (cause) {
+    throw new ConfigError(`${name}: serviceBaseUrl must be an absolute URL`, { cause });
+  }
+  if (url.protocol !== 'https:') throw new ConfigError(`${name}: serviceBaseUrl must use https`);
+
+  if (raw['retentionDays'] === undefined && RETENTION_REQUIRED.has(name)) {
+    throw new ConfigError(
+      `${name}: retentionDays must be set explicitly (days results are kept); ` +
+        `add "retentionDays" to context.environments.${name} in cdk.json`,
+    );
+  }
+  const retentionDays = integer(raw, name, 'retentionDays', 1, DEFAULT_RETENTION_DAYS);
+
+  const logRetentionDays = integer(raw, name, 'logRetentionDays', 1, 30);
+  if (!LOG_RETENTION_VALUES.has(logRetentionDays)) {
+    throw new ConfigError(`${name}: logRetentionDays must be one of ${[...LOG_RETENTION_VALUES].join(', ')}`);
+  }
+
+  const pollSchedule = optionalString(raw, name, 'pollSchedule') ?? 'rate(1 minute)';
+  if (!/^(rate|cron)\(.+\)$/.test(pollSchedule)) {
+    throw new ConfigError(`${name}: pollSchedule must be an EventBridge rate(...) or cron(...) expression`);
+  }
+
+  const scopesRaw = raw['scopes'] ?? ['productapi.poll.read', 'productapi.result.read'];
+  if (!Array.isArray(scopesRaw) || scopesRaw.length === 0) {
+    throw new ConfigError(`${name}: scopes must be a non-empty list`);
+  }
+  const known: readonly string[] = KNOWN_SCOPES;
+  for (const scope of scopesRaw) {
+    if (typeof scope !== 'string' || !known.includes(scope)) {
+      throw new ConfigError(`${name}: scopes may only contain ${KNOWN_SCOPES.join(', ')}`);
+    }
+  }
+
+  const logLevel = (optionalString(raw, name, 'logLevel') ?? 'INFO').toUpperCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`${name}: logLevel must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+
+  const alarmEmail = optionalString(raw, name, 'alarmEmail');
+  if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
+    throw new ConfigError(`${name}: alarmEmail must be an e-mail address`);
+  }
+
+  const removalPolicy = optionalString(raw, name, 'removalPolicy') ?? 'retain';
+  if (removalPolicy !== 'retain' && removalPolicy !== 'destroy') {
+    throw new ConfigError(`${name}: removalPolicy must be "retain" or "destroy"`);
+  }
+
+  const serviceEnvironment = optionalString(raw, name, 'serviceEnvironment') ?? name;
+  if (!(ENVIRONMENTS as readonly string[]).includes(serviceEnvironment)) {
+    throw new ConfigError(`${name}: serviceEnvironment must be one of ${ENVIRONMENTS.join(', ')}`);
+  }
+
+  const account = optionalString(raw, name, 'account');
+  const region = optionalString(raw, name, 'region');
+  return {
+    name,
+    ...(account !== undefined && { account }),
+    ...(region !== undefined && { region }),
+    serviceEnvironment: serviceEnvironment as ServiceEnvironment,
+    serviceBaseUrl,
+    pollSchedule,
+    retentionDays,
+    logRetentionDays,
+    ...(alarmEmail !== undefined && { alarmEmail }),
+    scopes: scopesRaw as string[],
+    // Below 2 the event source rejects the setting; the service is protected by the upper bound.
+    fetchConcurrency: integer(raw, name, 'fetchConcurrency', 2, 2),
+    logLevel: logLevel as LogLevel,
+    pendingAlarmMinutes: integer(raw, name, 'pendingAlarmMinutes', 1, 30),
+    webhookRateLimit: integer(raw, name, 'webhookRateLimit', 1, 20),
+    webhookBurstLimit: integer(raw, name, 'webhookBurstLimit', 1, 40),
+    removalPolicy,
+  };
+}
+
+/**
+ * Reads the `environments` context (an object keyed by environment name) and returns the validated
+ * settings of the selected environments: all of them when `selected` is undefined or `all`.
+ */
+export function loadEnvironments(environments: unknown, selected?: string): EnvironmentConfig[] {
+  if (!isRecord(environments) || Object.keys(environments).length === 0) {
+    throw new ConfigError('cdk.json context "environments" must define at least one environment');
+  }
+  if (selected === undefined || selected === 'all') {
+    return Object.entries(environments).map(([name, raw]) => parseEnvironmentConfig(name, raw));
+  }
+  if (!(selected in environments)) {
+    throw new ConfigError(
+      `unknown environment "${selected}"; configured: ${Object.keys(environments).join(', ')}`,
+    );
+  }
+  return [parseEnvironmentConfig(selected, environments[selected])];
+}

@@ -1,0 +1,76 @@
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+
+/** Properties of {@link DataBucket}. */
+export interface DataBucketProps {
+  /** Key that encrypts the data bucket. */
+  readonly encryptionKey: kms.IKey;
+  /** Days a stored result's objects are kept (the environment's retention setting). */
+  readonly retentionDays: number;
+  /** Days server access logs are kept. */
+  readonly accessLogRetentionDays: number;
+  /** Keep both buckets when the stack is deleted. */
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The data bucket (result.json, decoded images and files of every result) and the bucket that
+ * receives its server access logs. Identity documents live here, so: KMS, block public access, TLS
+ * only, versioning (a bad write can be undone), lifecycle expiry from the retention setting.
+ */
+export class DataBucket extends Construct {
+  /** Bucket of result objects under `results/{resultId}/`. */
+  readonly bucket: s3.Bucket;
+  /** Bucket of the data bucket's server access logs. */
+  readonly accessLogBucket: s3.Bucket;
+
+  constructor(scope: Construct, id: string, props: DataBucketProps) {
+    super(scope, id);
+
+    this.accessLogBucket = new s3.Bucket(this, 'AccessLogBucket', {
+      // S3 server access logging cannot deliver to a bucket encrypted with a customer-managed key.
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      versioned: true,
+      removalPolicy: props.removalPolicy,
+      lifecycleRules: [
+        {
+          expiration: Duration.days(props.accessLogRetentionDays),
+          noncurrentVersionExpiration: Duration.days(1),
+        },
+      ],
+    });
+    Validations.of(this.accessLogBucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This is the access log bucket of the data bucket; logging it to itself would loop.',
+    });
+
+    this.bucket = new s3.Bucket(this, 'Bucket', {
+      encryption: s3.BucketEncryption.KMS,
+      encryptionKey: props.encryptionKey,
+      // Bucket keys cut KMS requests (one per image otherwise) without weakening the key policy.
+      bucketKeyEnabled: true,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      versioned: true,
+      serverAccessLogsBucket: this.accessLogBucket,
+      serverAccessLogsPrefix: 'data-bucket/',
+      removalPolicy: props.removalPolicy,
+      lifecycleRules: [
+        {
+          id: 'retention',
+          expiration: Duration.days(props.retentionDays),
+          // Versioning protects against bad writes, not against the retention promise.
+          noncurrentVersionExpiration: Duration.days(1),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+          expiredObjectDeleteMarker: false,
+        },
+      ],
+    });
+  }
+}

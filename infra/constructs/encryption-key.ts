@@ -1,0 +1,56 @@
+import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { Construct } from 'constructs';
+
+/** Properties of {@link EncryptionKey}. */
+export interface EncryptionKeyProps {
+  /** Alias without the `alias/` prefix, e.g. `idv-pipeline-staging`. */
+  readonly aliasName: string;
+  /** Keep the key when the stack is deleted (retained data stays readable). */
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The stack's one customer-managed KMS key (yearly rotation) for the queue, DLQ, table, data bucket,
+ * secrets, alarm topic and log groups. Callers get key access through the grants of the resources it
+ * protects; the key policy only adds the AWS services that encrypt on their own behalf.
+ */
+export class EncryptionKey extends Construct {
+  /** The key. */
+  readonly key: kms.Key;
+
+  constructor(scope: Construct, id: string, props: EncryptionKeyProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    this.key = new kms.Key(this, 'Key', {
+      description: `idv-pipeline data key (${props.aliasName})`,
+      enableKeyRotation: true,
+      alias: `alias/${props.aliasName}`,
+      removalPolicy: props.removalPolicy,
+    });
+
+    // CloudWatch Logs encrypts log groups with the key itself, scoped to this account's log groups.
+    this.key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal(`logs.${stack.region}.amazonaws.com`)],
+        actions: ['kms:Encrypt*', 'kms:Decrypt*', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:Describe*'],
+        resources: ['*'],
+        conditions: {
+          ArnLike: {
+            'kms:EncryptionContext:aws:logs:arn': `arn:${stack.partition}:logs:${stack.region}:${stack.account}:log-group:*`,
+          },
+        },
+      }),
+    );
+    // CloudWatch alarms publish to the KMS-encrypted alarm topic.
+    this.key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+      }),
+    );
+  }
+}

@@ -1,0 +1,90 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Duration } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as eventschemas from 'aws-cdk-lib/aws-eventschemas';
+import { Construct } from 'constructs';
+import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
+
+/** Properties of {@link EventBus}. */
+export interface EventBusProps {
+  /** Name of the bus, e.g. `idv-pipeline-staging`. */
+  readonly busName: string;
+  /** Days the archive keeps events for replay (at least the result retention is useful). */
+  readonly archiveRetentionDays: number;
+  /** Folder of the `<DetailType>.schema.json` files (JSON Schema of the event `detail`). */
+  readonly schemaDirectory: string;
+}
+
+/**
+ * The custom event bus downstream systems subscribe to, an archive of everything the pipeline
+ * publishes (replay after a consumer outage) and a schema registry with one schema per detail type.
+ */
+export class EventBus extends Construct {
+  /** The bus. */
+  readonly bus: events.EventBus;
+  /** Detail types whose schema was found and registered. */
+  readonly registeredSchemas: string[] = [];
+
+  constructor(scope: Construct, id: string, props: EventBusProps) {
+    super(scope, id);
+    // No customer-managed key on the bus: by contract events carry no personal data (identifiers and
+    // outcomes only), and a CMK would have to be granted to every consumer's rule target.
+    this.bus = new events.EventBus(this, 'Bus', { eventBusName: props.busName });
+    this.bus.archive('Archive', {
+      description: 'Every event of the pipeline, for replay to consumers after an outage.',
+      eventPattern: { source: [EVENT_SOURCE] },
+      retention: Duration.days(props.archiveRetentionDays),
+    });
+
+    const registry = new eventschemas.CfnRegistry(this, 'SchemaRegistry', {
+      registryName: `${props.busName}-schemas`,
+      description: 'Schemas of the events the identity verification pipeline publishes.',
+    });
+    for (const detailType of Object.values(DETAIL_TYPES)) {
+      const file = path.join(props.schemaDirectory, `${detailType}.schema.json`);
+      // The schema files are written with the event publisher; until one exists the stack simply
+      // registers the others, so infra does not block on that work.
+      if (!fs.existsSync(file)) continue;
+      const detailSchema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+      new eventschemas.CfnSchema(this, `${detailType}Schema`, {
+        registryName: registry.attrRegistryName,
+        schemaName: `${EVENT_SOURCE}@${detailType}`,
+        type: 'JSONSchemaDraft4',
+        description: `The ${detailType} event (source ${EVENT_SOURCE}).`,
+        content: JSON.stringify(eventEnvelopeSchema(detailType, detailSchema)),
+      });
+      this.registeredSchemas.push(detailType);
+    }
+  }
+}
+
+/**
+ * Wraps a `detail` schema into the schema of the whole EventBridge event, as the registry stores them.
+ * Definitions move to the root so that `#/$defs/...` and `#/definitions/...` references still resolve.
+ */
+export function eventEnvelopeSchema(
+  detailType: string,
+  detailSchema: Record<string, unknown>,
+): Record<string, unknown> {
+  const { $schema: _schema, $id: _id, $defs, definitions, ...detail } = detailSchema;
+  return {
+    $schema: 'http://json-schema.org/draft-04/schema#',
+    title: detailType,
+    type: 'object',
+    required: ['detail-type', 'source', 'detail'],
+    properties: {
+      version: { type: 'string' },
+      id: { type: 'string' },
+      'detail-type': { type: 'string', enum: [detailType] },
+      source: { type: 'string', enum: [EVENT_SOURCE] },
+      account: { type: 'string' },
+      time: { type: 'string', format: 'date-time' },
+      region: { type: 'string' },
+      resources: { type: 'array', items: { type: 'string' } },
+      detail,
+    },
+    ...($defs !== undefined && { $defs }),
+    ...(definitions !== undefined && { definitions }),
+  };
+}

@@ -1,0 +1,201 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { METRICS } from '../../shared/metrics-names';
+import type { EnvironmentConfig } from '../config';
+import type { PipelineFunction } from './pipeline-function';
+
+/** Properties of {@link Monitoring}. */
+export interface MonitoringProps {
+  /** Environment settings (alarm e-mail, pending threshold, schedule). */
+  readonly config: EnvironmentConfig;
+  /** Key that encrypts the alarm topic. */
+  readonly encryptionKey: kms.IKey;
+  /** The results queue. */
+  readonly queue: sqs.IQueue;
+  /** The results queue's dead-letter queue. */
+  readonly deadLetterQueue: sqs.IQueue;
+  /** The three functions, labelled for alarms and widgets. */
+  readonly functions: {
+    readonly webhook: PipelineFunction;
+    readonly poll: PipelineFunction;
+    readonly fetchResult: PipelineFunction;
+  };
+}
+
+/**
+ * Alarms to one KMS-encrypted SNS topic (optionally with an e-mail subscription) and a dashboard.
+ * The alarms cover the ways a result can be lost or late: messages in the DLQ, a queue that is not
+ * drained, failing functions, a poll that cannot reach the service or stopped running, and results
+ * waiting at the service for longer than the threshold (the service deletes unretrieved data).
+ */
+export class Monitoring extends Construct {
+  /** Topic every alarm notifies. */
+  readonly topic: sns.Topic;
+  /** The alarms, by purpose. */
+  readonly alarms: Record<string, cloudwatch.Alarm> = {};
+  /** The dashboard. */
+  readonly dashboard: cloudwatch.Dashboard;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const { config, functions } = props;
+    const prefix = `idv-pipeline-${config.name}`;
+
+    this.topic = new sns.Topic(this, 'AlarmTopic', {
+      displayName: `idv-pipeline ${config.name} alarms`,
+      masterKey: props.encryptionKey,
+      enforceSSL: true,
+    });
+    if (config.alarmEmail !== undefined) {
+      this.topic.addSubscription(new subscriptions.EmailSubscription(config.alarmEmail));
+    }
+    const notify = new actions.SnsAction(this.topic);
+
+    const pipelineMetric = (metricName: string, statistic: string): cloudwatch.Metric =>
+      new cloudwatch.Metric({
+        namespace: METRICS.namespace,
+        metricName,
+        // Powertools adds the `service` dimension; the functions add the environment.
+        dimensionsMap: {
+          service: METRICS.serviceName,
+          [METRICS.environmentDimension]: config.serviceEnvironment,
+        },
+        statistic,
+        period: Duration.minutes(1),
+      });
+
+    const alarm = (
+      key: string,
+      metric: cloudwatch.IMetric,
+      threshold: number,
+      description: string,
+      options: Partial<cloudwatch.CreateAlarmOptions> = {},
+    ): void => {
+      const created = new cloudwatch.Alarm(this, `${key}Alarm`, {
+        metric,
+        alarmName: `${prefix}-${key}`,
+        alarmDescription: description,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        ...options,
+      });
+      created.addAlarmAction(notify);
+      created.addOkAction(notify);
+      this.alarms[key] = created;
+    };
+
+    alarm(
+      'DeadLetterQueueNotEmpty',
+      props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: 'Maximum',
+      }),
+      0,
+      'Results failed repeatedly and wait in the DLQ. Fix the cause, then redrive (docs/deploy.md).',
+    );
+    alarm(
+      'QueueOldestMessageAge',
+      props.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      Duration.minutes(15).toSeconds(),
+      'A message has waited > 15 min in the results queue: fetch-result is failing or throttled.',
+    );
+    for (const [label, fn] of Object.entries(functions)) {
+      alarm(
+        `${label[0]!.toUpperCase()}${label.slice(1)}FunctionErrors`,
+        fn.function.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        0,
+        `The ${label} function failed at least once in 5 minutes; see its log group.`,
+      );
+    }
+    alarm(
+      'PollFailures',
+      pipelineMetric(METRICS.names.pollFailures, 'Sum').with({ period: Duration.minutes(5) }),
+      2,
+      'Polling failed 3+ times in 5 minutes: the service or the credentials are not usable.',
+    );
+    alarm(
+      'PollNotRunning',
+      functions.poll.function.metricInvocations({ period: Duration.minutes(15), statistic: 'Sum' }),
+      1,
+      'The poll function did not run for 15 minutes: the schedule is disabled or broken.',
+      {
+        comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      },
+    );
+    alarm(
+      'ResultsPendingTooLong',
+      pipelineMetric(METRICS.names.oldestPendingAgeSeconds, 'Maximum').with({ period: Duration.minutes(5) }),
+      Duration.minutes(config.pendingAlarmMinutes).toSeconds(),
+      `A finished result has waited > ${config.pendingAlarmMinutes} min at the service without being ` +
+        'stored; unretrieved results are deleted after the account retention period.',
+    );
+
+    const functionList = Object.entries(functions);
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: prefix,
+      defaultInterval: Duration.hours(6),
+    });
+    this.dashboard.addWidgets(
+      new cloudwatch.AlarmStatusWidget({
+        title: 'Alarms',
+        alarms: Object.values(this.alarms),
+        width: 24,
+        height: 4,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Results queue',
+        left: [
+          props.queue.metricApproximateNumberOfMessagesVisible({ label: 'visible' }),
+          props.queue.metricApproximateNumberOfMessagesNotVisible({ label: 'in flight' }),
+          props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ label: 'dead-lettered' }),
+        ],
+        right: [props.queue.metricApproximateAgeOfOldestMessage({ label: 'oldest message age (s)' })],
+        width: 12,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Pending at the service',
+        left: [pipelineMetric(METRICS.names.pendingResults, 'Maximum').with({ label: 'pending results' })],
+        right: [
+          pipelineMetric(METRICS.names.oldestPendingAgeSeconds, 'Maximum').with({
+            label: 'oldest pending age (s)',
+          }),
+        ],
+        width: 12,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Results stored / unavailable',
+        left: [
+          pipelineMetric(METRICS.names.resultsStored, 'Sum').with({ label: 'stored' }),
+          pipelineMetric(METRICS.names.resultsUnavailable, 'Sum').with({ label: 'unavailable' }),
+          pipelineMetric(METRICS.names.duplicatesSkipped, 'Sum').with({ label: 'duplicates skipped' }),
+          pipelineMetric(METRICS.names.webhooksAccepted, 'Sum').with({ label: 'webhooks accepted' }),
+          pipelineMetric(METRICS.names.pollFailures, 'Sum').with({ label: 'poll failures' }),
+        ],
+        width: 8,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Function errors',
+        left: functionList.map(([label, fn]) => fn.function.metricErrors({ label, statistic: 'Sum' })),
+        width: 8,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Function duration (p99)',
+        left: functionList.map(([label, fn]) => fn.function.metricDuration({ label, statistic: 'p99' })),
+        width: 8,
+      }),
+    );
+  }
+}

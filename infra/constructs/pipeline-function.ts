@@ -1,0 +1,121 @@
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { ENV } from '../../shared/config';
+import { METRICS } from '../../shared/metrics-names';
+import type { EnvironmentConfig } from '../config';
+
+/** Repository root: entries, the lock file and tsconfig are resolved from here, whatever the cwd. */
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Properties of {@link PipelineFunction}. */
+export interface PipelineFunctionProps {
+  /** Handler entry relative to the repository root, e.g. `functions/poll/handler.ts` (exports `handler`). */
+  readonly entry: string;
+  /** Environment settings: log level, log retention and the environment name. */
+  readonly config: EnvironmentConfig;
+  /** What the function does, shown in the console. */
+  readonly description: string;
+  /** @default Duration.seconds(30) */
+  readonly timeout?: Duration;
+  /** @default 512 */
+  readonly memorySize?: number;
+  /** What happens to the log group when the stack is deleted. */
+  readonly logRemovalPolicy: RemovalPolicy;
+}
+
+/**
+ * The one place for the house defaults of every Lambda function: Node 24 on ARM64, ESM bundle with
+ * source maps, X-Ray tracing, a log group with retention, the Powertools variables, and an execution
+ * role that can only write its own log group. Callers add grants and variables through the construct
+ * that owns the resource ({@link PipelineFunction.addEnvironment}).
+ */
+export class PipelineFunction extends Construct {
+  /** The Lambda function. */
+  readonly function: NodejsFunction;
+  /** The function's log group (retention from the environment settings). */
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
+    super(scope, id);
+    const { config } = props;
+
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: config.logRetentionDays as logs.RetentionDays,
+      removalPolicy: props.logRemovalPolicy,
+    });
+
+    // An explicit role instead of the default one: AWSLambdaBasicExecutionRole would allow writing to
+    // every log group of the account.
+    const role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${Stack.of(this).stackName}/${id}`,
+    });
+    this.logGroup.grantWrite(role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: path.join(PROJECT_ROOT, props.entry),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(30),
+      tracing: lambda.Tracing.ACTIVE,
+      role,
+      logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: METRICS.serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
+        POWERTOOLS_LOG_LEVEL: config.logLevel,
+        [ENV.environment]: config.serviceEnvironment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node24',
+        mainFields: ['module', 'main'],
+        // Some dependencies are CommonJS and call require(); give the ESM bundle one.
+        banner:
+          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        minify: true,
+        sourceMap: true,
+        // The runtime ships an AWS SDK v3, but its version moves under us; bundling the SDK pins the
+        // exact versions that the unit and integration tests ran against.
+        externalModules: [],
+      },
+    });
+
+    // X-Ray's PutTraceSegments/PutTelemetryRecords have no resource-level permissions.
+    Validations.of(role).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Active tracing needs xray:PutTraceSegments/PutTelemetryRecords, which only accept Resource "*".',
+      },
+      // The grants of the encrypted queue, table and secrets add these KMS action families, always
+      // on the stack's one key ARN; the key's encryption context binds each use to its service.
+      {
+        id: 'AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
+        reason: 'Added by the grants of the KMS-encrypted queue and table; scoped to the stack key ARN only.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+        reason: 'Writing to the KMS-encrypted queue and table needs data keys of the stack key ARN only.',
+      },
+    );
+  }
+
+  /** Sets an environment variable of the function; `name` comes from `ENV` in `shared/config.ts`. */
+  addEnvironment(name: string, value: string): void {
+    this.function.addEnvironment(name, value);
+  }
+}

@@ -1,0 +1,114 @@
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ENV } from '../../shared/config';
+import type { EnvironmentConfig } from '../config';
+import { PipelineFunction } from './pipeline-function';
+import type { Secrets } from './secrets';
+
+/** Key prefix of every object the pipeline writes (ARCHITECTURE.md, "S3 objects"). */
+const RESULTS_PREFIX = 'results/';
+
+/** Timeout of the fetch-result function; the queue's visibility timeout is derived from it. */
+export const FETCH_RESULT_TIMEOUT = Duration.seconds(60);
+
+/** Properties of {@link ResultFetcher}. */
+export interface ResultFetcherProps {
+  /** Environment settings (service URL, scopes, retention, concurrency). */
+  readonly config: EnvironmentConfig;
+  /** The results queue the function consumes. */
+  readonly queue: sqs.IQueue;
+  /** Table the result items go to. */
+  readonly table: dynamodb.ITable;
+  /** Bucket the result objects go to. */
+  readonly bucket: s3.IBucket;
+  /** Bus the result events are published on. */
+  readonly bus: events.IEventBus;
+  /** Credentials and token cache. */
+  readonly secrets: Secrets;
+  /** What happens to the log group when the stack is deleted. */
+  readonly logRemovalPolicy: RemovalPolicy;
+}
+
+/**
+ * The fetch-result function and its queue subscription: fetches each result once, writes the objects
+ * to S3 and the item to DynamoDB, and announces it on the bus. Batch item failures are reported, so
+ * one bad message does not redeliver its batch; `maxConcurrency` keeps a backlog from flooding the
+ * service.
+ */
+export class ResultFetcher extends Construct {
+  /** The fetch-result function. */
+  readonly fetchResultFunction: PipelineFunction;
+
+  constructor(scope: Construct, id: string, props: ResultFetcherProps) {
+    super(scope, id);
+    const { config } = props;
+
+    this.fetchResultFunction = new PipelineFunction(this, 'FetchResultFunction', {
+      entry: 'functions/fetch-result/handler.ts',
+      description: 'Fetches a verification result, stores it in S3 and DynamoDB and announces it.',
+      config,
+      timeout: FETCH_RESULT_TIMEOUT,
+      // Results carry several base64 images; decoding them needs headroom.
+      memorySize: 1024,
+      logRemovalPolicy: props.logRemovalPolicy,
+    });
+    const fn = this.fetchResultFunction;
+    // cdk-nag names the bucket by its logical id in the finding it reports for the prefix grant.
+    const dataBucketLogicalId = Stack.of(this).resolve(
+      (props.bucket.node.defaultChild as s3.CfnBucket).logicalId,
+    );
+    fn.addEnvironment(ENV.serviceBaseUrl, config.serviceBaseUrl);
+    fn.addEnvironment(ENV.scopes, config.scopes.join(','));
+    fn.addEnvironment(ENV.retentionDays, String(config.retentionDays));
+    fn.addEnvironment(ENV.credentialsSecretId, props.secrets.credentials.secretArn);
+    fn.addEnvironment(ENV.tokenCacheSecretId, props.secrets.tokenCache.secretArn);
+    props.secrets.grantServiceAccess(fn.function);
+    fn.addEnvironment(ENV.resultsTableName, props.table.tableName);
+    // Exactly the item operations of the result store (no Scan, Delete or index reads); the key
+    // grant comes from the table so it follows the table's encryption.
+    fn.function.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: [
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:ConditionCheckItem',
+        ],
+        resources: [props.table.tableArn],
+      }),
+    );
+    props.table.encryptionKey?.grantEncryptDecrypt(fn.function);
+    fn.addEnvironment(ENV.dataBucketName, props.bucket.bucketName);
+    // Keys are deterministic, so a redelivery overwrites; the function never reads, lists or tags.
+    fn.function.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [props.bucket.arnForObjects(`${RESULTS_PREFIX}*`)],
+      }),
+    );
+    props.bucket.encryptionKey?.grant(fn.function, 'kms:GenerateDataKey', 'kms:Decrypt');
+    Validations.of(fn.function.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${dataBucketLogicalId}.Arn>/${RESULTS_PREFIX}*]`,
+      reason:
+        'Object keys are per result (results/{resultId}/...), unknown in advance; the grant is PutObject ' +
+        'only, limited to the results/ prefix of the data bucket.',
+    });
+    fn.addEnvironment(ENV.eventBusName, props.bus.eventBusName);
+    props.bus.grantPutEventsTo(fn.function);
+
+    fn.function.addEventSource(
+      new SqsEventSource(props.queue, {
+        batchSize: 5,
+        reportBatchItemFailures: true,
+        maxConcurrency: config.fetchConcurrency,
+      }),
+    );
+  }
+}

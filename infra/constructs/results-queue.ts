@@ -1,0 +1,52 @@
+import { Duration } from 'aws-cdk-lib';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/** Properties of {@link ResultsQueue}. */
+export interface ResultsQueueProps {
+  /** Key that encrypts both queues. */
+  readonly encryptionKey: kms.IKey;
+  /** Timeout of the consuming function; the visibility timeout is six times this (AWS guidance). */
+  readonly consumerTimeout: Duration;
+  /** Receives before a message moves to the dead-letter queue. @default 5 */
+  readonly maxReceiveCount?: number;
+}
+
+/**
+ * The results queue (one message per resultId to fetch, from webhook and poll) and its dead-letter
+ * queue. Both are KMS-encrypted and refuse non-TLS requests; messages are kept 14 days, the SQS maximum,
+ * so an outage of the service or of fetch-result does not lose a resultId.
+ */
+export class ResultsQueue extends Construct {
+  /** Queue of resultIds to fetch. */
+  readonly queue: sqs.Queue;
+  /** Messages that failed `maxReceiveCount` times; alarmed, and redriven by the operator. */
+  readonly deadLetterQueue: sqs.Queue;
+  /** Receives before a message is dead-lettered. */
+  readonly maxReceiveCount: number;
+
+  constructor(scope: Construct, id: string, props: ResultsQueueProps) {
+    super(scope, id);
+    this.maxReceiveCount = props.maxReceiveCount ?? 5;
+
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      encryption: sqs.QueueEncryption.KMS,
+      encryptionMasterKey: props.encryptionKey,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+
+    this.queue = new sqs.Queue(this, 'Queue', {
+      encryption: sqs.QueueEncryption.KMS,
+      encryptionMasterKey: props.encryptionKey,
+      // Reuse data keys for 5 minutes: fewer KMS calls at a negligible cost in key exposure.
+      dataKeyReuse: Duration.minutes(5),
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      // A message in flight must not reappear while a (retrying) invocation still works on it.
+      visibilityTimeout: Duration.seconds(props.consumerTimeout.toSeconds() * 6),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: this.maxReceiveCount },
+    });
+  }
+}

@@ -1,0 +1,104 @@
+import { type RemovalPolicy, SecretValue, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+
+/** Properties of {@link Secrets}. */
+export interface SecretsProps {
+  /** Name prefix, e.g. `idv-pipeline/staging`; secrets are `<prefix>/client-credentials` etc. */
+  readonly namePrefix: string;
+  /** Key that encrypts the three secrets. */
+  readonly encryptionKey: kms.IKey;
+  /** What happens to the secrets when the stack is deleted. */
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The three secrets of the pipeline, all KMS-encrypted:
+ * - client credentials `{"clientId","clientSecret"}`: created as `{}`; the operator puts the values in
+ *   (docs/deploy.md), so they never pass through CloudFormation;
+ * - token cache: the shared access token, `{}` until a function first refreshes it;
+ * - webhook secret: the 40-character alphanumeric path segment of the webhook URL, generated here.
+ */
+export class Secrets extends Construct {
+  /** Client credentials of the service account. */
+  readonly credentials: secretsmanager.Secret;
+  /** Shared access-token cache (read and written by poll and fetch-result). */
+  readonly tokenCache: secretsmanager.Secret;
+  /** Secret path segment of the webhook URL (read by the webhook function only). */
+  readonly webhook: secretsmanager.Secret;
+  private readonly encryptionKey: kms.IKey;
+
+  constructor(scope: Construct, id: string, props: SecretsProps) {
+    super(scope, id);
+    this.encryptionKey = props.encryptionKey;
+
+    this.credentials = new secretsmanager.Secret(this, 'CredentialsSecret', {
+      secretName: `${props.namePrefix}/client-credentials`,
+      description:
+        'Client credentials of the verification service: {"clientId","clientSecret"}; set by the operator.',
+      encryptionKey: props.encryptionKey,
+      // A placeholder, not a secret: the real value is put by the operator after deployment.
+      secretStringValue: SecretValue.unsafePlainText('{}'),
+      removalPolicy: props.removalPolicy,
+    });
+    Validations.of(this.credentials).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The client credentials are issued by the verification service; they are rotated there and put ' +
+        'here by the operator (docs/deploy.md), so no Lambda rotation can produce them.',
+    });
+
+    this.tokenCache = new secretsmanager.Secret(this, 'TokenCacheSecret', {
+      secretName: `${props.namePrefix}/access-token-cache`,
+      description: 'Shared access-token cache of the pipeline functions; rewritten on every token refresh.',
+      encryptionKey: props.encryptionKey,
+      secretStringValue: SecretValue.unsafePlainText('{}'),
+      removalPolicy: props.removalPolicy,
+    });
+    Validations.of(this.tokenCache).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'The cached access token expires within the hour and the functions replace it on refresh.',
+    });
+
+    this.webhook = new secretsmanager.Secret(this, 'WebhookSecret', {
+      secretName: `${props.namePrefix}/webhook-path-secret`,
+      description: 'Secret path segment of the webhook URL registered at the verification service.',
+      encryptionKey: props.encryptionKey,
+      generateSecretString: {
+        passwordLength: 40,
+        excludePunctuation: true,
+        includeSpace: false,
+      },
+      removalPolicy: props.removalPolicy,
+    });
+    Validations.of(this.webhook).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The webhook path secret is also configured at the verification service, so rotating it is a ' +
+        'coordinated manual change (docs/deploy.md); an automatic rotation would break delivery.',
+    });
+  }
+
+  /**
+   * Grants what a function that talks to the service needs: read the credentials, read the token
+   * cache and put a new version of it (not UpdateSecret, which could change its key or policy).
+   */
+  grantServiceAccess(grantee: iam.IGrantable): void {
+    this.credentials.grantRead(grantee);
+    this.tokenCache.grantRead(grantee);
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['secretsmanager:PutSecretValue'],
+        resources: [this.tokenCache.secretArn],
+      }),
+    );
+    this.encryptionKey.grantEncrypt(
+      new kms.ViaServicePrincipal(
+        `secretsmanager.${Stack.of(this).region}.amazonaws.com`,
+        grantee.grantPrincipal,
+      ),
+    );
+  }
+}

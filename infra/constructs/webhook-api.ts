@@ -1,0 +1,156 @@
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ENV } from '../../shared/config';
+import type { EnvironmentConfig } from '../config';
+import { PipelineFunction } from './pipeline-function';
+
+/** Properties of {@link WebhookApi}. */
+export interface WebhookApiProps {
+  /** Environment settings (throttling, log retention). */
+  readonly config: EnvironmentConfig;
+  /** Queue the webhook function sends resultIds (and upload notifications) to. */
+  readonly queue: sqs.IQueue;
+  /** Secret holding the path segment the `{token}` of every request is compared with. */
+  readonly webhookSecret: secretsmanager.ISecret;
+  /** Key that encrypts the access log group. */
+  readonly encryptionKey: kms.IKey;
+  /** What happens to the log groups when the stack is deleted. */
+  readonly logRemovalPolicy: RemovalPolicy;
+}
+
+/**
+ * The public entry of the result and upload webhooks: a REST API with `POST /webhooks/{token}/result`
+ * and `POST /webhooks/{token}/upload` proxied to the webhook function, which may only read the webhook
+ * secret and send to the queue. Strangers are kept from making us spend by the secret path segment
+ * (checked in the function), stage throttling, request validation (a JSON object body) and the body
+ * limit: REST APIs have no body-size setting (10 MB hard limit), the function rejects bodies > 256 KB.
+ */
+export class WebhookApi extends Construct {
+  /** The REST API. */
+  readonly api: apigateway.RestApi;
+  /** The function behind both routes. */
+  readonly webhookFunction: PipelineFunction;
+  /** Base URL of the webhook routes, ending in `/webhooks/`; the secret segment is not part of it. */
+  readonly webhookBaseUrl: string;
+
+  constructor(scope: Construct, id: string, props: WebhookApiProps) {
+    super(scope, id);
+    const { config } = props;
+
+    this.webhookFunction = new PipelineFunction(this, 'WebhookFunction', {
+      entry: 'functions/webhook/handler.ts',
+      description: 'Accepts result and upload webhooks of the verification service and enqueues them.',
+      config,
+      memorySize: 256,
+      logRemovalPolicy: props.logRemovalPolicy,
+    });
+    this.webhookFunction.addEnvironment(ENV.webhookSecretId, props.webhookSecret.secretArn);
+    props.webhookSecret.grantRead(this.webhookFunction.function);
+    this.webhookFunction.addEnvironment(ENV.resultsQueueUrl, props.queue.queueUrl);
+    props.queue.grantSendMessages(this.webhookFunction.function);
+
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: config.logRetentionDays as logs.RetentionDays,
+      encryptionKey: props.encryptionKey,
+      removalPolicy: props.logRemovalPolicy,
+    });
+
+    this.api = new apigateway.RestApi(this, 'Api', {
+      restApiName: `idv-pipeline-${config.name}-webhooks`,
+      description: 'Result and upload webhooks of the identity verification service.',
+      endpointTypes: [apigateway.EndpointType.REGIONAL],
+      // Access logs need the account-level API Gateway CloudWatch role; kept when the stack goes,
+      // because other stacks of the account may rely on it.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: 'v1',
+        throttlingRateLimit: config.webhookRateLimit,
+        throttlingBurstLimit: config.webhookBurstLimit,
+        tracingEnabled: true,
+        // Standard fields only: they carry the resource template (`/webhooks/{token}/result`), never
+        // the requested path with the secret segment, and never the body.
+        accessLogDestination: new apigateway.LogGroupLogDestination(accessLogs),
+        accessLogFormat: apigateway.AccessLogFormat.jsonWithStandardFields({
+          caller: false,
+          httpMethod: true,
+          ip: true,
+          protocol: true,
+          requestTime: true,
+          resourcePath: true,
+          responseLength: true,
+          status: true,
+          user: false,
+        }),
+        // Execution logs would write the real request path (with the secret) and, with data trace,
+        // identity data: off on purpose.
+        loggingLevel: apigateway.MethodLoggingLevel.OFF,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+      },
+    });
+
+    const validator = this.api.addRequestValidator('BodyValidator', {
+      requestValidatorName: 'json-object-body',
+      validateRequestBody: true,
+      validateRequestParameters: true,
+    });
+    const jsonObject = this.api.addModel('JsonObject', {
+      contentType: 'application/json',
+      modelName: 'JsonObject',
+      description: 'Any JSON object: webhook bodies are only a hint and their fields are not specified.',
+      schema: { schema: apigateway.JsonSchemaVersion.DRAFT4, type: apigateway.JsonSchemaType.OBJECT },
+    });
+
+    const integration = new apigateway.LambdaIntegration(this.webhookFunction.function, { proxy: true });
+    const tokenResource = this.api.root.addResource('webhooks').addResource('{token}');
+    const methods = ['result', 'upload'].map((route) =>
+      tokenResource.addResource(route).addMethod('POST', integration, {
+        requestValidator: validator,
+        requestModels: { 'application/json': jsonObject },
+        requestParameters: { 'method.request.path.token': true },
+        authorizationType: apigateway.AuthorizationType.NONE,
+      }),
+    );
+    this.webhookBaseUrl = this.api.urlForPath('/webhooks/');
+
+    for (const method of methods) {
+      Validations.of(method).acknowledge(
+        {
+          id: 'AwsSolutions-APIG4',
+          reason:
+            'The verification service cannot sign or authenticate webhook calls; the 40-character secret ' +
+            'path segment, compared in constant time by the function, is the credential.',
+        },
+        {
+          id: 'AwsSolutions-COG4',
+          reason:
+            'The caller is the verification service, not a user: there is no Cognito identity to check.',
+        },
+      );
+    }
+    Validations.of(this.api).acknowledge(
+      {
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'No WAF: callers without the secret path segment get 404 from a 256 MB function, the stage is ' +
+          'throttled, and a web ACL would cost more than the traffic it could block.',
+      },
+      {
+        id: 'AwsSolutions-APIG6',
+        reason:
+          'Execution logging is off on purpose: it records the request path, which contains the webhook ' +
+          'secret. Access logs (resource template only) and metrics are on.',
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: 'The account-level API Gateway logging role needs this AWS policy to deliver access logs.',
+      },
+    );
+  }
+}

@@ -1,0 +1,131 @@
+import * as path from 'node:path';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { EnvironmentConfig } from './config';
+import { DataBucket } from './constructs/data-bucket';
+import { EncryptionKey } from './constructs/encryption-key';
+import { EventBus } from './constructs/event-bus';
+import { Monitoring } from './constructs/monitoring';
+import { PROJECT_ROOT } from './constructs/pipeline-function';
+import { Poller } from './constructs/poller';
+import { FETCH_RESULT_TIMEOUT, ResultFetcher } from './constructs/result-fetcher';
+import { ResultsQueue } from './constructs/results-queue';
+import { ResultsTable } from './constructs/results-table';
+import { Secrets } from './constructs/secrets';
+import { WebhookApi } from './constructs/webhook-api';
+
+/** Properties of {@link PipelineStack}. */
+export interface PipelineStackProps extends StackProps {
+  /** The validated settings of the environment this stack serves. */
+  readonly config: EnvironmentConfig;
+}
+
+/** Stack name of an environment: `IdvPipeline-staging`, `IdvPipeline-production`. */
+export function stackName(environment: string): string {
+  return `IdvPipeline-${environment}`;
+}
+
+/**
+ * The whole results pipeline of one environment: webhook API and poll schedule feed the results
+ * queue, fetch-result stores into the table and the data bucket and announces on the event bus;
+ * everything is encrypted with one rotating key and watched by the alarms and the dashboard.
+ */
+export class PipelineStack extends Stack {
+  constructor(scope: Construct, id: string, props: PipelineStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const name = `idv-pipeline-${config.name}`;
+    const dataRemoval = config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    Tags.of(this).add('project', 'idv-pipeline');
+    Tags.of(this).add('environment', config.name);
+
+    const { key } = new EncryptionKey(this, 'EncryptionKey', { aliasName: name, removalPolicy: dataRemoval });
+    const secrets = new Secrets(this, 'Secrets', {
+      namePrefix: `idv-pipeline/${config.name}`,
+      encryptionKey: key,
+      removalPolicy: dataRemoval,
+    });
+    const results = new ResultsQueue(this, 'ResultsQueue', {
+      encryptionKey: key,
+      consumerTimeout: FETCH_RESULT_TIMEOUT,
+    });
+    const { table } = new ResultsTable(this, 'ResultsTable', {
+      encryptionKey: key,
+      removalPolicy: dataRemoval,
+    });
+    const data = new DataBucket(this, 'DataBucket', {
+      encryptionKey: key,
+      retentionDays: config.retentionDays,
+      accessLogRetentionDays: Math.max(config.logRetentionDays, 90),
+      removalPolicy: dataRemoval,
+    });
+    const { bus } = new EventBus(this, 'EventBus', {
+      busName: name,
+      archiveRetentionDays: config.retentionDays,
+      schemaDirectory: path.join(PROJECT_ROOT, 'shared', 'events', 'schemas'),
+    });
+
+    const webhook = new WebhookApi(this, 'WebhookApi', {
+      config,
+      queue: results.queue,
+      webhookSecret: secrets.webhook,
+      encryptionKey: key,
+      logRemovalPolicy: dataRemoval,
+    });
+    const poller = new Poller(this, 'Poller', {
+      config,
+      queue: results.queue,
+      secrets,
+      logRemovalPolicy: dataRemoval,
+    });
+    const fetcher = new ResultFetcher(this, 'ResultFetcher', {
+      config,
+      queue: results.queue,
+      table,
+      bucket: data.bucket,
+      bus,
+      secrets,
+      logRemovalPolicy: dataRemoval,
+    });
+
+    const monitoring = new Monitoring(this, 'Monitoring', {
+      config,
+      encryptionKey: key,
+      queue: results.queue,
+      deadLetterQueue: results.deadLetterQueue,
+      functions: {
+        webhook: webhook.webhookFunction,
+        poll: poller.pollFunction,
+        fetchResult: fetcher.fetchResultFunction,
+      },
+    });
+
+    // What an operator needs after `cdk deploy`; secret names only, never a value.
+    const outputs: Record<string, [string, string]> = {
+      WebhookBaseUrl: [
+        webhook.webhookBaseUrl,
+        'Append <webhook secret>/result and <webhook secret>/upload and register them at the service',
+      ],
+      EventBusName: [bus.eventBusName, 'Bus the pipeline publishes its events on'],
+      EventBusArn: [bus.eventBusArn, 'ARN of the event bus (for consumer rules)'],
+      ResultsTableName: [table.tableName, 'DynamoDB table of stored results'],
+      DataBucketName: [data.bucket.bucketName, 'S3 bucket of result.json, images and files'],
+      ResultsQueueUrl: [results.queue.queueUrl, 'SQS queue of resultIds to fetch'],
+      DeadLetterQueueUrl: [results.deadLetterQueue.queueUrl, 'Dead-letter queue (redrive after fixing)'],
+      CredentialsSecretName: [
+        secrets.credentials.secretName,
+        'Put {"clientId","clientSecret"} into this secret',
+      ],
+      WebhookSecretName: [secrets.webhook.secretName, 'Secret holding the webhook path segment'],
+      TokenCacheSecretName: [
+        secrets.tokenCache.secretName,
+        'Shared access-token cache (managed by the functions)',
+      ],
+      AlarmTopicArn: [monitoring.topic.topicArn, 'SNS topic of every alarm (subscribe your on-call here)'],
+      DashboardName: [monitoring.dashboard.dashboardName, 'CloudWatch dashboard of the pipeline'],
+    };
+    for (const [id, [value, description]] of Object.entries(outputs)) {
+      new CfnOutput(this, id, { value, description });
+    }
+  }
+}

@@ -1,4 +1,33 @@
-/** Placeholder: replaced by the results-pipeline work. Exists so the CDK entry path resolves. */
-export const handler = async (): Promise<never> => {
-  throw new Error('not implemented');
+/**
+ * Scheduled poll (every 60 s): GET /api/v2/poll → every record onto the results queue.
+ * Logic: shared/pipeline/poll. A failure throws; the records stay at the service for the next run.
+ */
+import { createSecretsClient, createSqsClient } from '../../shared/aws-clients';
+import { loadPollConfig } from '../../shared/config';
+import { describeError } from '../../shared/errors';
+import { createLogger } from '../../shared/logger';
+import { METRICS } from '../../shared/metrics-names';
+import { createMetrics, MetricUnit } from '../../shared/pipeline/metrics';
+import { type PollSummary, pollAndEnqueue } from '../../shared/pipeline/poll';
+import { createServiceClient } from '../../shared/pipeline/service-client';
+
+const config = loadPollConfig();
+const logger = createLogger({ environment: config.environment, functionName: 'poll' });
+const metrics = createMetrics(config.environment);
+const sqs = createSqsClient();
+const { client } = createServiceClient(config, createSecretsClient(), logger);
+
+export const handler = async (): Promise<PollSummary> => {
+  try {
+    const summary = await pollAndEnqueue({ source: client, sqs, queueUrl: config.resultsQueueUrl, logger });
+    metrics.addMetric(METRICS.names.pendingResults, MetricUnit.Count, summary.pending);
+    metrics.addMetric(METRICS.names.oldestPendingAgeSeconds, MetricUnit.Seconds, summary.oldestAgeSeconds);
+    return summary;
+  } catch (error) {
+    metrics.addMetric(METRICS.names.pollFailures, MetricUnit.Count, 1);
+    logger.error('poll failed', { error: describeError(error) });
+    throw error;
+  } finally {
+    metrics.publishStoredMetrics();
+  }
 };

@@ -11,9 +11,9 @@
  */
 import type { ServiceEnvironment } from '../api/enums';
 import { NotFoundError } from '../client/errors';
-import { MalformedMessageError } from '../errors';
+import { describeError, MalformedMessageError } from '../errors';
 import type { EventPublisher, ResultStoredDetail, ResultUnavailableDetail } from '../events/publisher';
-import type { Logger } from '../logger';
+import { type Logger, withCorrelation } from '../logger';
 import {
   buildStoredItem,
   buildUnavailableItem,
@@ -22,7 +22,13 @@ import {
   type ResultStatus,
   type StoredObjects,
 } from '../store/result-store';
-import { isUploadMessage, type QueueMessage, type ResultMessage, type UploadMessage } from './messages';
+import {
+  isUploadMessage,
+  parseQueueMessage,
+  type QueueMessage,
+  type ResultMessage,
+  type UploadMessage,
+} from './messages';
 
 /** What fetch-result needs from the service client (`IdvClient` fits): the raw result body. */
 export interface ResultSource {
@@ -58,6 +64,31 @@ export type FetchOutcome = 'stored' | 'unavailable' | 'duplicate' | 'announced-p
 export async function processMessage(message: QueueMessage, deps: FetchResultDeps): Promise<FetchOutcome> {
   if (isUploadMessage(message)) return announceUpload(message, deps);
   return processResult(message, deps);
+}
+
+/**
+ * Parses and processes one SQS message body with `resultId`/`transactionId` on every log line. A malformed
+ * body throws `MalformedMessageError`: it can never succeed, so it goes through redelivery to the DLQ.
+ */
+export async function processQueueRecord(body: string, deps: FetchResultDeps): Promise<FetchOutcome> {
+  let message: QueueMessage;
+  try {
+    message = parseQueueMessage(body);
+  } catch (error) {
+    deps.logger.error('malformed queue message: left for the DLQ', { error: describeError(error) });
+    throw error;
+  }
+  const ids = isUploadMessage(message)
+    ? { transactionId: message.transactionId }
+    : { resultId: message.resultId, transactionId: message.transactionId };
+  return withCorrelation(deps.logger, ids, async () => {
+    try {
+      return await processMessage(message, deps);
+    } catch (error) {
+      deps.logger.error('message failed: left for redelivery', { error: describeError(error) });
+      throw error;
+    }
+  });
 }
 
 function clock(deps: FetchResultDeps): string {

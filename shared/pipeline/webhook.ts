@@ -169,3 +169,29 @@ export function extractUploadMessage(
   message.uploadedAt = new Date(Number.isNaN(uploadedMs) ? receivedAt.getTime() : uploadedMs).toISOString();
   return { message };
 }
+
+/** The parts of an API Gateway REST proxy event that name the route. */
+export interface WebhookRouteSource {
+  readonly resource?: string | null;
+  readonly path?: string | null;
+  readonly pathParameters?: Readonly<Record<string, string | undefined>> | null;
+}
+
+const ROUTE_PATH = /\/webhooks\/([^/]+)\/(result|upload)\/?$/;
+
+/** Route and secret path segment of an API Gateway proxy event (`/webhooks/{token}/result|upload`). */
+export function webhookRouteOf(event: WebhookRouteSource): { route?: WebhookRoute; token?: string } {
+  const match = ROUTE_PATH.exec(event.path ?? '') ?? ROUTE_PATH.exec(event.resource ?? '');
+  const route = match?.[2] as WebhookRoute | undefined;
+  const fromPath = match?.[1] === '{token}' ? undefined : match?.[1];
+  const token = event.pathParameters?.token ?? (fromPath ? safeDecode(fromPath) : undefined);
+  return { ...(route && { route }), ...(token && { token }) };
+}
+
+function safeDecode(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}

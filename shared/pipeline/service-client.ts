@@ -1,0 +1,39 @@
+/**
+ * The service client as the poll and fetch-result functions use it: tokens from the Secrets Manager
+ * backed cache, transient failures retried by the client's one retry policy, a 401 refreshed once.
+ */
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { IdvClient } from '../client/client';
+import { fetchAccessToken } from '../client/oauth';
+import type { ServiceAccessConfig } from '../config';
+import type { Logger } from '../logger';
+import { SecretsTokenProvider } from '../token-cache/secrets-token-provider';
+
+/** Builds the client and its shared token cache (once per container). */
+export function createServiceClient(
+  config: ServiceAccessConfig,
+  secrets: SecretsManagerClient,
+  logger: Logger,
+): { client: IdvClient; tokenProvider: SecretsTokenProvider } {
+  const tokenProvider = new SecretsTokenProvider({
+    secrets,
+    credentialsSecretId: config.credentialsSecretId,
+    tokenCacheSecretId: config.tokenCacheSecretId,
+    scopes: config.scopes,
+    logger,
+    fetchToken: (credentials, scopes) =>
+      fetchAccessToken({
+        baseUrl: config.serviceBaseUrl,
+        clientId: credentials.clientId,
+        clientSecret: credentials.clientSecret,
+        scopes,
+      }),
+  });
+  const client = new IdvClient({
+    baseUrl: config.serviceBaseUrl,
+    environment: config.environment,
+    tokenProvider,
+    scopes: config.scopes,
+  });
+  return { client, tokenProvider };
+}

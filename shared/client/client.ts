@@ -175,7 +175,10 @@ export class IdvClient {
   }
 
   /** POST /api/v2/secureidlink (§4.1). `mockTest` only on staging. */
-  createSecureLink(request: SecureLinkInput, options: MockTestOptions = {}): Promise<SecureLinkResponse> {
+  async createSecureLink(
+    request: SecureLinkInput,
+    options: MockTestOptions = {},
+  ): Promise<SecureLinkResponse> {
     return this.#call({
       method: 'POST',
       path: PATHS.secureLink,
@@ -187,7 +190,7 @@ export class IdvClient {
   }
 
   /** POST /api/v2/secureidlinks (§4.2). `file` is the base64 CSV (see `encodeBulkCsv`). */
-  createBulkSecureLinks(request: BulkSecureLinksInput): Promise<BulkSecureLinksResponse> {
+  async createBulkSecureLinks(request: BulkSecureLinksInput): Promise<BulkSecureLinksResponse> {
     return this.#call({
       method: 'POST',
       path: PATHS.bulkSecureLinks,
@@ -198,7 +201,7 @@ export class IdvClient {
   }
 
   /** GET /api/v2/sdk/token (§4.11): `services` repeated per value, then the optional parameters. */
-  getSdkToken(request: SdkTokenInput): Promise<SdkTokenResponse> {
+  async getSdkToken(request: SdkTokenInput): Promise<SdkTokenResponse> {
     const valid = validateRequest(sdkTokenRequestSchema, request, 'SDK token request');
     const query = new URLSearchParams();
     for (const service of valid.services) query.append('services', service);
@@ -219,7 +222,7 @@ export class IdvClient {
   }
 
   /** POST /api/v2/idverify (§4.5); images must be JPEG/PNG of at least 640×480. `mockTest` only on staging. */
-  verifyIdentity(request: IdVerifyInput, options: MockTestOptions = {}): Promise<IdVerifyResponse> {
+  async verifyIdentity(request: IdVerifyInput, options: MockTestOptions = {}): Promise<IdVerifyResponse> {
     return this.#call({
       method: 'POST',
       path: PATHS.idVerify,
@@ -231,7 +234,7 @@ export class IdvClient {
   }
 
   /** POST /api/v2/faceverify (§4.4): at least one COMPARE and two LIVE images. */
-  verifyFace(request: FaceVerifyInput): Promise<FaceVerifyResponse> {
+  async verifyFace(request: FaceVerifyInput): Promise<FaceVerifyResponse> {
     return this.#call({
       method: 'POST',
       path: PATHS.faceVerify,
@@ -242,7 +245,7 @@ export class IdvClient {
   }
 
   /** POST /api/v2/facequality (§4.3). A check only, so it is safe to repeat. */
-  checkFaceQuality(request: FaceQualityInput): Promise<FaceQualityResponse> {
+  async checkFaceQuality(request: FaceQualityInput): Promise<FaceQualityResponse> {
     return this.#call({
       method: 'POST',
       path: PATHS.faceQuality,
@@ -253,7 +256,7 @@ export class IdvClient {
   }
 
   /** POST /api/v2/quality (§4.8). A check only, so it is safe to repeat. */
-  checkQuality(request: QualityInput): Promise<QualityResponse> {
+  async checkQuality(request: QualityInput): Promise<QualityResponse> {
     return this.#call({
       method: 'POST',
       path: PATHS.quality,
@@ -264,7 +267,7 @@ export class IdvClient {
   }
 
   /** POST /api/v2/vog (§4.12). */
-  createVog(request: VogInput): Promise<VogResponse> {
+  async createVog(request: VogInput): Promise<VogResponse> {
     return this.#call({
       method: 'POST',
       path: PATHS.vog,
@@ -275,7 +278,7 @@ export class IdvClient {
   }
 
   /** GET /api/v2/reasons (§4.13). */
-  getReasons(): Promise<ReasonsResponse> {
+  async getReasons(): Promise<ReasonsResponse> {
     return this.#call({
       method: 'GET',
       path: PATHS.reasons,
@@ -285,7 +288,7 @@ export class IdvClient {
   }
 
   /** POST /api/v2/facelinkpackage (§4.10). The package is deleted once retrieved, so never repeated. */
-  getFaceLinkPackage(request: FaceLinkPackageInput): Promise<FaceLinkPackageResponse> {
+  async getFaceLinkPackage(request: FaceLinkPackageInput): Promise<FaceLinkPackageResponse> {
     return this.#call({
       method: 'POST',
       path: PATHS.faceLinkPackage,
@@ -296,7 +299,7 @@ export class IdvClient {
   }
 
   /** GET /api/v2/poll (§4.7): the pending polling records. */
-  poll(): Promise<PollResponse> {
+  async poll(): Promise<PollResponse> {
     return this.#call({ method: 'GET', path: PATHS.poll, mayHaveCreated: false, schema: pollResponseSchema });
   }
 

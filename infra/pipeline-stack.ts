@@ -31,6 +31,19 @@ export function stackName(environment: string): string {
  * everything is encrypted with one rotating key and watched by the alarms and the dashboard.
  */
 export class PipelineStack extends Stack {
+  /** The webhook API and its function. */
+  readonly webhookApi: WebhookApi;
+  /** The poll schedule and its function. */
+  readonly poller: Poller;
+  /** The fetch-result function and its queue subscription. */
+  readonly resultFetcher: ResultFetcher;
+  /** The results queue and its DLQ. */
+  readonly resultsQueue: ResultsQueue;
+  /** The three secrets. */
+  readonly secrets: Secrets;
+  /** Alarm topic, alarms and dashboard. */
+  readonly monitoring: Monitoring;
+
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
     super(scope, id, props);
     const { config } = props;
@@ -99,6 +112,13 @@ export class PipelineStack extends Stack {
         fetchResult: fetcher.fetchResultFunction,
       },
     });
+
+    this.secrets = secrets;
+    this.resultsQueue = results;
+    this.webhookApi = webhook;
+    this.poller = poller;
+    this.resultFetcher = fetcher;
+    this.monitoring = monitoring;
 
     // What an operator needs after `cdk deploy`; secret names only, never a value.
     const outputs: Record<string, [string, string]> = {

@@ -1,0 +1,498 @@
+import { Stack } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PipelineFunction } from '../../infra/constructs/pipeline-function';
+import { FETCH_RESULT_TIMEOUT } from '../../infra/constructs/result-fetcher';
+import { ENV } from '../../shared/config';
+import { DETAIL_TYPES } from '../../shared/events/names';
+import { METRICS } from '../../shared/metrics-names';
+import { RESULTS_TABLE } from '../../shared/store/table-schema';
+import {
+  actionsOf,
+  type IamStatement,
+  type SynthesisedStack,
+  statementsOfRole,
+  synthesise,
+} from './stack-fixture';
+
+let synth: SynthesisedStack;
+const logicalId = (construct: { node: { defaultChild?: unknown } }): string =>
+  synth.stack.resolve((construct.node.defaultChild as CfnRole).logicalId) as string;
+const statementsOf = (fn: PipelineFunction): IamStatement[] =>
+  statementsOfRole(
+    synth.template,
+    logicalId(fn.function.role as unknown as { node: { defaultChild?: unknown } }),
+  );
+const allActions = (statements: IamStatement[]): string[] => statements.flatMap(actionsOf);
+const environmentOf = (fn: PipelineFunction): Record<string, unknown> => {
+  const cfn = fn.function.node.defaultChild as CfnFunction;
+  const resolved = Stack.of(cfn).resolve(cfn.environment) as { variables: Record<string, unknown> };
+  return resolved.variables;
+};
+
+beforeAll(() => {
+  synth = synthesise('staging');
+});
+
+describe('IAM, least privilege per function', () => {
+  it('lets the webhook function only read its secret and send to the queue', () => {
+    // Prepare
+    const statements = statementsOf(synth.stack.webhookApi.webhookFunction);
+    const queueArn = { 'Fn::GetAtt': [logicalId(synth.stack.resultsQueue.queue), 'Arn'] };
+
+    // Act
+    const actions = allActions(statements);
+    const sqsStatements = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
+    const secretStatements = statements.filter((s) =>
+      actionsOf(s).some((a) => a.startsWith('secretsmanager:')),
+    );
+
+    // Assess
+    expect(actions.filter((a) => /^(s3|dynamodb|events|sns):/.test(a))).toEqual([]);
+    expect(actions).not.toContain('sqs:ReceiveMessage');
+    expect(actions).not.toContain('sqs:DeleteMessage');
+    expect(sqsStatements.map((s) => s.Resource)).toEqual([queueArn]);
+    expect(actionsOf(sqsStatements[0]!)).toContain('sqs:SendMessage');
+    expect(secretStatements.map((s) => s.Resource)).toEqual([
+      { Ref: logicalId(synth.stack.secrets.webhook) },
+    ]);
+    expect(actionsOf(secretStatements[0]!).sort()).toEqual([
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+    ]);
+  });
+
+  it('keeps the poll function away from S3, DynamoDB, the bus and the webhook secret', () => {
+    // Prepare
+    const statements = statementsOf(synth.stack.poller.pollFunction);
+
+    // Act
+    const actions = allActions(statements);
+    const secretResources = statements
+      .filter((s) => actionsOf(s).some((a) => a.startsWith('secretsmanager:')))
+      .map((s) => JSON.stringify(s.Resource));
+
+    // Assess
+    expect(actions.filter((a) => /^(s3|dynamodb|events):/.test(a))).toEqual([]);
+    expect(actions).toContain('sqs:SendMessage');
+    expect(secretResources).not.toContain(JSON.stringify({ Ref: logicalId(synth.stack.secrets.webhook) }));
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Action: 'secretsmanager:PutSecretValue',
+        Resource: { Ref: logicalId(synth.stack.secrets.tokenCache) },
+      }),
+    );
+  });
+
+  it('gives fetch-result item writes, PutObject under results/ and PutEvents, nothing broader', () => {
+    // Prepare
+    const statements = statementsOf(synth.stack.resultFetcher.fetchResultFunction);
+
+    // Act
+    const actions = allActions(statements);
+    const s3Actions = actions.filter((a) => a.startsWith('s3:'));
+    const dynamoActions = actions.filter((a) => a.startsWith('dynamodb:'));
+    const putObject = statements.find((s) => actionsOf(s).includes('s3:PutObject'));
+
+    // Assess
+    expect(s3Actions).toEqual(['s3:PutObject']);
+    expect(JSON.stringify(putObject?.Resource)).toContain('/results/*');
+    expect(dynamoActions.sort()).toEqual([
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(actions).toContain('events:PutEvents');
+    expect(actions).not.toContain('sqs:SendMessage');
+    expect(actions).not.toContain('secretsmanager:UpdateSecret');
+    expect(JSON.stringify(statements)).not.toContain(logicalId(synth.stack.secrets.webhook));
+  });
+
+  it('scopes the only wildcard resource to X-Ray', () => {
+    // Prepare
+    const fns = [
+      synth.stack.webhookApi.webhookFunction,
+      synth.stack.poller.pollFunction,
+      synth.stack.resultFetcher.fetchResultFunction,
+    ];
+
+    // Act
+    const wildcard = fns.flatMap(statementsOf).filter((s) => s.Resource === '*');
+
+    // Assess
+    expect([...new Set(wildcard.flatMap(actionsOf))].sort()).toEqual([
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
+  });
+});
+
+describe('encryption at rest and in transit', () => {
+  it('encrypts queue, DLQ, table, bucket, secrets, topic and access logs with the rotating key', () => {
+    // Prepare
+    const keyArn = { 'Fn::GetAtt': [Match.stringLikeRegexp('^EncryptionKey'), 'Arn'] };
+
+    // Act
+    const template = synth.template;
+
+    // Assess
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    template.resourcePropertiesCountIs('AWS::SQS::Queue', { KmsMasterKeyId: keyArn }, 2);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: keyArn },
+    });
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [
+          Match.objectLike({
+            ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: keyArn },
+          }),
+        ],
+      },
+    });
+    template.resourcePropertiesCountIs('AWS::SecretsManager::Secret', { KmsKeyId: keyArn }, 3);
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: keyArn });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { KmsKeyId: keyArn });
+  });
+
+  it('denies non-TLS access to both buckets and both queues', () => {
+    // Prepare
+    const denyInsecure = Match.objectLike({
+      Effect: 'Deny',
+      Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+    });
+
+    // Act
+    const template = synth.template;
+
+    // Assess
+    template.resourcePropertiesCountIs(
+      'AWS::S3::BucketPolicy',
+      { PolicyDocument: { Statement: Match.arrayWith([denyInsecure]) } },
+      2,
+    );
+    template.resourcePropertiesCountIs(
+      'AWS::SQS::QueuePolicy',
+      { PolicyDocument: { Statement: Match.arrayWith([denyInsecure]) } },
+      2,
+    );
+  });
+
+  it('blocks public access, versions, logs and expires the data bucket after the retention', () => {
+    // Prepare
+    const bucketId = logicalId(synth.stack.node.findChild('DataBucket').node.findChild('Bucket'));
+
+    // Act
+    const bucket = synth.template.toJSON().Resources[bucketId].Properties;
+
+    // Assess
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    expect(bucket.LoggingConfiguration.DestinationBucketName).toBeDefined();
+    expect(bucket.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({ ExpirationInDays: synth.config.retentionDays, Status: 'Enabled' }),
+    );
+  });
+
+  it('creates the credentials secret empty and generates a 40-character alphanumeric webhook secret', () => {
+    // Prepare
+    const template = synth.template;
+
+    // Act
+    const secrets = template.findResources('AWS::SecretsManager::Secret');
+
+    // Assess
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      Name: 'idv-pipeline/staging/client-credentials',
+      SecretString: '{}',
+    });
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      Name: 'idv-pipeline/staging/webhook-path-secret',
+      GenerateSecretString: { PasswordLength: 40, ExcludePunctuation: true, IncludeSpace: false },
+    });
+    expect(JSON.stringify(secrets)).not.toMatch(/clientSecret"?\s*:/);
+  });
+});
+
+describe('queue, schedule and event source', () => {
+  it('has a DLQ, a maxReceiveCount and a visibility timeout of at least 6x the fetch timeout', () => {
+    // Prepare
+    const queue = synth.template.toJSON().Resources[logicalId(synth.stack.resultsQueue.queue)].Properties;
+    const fetchFn = synth.stack.resultFetcher.fetchResultFunction.function.node.defaultChild as CfnFunction;
+
+    // Act
+    const fetchTimeout = fetchFn.timeout!;
+
+    // Assess
+    expect(fetchTimeout).toBe(FETCH_RESULT_TIMEOUT.toSeconds());
+    expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(6 * fetchTimeout);
+    expect(queue.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(synth.stack.resultsQueue.deadLetterQueue), 'Arn'] },
+      maxReceiveCount: 5,
+    });
+  });
+
+  it('runs the poll function every minute', () => {
+    // Prepare
+    const pollFn = logicalId(synth.stack.poller.pollFunction.function);
+
+    // Act
+    const template = synth.template;
+
+    // Assess
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [pollFn, 'Arn'] } })],
+    });
+  });
+
+  it('reports batch item failures and caps the fetch concurrency', () => {
+    // Prepare
+    const fetchFn = logicalId(synth.stack.resultFetcher.fetchResultFunction.function);
+
+    // Act
+    const template = synth.template;
+
+    // Assess
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fetchFn },
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(synth.stack.resultsQueue.queue), 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: synth.config.fetchConcurrency },
+    });
+  });
+});
+
+describe('functions', () => {
+  it('all run Node 24 on ARM64 with active tracing, source maps and the Powertools variables', () => {
+    // Prepare
+    const template = synth.template;
+
+    // Act
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+
+    // Assess
+    expect(functions).toHaveLength(3);
+    for (const fn of functions) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogFormat: 'JSON' },
+        Environment: {
+          Variables: {
+            NODE_OPTIONS: '--enable-source-maps',
+            POWERTOOLS_SERVICE_NAME: METRICS.serviceName,
+            POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
+            POWERTOOLS_LOG_LEVEL: synth.config.logLevel,
+            [ENV.environment]: 'staging',
+          },
+        },
+      });
+    }
+  });
+
+  it('sets exactly the environment variables each function loads from shared/config', () => {
+    // Prepare
+    const idvNames = (fn: PipelineFunction): string[] =>
+      Object.keys(environmentOf(fn))
+        .filter((name) => name.startsWith('IDV_'))
+        .sort();
+
+    // Act
+    const webhook = idvNames(synth.stack.webhookApi.webhookFunction);
+    const poll = idvNames(synth.stack.poller.pollFunction);
+    const fetch = idvNames(synth.stack.resultFetcher.fetchResultFunction);
+
+    // Assess
+    expect(webhook).toEqual([ENV.environment, ENV.resultsQueueUrl, ENV.webhookSecretId].sort());
+    expect(poll).toEqual(
+      [
+        ENV.environment,
+        ENV.serviceBaseUrl,
+        ENV.scopes,
+        ENV.credentialsSecretId,
+        ENV.tokenCacheSecretId,
+        ENV.resultsQueueUrl,
+      ].sort(),
+    );
+    expect(fetch).toEqual(
+      [
+        ENV.environment,
+        ENV.serviceBaseUrl,
+        ENV.scopes,
+        ENV.credentialsSecretId,
+        ENV.tokenCacheSecretId,
+        ENV.resultsTableName,
+        ENV.dataBucketName,
+        ENV.eventBusName,
+        ENV.retentionDays,
+      ].sort(),
+    );
+    // Only the local emulator switch is never set in AWS.
+    const unset = Object.values(ENV).filter((name) => ![...webhook, ...poll, ...fetch].includes(name));
+    expect(unset).toEqual([ENV.s3ForcePathStyle]);
+  });
+
+  it('passes the configured values, not placeholders', () => {
+    // Prepare
+    const fetch = environmentOf(synth.stack.resultFetcher.fetchResultFunction);
+
+    // Act
+    const values = {
+      baseUrl: fetch[ENV.serviceBaseUrl],
+      scopes: fetch[ENV.scopes],
+      retention: fetch[ENV.retentionDays],
+    };
+
+    // Assess
+    expect(values).toEqual({
+      baseUrl: synth.config.serviceBaseUrl,
+      scopes: synth.config.scopes.join(','),
+      retention: String(synth.config.retentionDays),
+    });
+  });
+});
+
+describe('table, bus and API', () => {
+  it('has PITR, the TTL attribute and the indexes of RESULTS_TABLE', () => {
+    // Prepare
+    const expectedIndexes = Object.values(RESULTS_TABLE.indexes).map((index) =>
+      Match.objectLike({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+      }),
+    );
+
+    // Act
+    const template = synth.template;
+
+    // Assess
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: RESULTS_TABLE.partitionKey, KeyType: 'HASH' }],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: RESULTS_TABLE.ttlAttribute, Enabled: true },
+      GlobalSecondaryIndexes: Match.arrayWith(expectedIndexes),
+    });
+  });
+
+  it('archives the bus and registers one schema per detail type', () => {
+    // Prepare
+    const template = synth.template;
+
+    // Act
+    const schemas = Object.values(template.findResources('AWS::EventSchemas::Schema'));
+
+    // Assess
+    template.hasResourceProperties('AWS::Events::Archive', { EventPattern: { source: ['idv.pipeline'] } });
+    expect(schemas.map((s) => JSON.parse(s.Properties.Content).title).sort()).toEqual(
+      Object.values(DETAIL_TYPES).sort(),
+    );
+  });
+
+  it('routes both webhooks with validation, throttling and access logs', () => {
+    // Prepare
+    const template = synth.template;
+
+    // Act
+    const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
+
+    // Assess
+    expect(methods).toHaveLength(2);
+    for (const method of methods) {
+      expect(method.Properties).toMatchObject({
+        HttpMethod: 'POST',
+        RequestValidatorId: expect.anything(),
+        RequestParameters: { 'method.request.path.token': true },
+        Integration: { Type: 'AWS_PROXY' },
+      });
+    }
+    template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: '{token}' });
+    template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: 'result' });
+    template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: 'upload' });
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          ThrottlingRateLimit: synth.config.webhookRateLimit,
+          ThrottlingBurstLimit: synth.config.webhookBurstLimit,
+          DataTraceEnabled: false,
+        }),
+      ]),
+    });
+    // The access log never records the real path, which contains the secret segment.
+    const stage = Object.values(template.findResources('AWS::ApiGateway::Stage'))[0]!;
+    expect(stage.Properties.AccessLogSetting.Format).not.toContain('$context.path');
+  });
+});
+
+describe('alarms, dashboard and outputs', () => {
+  it('alarms on DLQ depth, queue age, function errors, poll failures and pending results', () => {
+    // Prepare
+    const topic = { Ref: logicalId(synth.stack.monitoring.topic) };
+
+    // Act
+    const alarms = Object.values(synth.template.findResources('AWS::CloudWatch::Alarm')).map(
+      (a) => a.Properties,
+    );
+    const byName = (suffix: string) => alarms.find((a) => a.AlarmName === `idv-pipeline-staging-${suffix}`);
+
+    // Assess
+    for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([topic]);
+    expect(byName('DeadLetterQueueNotEmpty')).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(byName('QueueOldestMessageAge')).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage' });
+    for (const fn of ['Webhook', 'Poll', 'FetchResult']) {
+      expect(byName(`${fn}FunctionErrors`)).toMatchObject({ MetricName: 'Errors', Namespace: 'AWS/Lambda' });
+    }
+    expect(byName('PollFailures')).toMatchObject({
+      Namespace: METRICS.namespace,
+      MetricName: METRICS.names.pollFailures,
+      Dimensions: expect.arrayContaining([{ Name: METRICS.environmentDimension, Value: 'staging' }]),
+    });
+    expect(byName('ResultsPendingTooLong')).toMatchObject({
+      MetricName: METRICS.names.oldestPendingAgeSeconds,
+      Threshold: synth.config.pendingAlarmMinutes * 60,
+    });
+  });
+
+  it('has a dashboard and the operator outputs, none of them a secret value', () => {
+    // Prepare
+    const template = synth.template;
+
+    // Act
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+
+    // Assess
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    expect(Object.keys(outputs)).toEqual(
+      expect.arrayContaining([
+        'WebhookBaseUrl',
+        'EventBusName',
+        'ResultsTableName',
+        'DataBucketName',
+        'ResultsQueueUrl',
+        'DeadLetterQueueUrl',
+        'CredentialsSecretName',
+        'WebhookSecretName',
+      ]),
+    );
+    expect(JSON.stringify(outputs)).not.toContain('resolve:secretsmanager');
+    expect(JSON.stringify(outputs.WebhookBaseUrl!.Value)).toContain('/webhooks/');
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * Runs the real `idv` process (`bin/idv.mjs`, as `npx idv` does) for CLI integration tests.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** Path of the CLI entry shim. */
+export const IDV_BIN = fileURLToPath(new URL('../../bin/idv.mjs', import.meta.url));
+
+/** Outcome of one `idv` run. */
+export interface IdvRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** stdout parsed as JSON (throws when it is not). */
+  json<T = unknown>(): T;
+}
+
+/**
+ * Runs `idv ...args` with `env` added to a minimal environment (no IDV_* variables leak in from the
+ * caller's shell), in `cwd`.
+ */
+export function runIdv(
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<IdvRun> {
+  const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' };
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [IDV_BIN, ...args],
+      {
+        env: { ...env, ...options.env },
+        cwd: options.cwd ?? process.cwd(),
+        timeout: options.timeoutMs ?? 30_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr, json: <T>() => JSON.parse(stdout) as T });
+      },
+    );
+  });
+}

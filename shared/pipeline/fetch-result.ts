@@ -210,11 +210,14 @@ function identifiers(item: ResultItem) {
   };
 }
 
+/** What an event detail needs besides the item. */
+export interface DetailContext {
+  readonly environment: ServiceEnvironment;
+  readonly store: Pick<ResultStorePort, 'table' | 'bucket'>;
+}
+
 /** Event detail of a STORED item: identifiers, results and reason codes only. */
-export function storedDetail(
-  item: ResultItem,
-  deps: Pick<FetchResultDeps, 'environment' | 'store'>,
-): ResultStoredDetail {
+export function storedDetail(item: ResultItem, deps: DetailContext): ResultStoredDetail {
   return {
     ...identifiers(item),
     status: 'STORED',
@@ -233,10 +236,7 @@ export function storedDetail(
 }
 
 /** Event detail of an UNAVAILABLE item. */
-export function unavailableDetail(
-  item: ResultItem,
-  deps: Pick<FetchResultDeps, 'environment' | 'store'>,
-): ResultUnavailableDetail {
+export function unavailableDetail(item: ResultItem, deps: DetailContext): ResultUnavailableDetail {
   return {
     ...identifiers(item),
     status: 'UNAVAILABLE',

@@ -190,7 +190,7 @@ export function buildStoredItem(args: {
     userId: nonEmpty(document.userId) ?? hints.userId,
   };
   const inItem = stored.documentBytes <= MAX_DOCUMENT_BYTES_IN_ITEM;
-  return {
+  return compact({
     ...baseItem(identifiers, args.storedAt, args.retentionDays),
     status: 'STORED',
     result: nonEmpty(document.result),
@@ -201,7 +201,7 @@ export function buildStoredItem(args: {
     objects: stored.objects,
     ...(inItem ? { document } : {}),
     documentInItem: inItem,
-  };
+  });
 }
 
 /** Builds the UNAVAILABLE item for a resultId the service answered 404 to. */
@@ -210,11 +210,16 @@ export function buildUnavailableItem(args: {
   storedAt: string;
   retentionDays: number;
 }): ResultItem {
-  return {
+  return compact({
     ...baseItem(args.hints, args.storedAt, args.retentionDays),
     status: 'UNAVAILABLE',
     reason: 'NOT_FOUND',
-  };
+  });
+}
+
+/** Drops top-level `undefined` attributes, so absent identifiers are absent, not null. */
+function compact<T extends object>(item: T): T {
+  return Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined)) as T;
 }
 
 function isConditionalCheckFailed(error: unknown): boolean {

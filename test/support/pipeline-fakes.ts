@@ -1,0 +1,148 @@
+/**
+ * In-memory fakes of the fetch-result dependencies, with a failure switch per step so a test can make
+ * any step throw once (crash injection).
+ */
+import { readFileSync } from 'node:fs';
+import { Logger } from '@aws-lambda-powertools/logger';
+import Ajv2020 from 'ajv/dist/2020';
+import { NotFoundError } from '../../shared/client/errors';
+import { DETAIL_TYPES } from '../../shared/events/names';
+import type {
+  DocumentsUploadedDetail,
+  EventPublisher,
+  ResultStoredDetail,
+  ResultUnavailableDetail,
+} from '../../shared/events/publisher';
+import type { ResultSource, ResultStorePort } from '../../shared/pipeline/fetch-result';
+import type { ObjectRef, ResultItem, ResultStatus, StoredObjects } from '../../shared/store/result-store';
+import { resultJsonKey } from '../../shared/store/result-store';
+
+export type Step = 'fetch' | 'writeObjects' | 'putItem' | 'publish' | 'mark';
+
+/** Throws once at the armed step. */
+export class Crash {
+  armed: Step | undefined;
+  at(step: Step): void {
+    if (this.armed === step) {
+      this.armed = undefined;
+      throw new Error(`injected crash at ${step}`);
+    }
+  }
+}
+
+export class FakeSource implements ResultSource {
+  calls = 0;
+  constructor(
+    readonly results: Map<string, unknown>,
+    readonly crash = new Crash(),
+  ) {}
+  async getResultBody(resultId: string): Promise<Uint8Array> {
+    this.calls++;
+    this.crash.at('fetch');
+    const result = this.results.get(resultId);
+    if (result === undefined) throw new NotFoundError('service answered 404', { status: 404 });
+    return Buffer.from(JSON.stringify(result));
+  }
+}
+
+export class FakeStore implements ResultStorePort {
+  readonly bucket = 'data-bucket';
+  readonly table = 'results-table';
+  readonly items = new Map<string, ResultItem>();
+  readonly objects = new Map<string, ObjectRef>();
+  objectWrites = 0;
+  constructor(readonly crash = new Crash()) {}
+  async getItem(resultId: string) {
+    const item = this.items.get(resultId);
+    return item && structuredClone(item);
+  }
+  async writeObjects(resultId: string, result: Record<string, unknown>): Promise<StoredObjects> {
+    this.crash.at('writeObjects');
+    const objects: ObjectRef[] = [];
+    for (const [i, image] of ((result.images as Record<string, unknown>[]) ?? []).entries()) {
+      const ref = {
+        key: `results/${resultId}/images/${i}`,
+        contentType: 'image/jpeg',
+        bytes: 1,
+        sha256: 'x',
+      };
+      image.data = ref;
+      objects.push(ref);
+      this.objects.set(ref.key, ref);
+      this.objectWrites++;
+    }
+    return { resultKey: resultJsonKey(resultId), objects, documentBytes: JSON.stringify(result).length };
+  }
+  async putStoredItem(item: ResultItem) {
+    this.crash.at('putItem');
+    const existing = this.items.get(item.resultId);
+    if (existing && existing.status !== 'UNAVAILABLE') return false;
+    this.items.set(item.resultId, structuredClone(item));
+    return true;
+  }
+  async putUnavailableItem(item: ResultItem) {
+    this.crash.at('putItem');
+    if (this.items.has(item.resultId)) return false;
+    this.items.set(item.resultId, structuredClone(item));
+    return true;
+  }
+  async markPublished(resultId: string, status: ResultStatus, at: string) {
+    this.crash.at('mark');
+    const item = this.items.get(resultId);
+    if (item && !item.eventPublishedAt && item.status === status) item.eventPublishedAt = at;
+  }
+}
+
+export class FakePublisher implements EventPublisher {
+  readonly stored: ResultStoredDetail[] = [];
+  readonly unavailable: ResultUnavailableDetail[] = [];
+  readonly uploaded: DocumentsUploadedDetail[] = [];
+  constructor(readonly crash = new Crash()) {}
+  async publishResultStored(detail: ResultStoredDetail) {
+    this.crash.at('publish');
+    this.stored.push(detail);
+  }
+  async publishResultUnavailable(detail: ResultUnavailableDetail) {
+    this.crash.at('publish');
+    this.unavailable.push(detail);
+  }
+  async publishDocumentsUploaded(detail: DocumentsUploadedDetail) {
+    this.crash.at('publish');
+    this.uploaded.push(detail);
+  }
+}
+
+/** A logger that keeps its lines in memory instead of printing. */
+export function memoryLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const logger = new Logger({ serviceName: 'idv-pipeline', logLevel: 'DEBUG' });
+  const sink = (line: unknown) => {
+    lines.push(String(line));
+  };
+  (logger as unknown as { console: Record<string, unknown> }).console = {
+    log: sink,
+    info: sink,
+    warn: sink,
+    error: sink,
+    debug: sink,
+    trace: sink,
+  };
+  return { logger, lines };
+}
+
+/** Validators of the shipped schemas (date-time checked by pattern; no extra format package needed). */
+export function eventValidators() {
+  const ajv = new Ajv2020({ allErrors: true, strict: true });
+  ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+  const load = (name: string) =>
+    ajv.compile(
+      JSON.parse(
+        readFileSync(new URL(`../../shared/events/schemas/${name}.schema.json`, import.meta.url), 'utf8'),
+      ),
+    );
+  return {
+    [DETAIL_TYPES.resultStored]: load(DETAIL_TYPES.resultStored),
+    [DETAIL_TYPES.resultUnavailable]: load(DETAIL_TYPES.resultUnavailable),
+    [DETAIL_TYPES.documentsUploaded]: load(DETAIL_TYPES.documentsUploaded),
+  };
+}

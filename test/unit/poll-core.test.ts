@@ -1,0 +1,94 @@
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { EnqueueError } from '../../shared/errors';
+import { pollAndEnqueue } from '../../shared/pipeline/poll';
+import { memoryLogger } from '../support/pipeline-fakes';
+
+const sqsMock = mockClient(SQSClient);
+const NOW = new Date('2026-08-11T12:00:00.000Z');
+
+function records(n: number) {
+  return Array.from({ length: n }, (_, i) => ({
+    resultId: `r-${i}`,
+    transactionId: `tx-${i}`,
+    product: 'IDV_STANDARD',
+    completed: new Date(NOW.getTime() - (i + 1) * 1000).toISOString(),
+  }));
+}
+
+function deps(results: unknown[]) {
+  return {
+    source: { poll: async () => ({ results }) as never },
+    sqs: new SQSClient({ region: 'eu-west-1' }),
+    queueUrl: 'https://queue',
+    logger: memoryLogger().logger,
+    now: () => NOW,
+    send: { sleep: async () => {}, random: () => 0 },
+  };
+}
+
+describe('poll core', () => {
+  beforeEach(() => sqsMock.reset());
+
+  it('sends every record in batches of 10 with its poll metadata and reports the oldest age', async () => {
+    // Prepare
+    sqsMock.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+
+    // Act
+    const summary = await pollAndEnqueue(deps(records(23)));
+
+    // Assess
+    const calls = sqsMock.commandCalls(SendMessageBatchCommand).map((c) => c.args[0].input.Entries!);
+    expect(calls.map((e) => e.length)).toEqual([10, 10, 3]);
+    expect(JSON.parse(calls[0]![0]!.MessageBody!)).toEqual({
+      resultId: 'r-0',
+      source: 'poll',
+      transactionId: 'tx-0',
+      product: 'IDV_STANDARD',
+      completed: '2026-08-11T11:59:59.000Z',
+    });
+    expect(summary).toEqual({ pending: 23, enqueued: 23, invalid: 0, oldestAgeSeconds: 23 });
+  });
+
+  it('retries only the failed entries of a batch', async () => {
+    // Prepare
+    sqsMock
+      .on(SendMessageBatchCommand)
+      .resolvesOnce({ Failed: [{ Id: '1', SenderFault: false, Code: 'InternalError' }] })
+      .resolves({ Failed: [] });
+
+    // Act
+    await pollAndEnqueue(deps(records(3)));
+
+    // Assess
+    const second = sqsMock.commandCalls(SendMessageBatchCommand)[1]!.args[0].input.Entries!;
+    expect(second.map((e) => JSON.parse(e.MessageBody!).resultId)).toEqual(['r-1']);
+  });
+
+  it('throws when entries still fail after the bounded retries', async () => {
+    // Prepare
+    sqsMock.on(SendMessageBatchCommand).resolves({ Failed: [{ Id: '0', SenderFault: false, Code: 'X' }] });
+
+    // Act
+    const run = pollAndEnqueue(deps(records(1)));
+
+    // Assess
+    await expect(run).rejects.toBeInstanceOf(EnqueueError);
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(4);
+  });
+
+  it('skips malformed resultIds and duplicates, and sends nothing for an empty poll', async () => {
+    // Prepare
+    sqsMock.on(SendMessageBatchCommand).resolves({ Failed: [] });
+
+    // Act
+    const empty = await pollAndEnqueue(deps([]));
+    const mixed = await pollAndEnqueue(deps([{ resultId: 'a/b' }, { resultId: 'ok' }, { resultId: 'ok' }]));
+
+    // Assess
+    expect(empty).toEqual({ pending: 0, enqueued: 0, invalid: 0, oldestAgeSeconds: 0 });
+    expect(mixed).toMatchObject({ pending: 3, enqueued: 1, invalid: 1 });
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
+  });
+});

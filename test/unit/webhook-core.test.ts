@@ -1,0 +1,124 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { QueueMessage } from '../../shared/pipeline/messages';
+import {
+  handleWebhook,
+  MAX_WEBHOOK_BODY_BYTES,
+  secretsEqual,
+  type WebhookRequest,
+  webhookRouteOf,
+} from '../../shared/pipeline/webhook';
+
+const SECRET = 'A'.repeat(40);
+
+function run(request: Partial<WebhookRequest>) {
+  const enqueued: QueueMessage[] = [];
+  const deps = {
+    secret: vi.fn(async () => SECRET),
+    enqueue: vi.fn(async (m: QueueMessage) => {
+      enqueued.push(m);
+    }),
+    now: () => new Date('2026-08-11T08:00:00.000Z'),
+  };
+  const response = handleWebhook(
+    { route: 'result', token: SECRET, body: '{}', isBase64Encoded: false, ...request },
+    deps,
+  );
+  return { response, enqueued };
+}
+
+describe('webhook core', () => {
+  it.each([
+    [{ resultId: 'abc-123' }],
+    [{ result_id: 'abc-123' }],
+    [{ data: { resultId: 'abc-123' } }],
+    [{ payload: { result_id: 'abc-123' } }],
+    [{ result: { id: 'abc-123' } }],
+  ])('finds the resultId in %j and answers 202', async (body) => {
+    // Act
+    const { response, enqueued } = run({ body: JSON.stringify(body) });
+
+    // Assess
+    expect(await response).toEqual({ statusCode: 202, body: { accepted: true, resultId: 'abc-123' } });
+    expect(enqueued).toEqual([{ resultId: 'abc-123', source: 'webhook' }]);
+  });
+
+  it('passes well-formed hints along and decodes a base64 body', async () => {
+    // Prepare
+    const body = JSON.stringify({ resultId: 'r1', transactionId: 'tx-1', product: 'IDV_LITE', userId: 42 });
+
+    // Act
+    const { response, enqueued } = run({ body: Buffer.from(body).toString('base64'), isBase64Encoded: true });
+
+    // Assess
+    expect((await response).statusCode).toBe(202);
+    expect(enqueued).toEqual([
+      { resultId: 'r1', source: 'webhook', transactionId: 'tx-1', product: 'IDV_LITE' },
+    ]);
+  });
+
+  it.each([
+    ['not json', 400, 'body is not valid JSON'],
+    ['[1,2]', 400, 'body must be a JSON object'],
+    ['', 400, 'body is empty: expected a JSON object'],
+    ['{"other":1}', 400, 'resultId is missing from the body'],
+    ['{"resultId":"../../etc"}', 400, 'resultId is malformed: expected 1-128 letters, digits, "-" or "_"'],
+    [
+      `{"resultId":"${'a'.repeat(129)}"}`,
+      400,
+      'resultId is malformed: expected 1-128 letters, digits, "-" or "_"',
+    ],
+    [`{"pad":"${'x'.repeat(MAX_WEBHOOK_BODY_BYTES)}"}`, 413, 'body must be at most 256 KB'],
+  ])('answers %s with %i naming the problem and enqueues nothing', async (body, status, problem) => {
+    // Act
+    const { response, enqueued } = run({ body });
+
+    // Assess
+    expect(await response).toEqual({ statusCode: status, body: { message: problem } });
+    expect(enqueued).toEqual([]);
+  });
+
+  it('answers 404 and nothing else to a wrong or missing secret', async () => {
+    // Act
+    const wrong = run({ token: 'B'.repeat(40), body: '{"resultId":"r1"}' });
+    const missing = run({ token: undefined, body: '{"resultId":"r1"}' });
+
+    // Assess
+    expect(await wrong.response).toEqual({ statusCode: 404, body: { message: 'Not Found' } });
+    expect(await missing.response).toEqual({ statusCode: 404, body: { message: 'Not Found' } });
+    expect([...wrong.enqueued, ...missing.enqueued]).toEqual([]);
+  });
+
+  it('turns an upload webhook into an upload message', async () => {
+    // Act
+    const { response, enqueued } = run({
+      route: 'upload',
+      body: JSON.stringify({ data: { transactionId: 'tx-7', secureId: 'sec-7' } }),
+    });
+
+    // Assess
+    expect(await response).toEqual({ statusCode: 202, body: { accepted: true, transactionId: 'tx-7' } });
+    expect(enqueued).toEqual([
+      { kind: 'upload', transactionId: 'tx-7', secureId: 'sec-7', uploadedAt: '2026-08-11T08:00:00.000Z' },
+    ]);
+  });
+
+  it('compares secrets exactly', () => {
+    // Assess
+    expect(secretsEqual(SECRET, SECRET)).toBe(true);
+    expect(secretsEqual(SECRET, `${SECRET}x`)).toBe(false);
+    expect(secretsEqual(SECRET, '')).toBe(false);
+  });
+
+  it('reads route and token from the proxy event', () => {
+    // Assess
+    expect(
+      webhookRouteOf({
+        resource: '/webhooks/{token}/result',
+        path: '/webhooks/s3cr3t/result',
+        pathParameters: { token: 's3cr3t' },
+      }),
+    ).toEqual({ route: 'result', token: 's3cr3t' });
+    expect(webhookRouteOf({ path: '/prod/webhooks/abc/upload' })).toEqual({ route: 'upload', token: 'abc' });
+    expect(webhookRouteOf({ path: '/webhooks/abc/other' })).toEqual({});
+  });
+});

@@ -209,3 +209,19 @@ export function pooledImage(slot: ImageSlot, variant: number): PooledImage {
   }
   return image;
 }
+
+const jsonStrings = new Map<string, Buffer>();
+
+/**
+ * `s` as a JSON string literal in UTF-8, cached: pooled base64 strings are shared by every result, so
+ * serialising a result can splice these bytes in instead of re-escaping megabytes per request.
+ * Only for strings that need no JSON escaping (base64).
+ */
+export function jsonStringBytes(s: string): Buffer {
+  let b = jsonStrings.get(s);
+  if (!b) {
+    b = Buffer.from(`"${s}"`, 'latin1');
+    jsonStrings.set(s, b);
+  }
+  return b;
+}

@@ -38,7 +38,7 @@ import {
 } from '../shared/api/schemas';
 import { imageDimensions } from '../shared/image';
 import { type FaultCounts, FaultInjector, type FaultOptions } from './faults';
-import { generatePng } from './images';
+import { generatePng, jsonStringBytes } from './images';
 import { createPrng, deriveSeed, prngUuid } from './prng';
 import { ALL_REASONS } from './reasons';
 import { buildResult, drawOutcome, type Outcome, type VogInput } from './results';
@@ -711,7 +711,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
         // §3: a successful retrieval removes the poll record; the result stays until retention ends.
         delete r.pollRecord;
         resultFetches[resultId] = (resultFetches[resultId] ?? 0) + 1;
-        return r.doc;
+        return serializeResult(r.doc);
       },
     },
     {
@@ -1014,6 +1014,37 @@ function qualityOf(images: Buffer[]): { result: string; message?: string } {
   return { result: 'APPROVED' };
 }
 
+/** A response body already serialised as JSON, in pieces. */
+class JsonParts {
+  constructor(readonly parts: Buffer[]) {}
+}
+
+const PLACEHOLDER_NONCE = randomBytes(8).toString('hex');
+const PLACEHOLDER_RE = new RegExp(`"__sim_image_${PLACEHOLDER_NONCE}_(\\d+)__"`, 'g');
+
+/**
+ * Serialises a result with its (pooled, multi-megabyte) image data spliced in as cached bytes: plain
+ * `JSON.stringify` would scan every base64 character on every request. The nonce keeps placeholders from
+ * colliding with caller-supplied strings such as a customerReference.
+ */
+function serializeResult(doc: VerificationResultDocument): JsonParts {
+  const images = doc.images ?? [];
+  const stripped = {
+    ...doc,
+    images: images.map((img, k) => ({ ...img, data: `__sim_image_${PLACEHOLDER_NONCE}_${k}__` })),
+  };
+  const json = JSON.stringify(stripped);
+  const parts: Buffer[] = [];
+  let last = 0;
+  for (const m of json.matchAll(PLACEHOLDER_RE)) {
+    parts.push(Buffer.from(json.slice(last, m.index), 'utf8'));
+    parts.push(jsonStringBytes(images[Number(m[1])]!.data));
+    last = m.index + m[0].length;
+  }
+  parts.push(Buffer.from(json.slice(last), 'utf8'));
+  return new JsonParts(parts);
+}
+
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -1033,7 +1064,8 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 function sendJson(res: ServerResponse, status: number, payload: unknown, truncate = false): void {
-  const body = Buffer.from(JSON.stringify(payload));
+  const body =
+    payload instanceof JsonParts ? Buffer.concat(payload.parts) : Buffer.from(JSON.stringify(payload));
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(body.length) });
   if (truncate) {
     // Promise the full length, send half, then cut the connection: the client sees a short body.

@@ -1,0 +1,142 @@
+import { App, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadEnvironments, parseEnvironmentConfig } from '../../infra/config';
+import { PipelineStack, stackName } from '../../infra/pipeline-stack';
+import { cdkJsonContext, synthesise } from './stack-fixture';
+
+const minimal = { serviceBaseUrl: 'https://service.example' };
+
+describe('environment configuration', () => {
+  it('rejects production without an explicit retention, saying so', () => {
+    // Prepare
+    const raw = { ...minimal };
+
+    // Act
+    const parse = () => parseEnvironmentConfig('production', raw);
+
+    // Assess
+    expect(parse).toThrow(ConfigError);
+    expect(parse).toThrow('production: retentionDays must be set explicitly (days results are kept)');
+  });
+
+  it('rejects a production stack built from settings lacking retentionDays', () => {
+    // Prepare
+    const { retentionDays: _dropped, ...production } = (
+      cdkJsonContext()['environments'] as Record<string, Record<string, unknown>>
+    )['production']!;
+
+    // Act
+    const build = () => loadEnvironments({ production }, 'production');
+
+    // Assess
+    expect(build).toThrow(/retentionDays must be set explicitly/);
+  });
+
+  it('applies the defaults for staging', () => {
+    // Prepare
+    const raw = { ...minimal };
+
+    // Act
+    const config = parseEnvironmentConfig('staging', raw);
+
+    // Assess
+    expect(config).toMatchObject({
+      serviceEnvironment: 'staging',
+      pollSchedule: 'rate(1 minute)',
+      retentionDays: 30,
+      fetchConcurrency: 2,
+      logLevel: 'INFO',
+      scopes: ['productapi.poll.read', 'productapi.result.read'],
+      removalPolicy: 'retain',
+    });
+  });
+
+  it.each([
+    [{ serviceBaseUrl: 'http://service.example' }, 'serviceBaseUrl must use https'],
+    [{}, 'serviceBaseUrl must be set'],
+    [{ ...minimal, fetchConcurrency: 1 }, 'fetchConcurrency must be an integer >= 2'],
+    [{ ...minimal, retentionDays: 0 }, 'retentionDays must be an integer >= 1'],
+    [{ ...minimal, logRetentionDays: 31 }, 'logRetentionDays must be one of'],
+    [{ ...minimal, scopes: ['admin'] }, 'scopes may only contain'],
+    [{ ...minimal, logLevel: 'LOUD' }, 'logLevel must be one of'],
+    [{ ...minimal, pollSchedule: 'every minute' }, 'pollSchedule must be an EventBridge'],
+    [{ ...minimal, serviceEnvironment: 'dev' }, 'serviceEnvironment must be one of'],
+  ])('rejects %j naming the setting', (raw, message) => {
+    // Prepare
+    const name = 'staging';
+
+    // Act
+    const parse = () => parseEnvironmentConfig(name, raw);
+
+    // Assess
+    expect(parse).toThrow(`staging: ${message}`);
+  });
+
+  it('selects one environment, all of them, or fails on an unknown name', () => {
+    // Prepare
+    const environments = cdkJsonContext()['environments'];
+
+    // Act
+    const all = loadEnvironments(environments).map((c) => c.name);
+    const one = loadEnvironments(environments, 'staging').map((c) => c.name);
+
+    // Assess
+    expect(all).toEqual(['staging', 'production']);
+    expect(one).toEqual(['staging']);
+    expect(() => loadEnvironments(environments, 'qa')).toThrow('unknown environment "qa"');
+  });
+});
+
+describe('both environments synthesise with zero unacknowledged cdk-nag findings', () => {
+  it.each(['staging', 'production'])('%s', (environment) => {
+    // Prepare
+    const { stack, template } = synthesise(environment);
+
+    // Act
+    const report = new AwsSolutionsChecks().validateScope(stack);
+
+    // Assess
+    expect(stack.stackName).toBe(`IdvPipeline-${environment}`);
+    expect(
+      report.violations.map((v) => `${v.ruleName} at ${v.violatingResources[0]?.constructPath}`),
+    ).toEqual([]);
+    template.resourceCountIs('AWS::Lambda::Function', 3);
+  });
+
+  it('keeps production data when the stack is deleted', () => {
+    // Prepare
+    const { template } = synthesise('production');
+
+    // Act
+    const tables = Object.values(template.findResources('AWS::DynamoDB::Table'));
+
+    // Assess
+    expect(tables[0]).toMatchObject({
+      DeletionPolicy: 'Retain',
+      Properties: { DeletionProtectionEnabled: true },
+    });
+    template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
+    template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
+  });
+
+  it('fails app synthesis on a finding nobody acknowledged', () => {
+    // Prepare
+    const context = cdkJsonContext();
+    const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+    const [config] = loadEnvironments(context['environments'], 'staging');
+    const stack = new PipelineStack(app, stackName('staging'), { config: config! });
+    // A wildcard grant without an acknowledgement, as a careless change would add.
+    stack.poller.pollFunction.function.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['s3:*'], resources: ['*'] }),
+    );
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+
+    // Act
+    const synth = () => app.synth();
+
+    // Assess
+    expect(synth).toThrow('AwsSolutions-IAM5[Action::s3:*]');
+  });
+});

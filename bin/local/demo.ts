@@ -1,0 +1,80 @@
+import jpeg from 'jpeg-js';
+import type { MockTestValue, Product } from '../../shared/api/enums';
+import { MIN_UPLOAD_HEIGHT, MIN_UPLOAD_WIDTH } from '../../shared/api/enums';
+import type { IdvClient } from '../../shared/client';
+
+/** One demo transaction to create. */
+export interface DemoPlan {
+  kind: 'secureLink' | 'idVerify';
+  product: Product;
+  /** `undefined`: no `mock-test` header, so the transaction completes after the simulator's delay. */
+  mockTest: MockTestValue | undefined;
+  customerReference: string;
+}
+
+const SECURE_LINK_MIX: [Product, MockTestValue | undefined][] = [
+  ['IDV_STANDARD', 'APPROVED'],
+  ['RTW_STANDARD', 'APPROVED_RP'],
+  ['IDV_PREMIUM', 'APPROVED_EU'],
+  ['IDV_LITE', undefined],
+  ['RTW_PREMIUM', 'DISAPPROVED'],
+  ['IDV_STANDARD', undefined],
+];
+const ID_VERIFY_MIX: [Product, MockTestValue | undefined][] = [
+  ['IDV_STANDARD', 'APPROVED_NON_EU'],
+  ['IDV_LITE', 'TECHNICAL_REJECT'],
+  ['RTW_STANDARD', undefined],
+];
+
+/**
+ * The first `count` demo transactions: two secure links for every identity upload, cycling through
+ * products and `mock-test` outcomes, every third or so without `mock-test` (completes after a delay).
+ */
+export function demoPlan(count: number, runId: string): DemoPlan[] {
+  return Array.from({ length: count }, (_, index) => {
+    const upload = index % 3 === 2;
+    const mix = upload ? ID_VERIFY_MIX : SECURE_LINK_MIX;
+    const position = upload ? Math.floor(index / 3) : index - Math.floor(index / 3);
+    const [product, mockTest] = mix[position % mix.length]!;
+    return {
+      kind: upload ? 'idVerify' : 'secureLink',
+      product,
+      mockTest,
+      customerReference: `demo-${runId}-${String(index + 1).padStart(3, '0')}`,
+    };
+  });
+}
+
+let cachedImage: string | undefined;
+
+/** A plain grey JPEG of the minimum upload size (no person, no document), base64. */
+export function demoImage(): string {
+  if (!cachedImage) {
+    const width = MIN_UPLOAD_WIDTH;
+    const height = MIN_UPLOAD_HEIGHT;
+    const data = Buffer.alloc(width * height * 4, 0xa0);
+    cachedImage = jpeg.encode({ data, width, height }, 50).data.toString('base64');
+  }
+  return cachedImage;
+}
+
+/** Creates one demo transaction through the client and returns its transactionId. */
+export async function createDemoTransaction(client: IdvClient, plan: DemoPlan): Promise<string> {
+  const options = plan.mockTest ? { mockTest: plan.mockTest } : {};
+  if (plan.kind === 'secureLink') {
+    const link = await client.createSecureLink(
+      { product: plan.product, customerReference: plan.customerReference, disableCommunication: true },
+      options,
+    );
+    return link.transactionId;
+  }
+  const upload = await client.verifyIdentity(
+    {
+      product: plan.product as 'IDV_LITE' | 'IDV_STANDARD' | 'RTW_STANDARD',
+      customerReference: plan.customerReference,
+      images: [{ data: demoImage(), type: 'PASSPORT' }],
+    },
+    options,
+  );
+  return upload.transactionId;
+}

@@ -4,7 +4,7 @@
  */
 import { PATHS } from '../api/enums';
 import { tokenRequestSchema, tokenResponseSchema } from '../api/schemas';
-import { ResponseFormatError, UnauthorizedError } from './errors';
+import { RequestValidationError, ResponseFormatError, UnauthorizedError } from './errors';
 import { parseJsonOrUndefined, sendWithRetry, sleep } from './http';
 import type { RetryOptions } from './retry';
 import type { AccessToken } from './token-provider';
@@ -27,9 +27,15 @@ export interface FetchAccessTokenOptions {
 export async function fetchAccessToken(options: FetchAccessTokenOptions): Promise<AccessToken> {
   const now = options.now ?? Date.now;
   if (!options.clientId || !options.clientSecret) {
-    throw new UnauthorizedError('client id and client secret are required to request an access token', {
-      status: 0,
-    });
+    throw new RequestValidationError(
+      [
+        {
+          path: options.clientId ? 'clientSecret' : 'clientId',
+          message: 'is required to request an access token',
+        },
+      ],
+      'invalid token request',
+    );
   }
   const body = validateRequest(tokenRequestSchema, { scopes: [...options.scopes] }, 'token request');
   const basic = Buffer.from(`${options.clientId}:${options.clientSecret}`, 'utf8').toString('base64');

@@ -108,6 +108,7 @@ async function main(): Promise<void> {
     host: str('host') ?? '127.0.0.1',
     port: num('port', str('port')) ?? 0,
     faults,
+    warmImagePool: true,
   };
   const seed = num('seed', str('seed'));
   if (seed !== undefined) options.seed = seed;

@@ -38,7 +38,14 @@ import {
 } from '../shared/api/schemas';
 import { imageDimensions } from '../shared/image';
 import { type FaultCounts, FaultInjector, type FaultOptions } from './faults';
-import { generatePng, jsonStringBytes } from './images';
+import {
+  generatePng,
+  IMAGE_SLOTS,
+  type ImageSlot,
+  jsonStringBytes,
+  POOL_VARIANTS,
+  pooledImage,
+} from './images';
 import { createPrng, deriveSeed, prngUuid } from './prng';
 import { ALL_REASONS } from './reasons';
 import { buildResult, drawOutcome, type Outcome, type VogInput } from './results';
@@ -78,6 +85,12 @@ export interface SimulatorOptions {
   defaultUserId?: string;
   /** Requests kept in `RunningSimulator.requests` (oldest dropped first). @default 1000 */
   maxRecordedRequests?: number;
+  /**
+   * Generate the result image pool in the background right after start (one image per event-loop turn),
+   * so the first completion does not block for ~2 s. @default false (tests that never fetch results
+   * should not pay for it); the CLI turns it on.
+   */
+  warmImagePool?: boolean;
   /** Wall clock; the virtual clock adds `advanceTime` offsets to it. @default Date.now */
   now?: () => number;
 }
@@ -400,6 +413,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     }
     for (const [id, r] of results) {
       if (r.expiresAt <= t0) results.delete(id);
+    }
+    // An expired token answers 401 whether it is kept or not; dropping it bounds memory.
+    for (const [token, t] of tokens) {
+      if (t.expiresAt <= t0) tokens.delete(token);
     }
   }
 
@@ -941,6 +958,21 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   // Completions and webhooks happen even when nobody polls; the timer never keeps the process alive.
   const ticker = setInterval(tick, 100);
   ticker.unref();
+  let warming: NodeJS.Immediate | undefined;
+  if (options.warmImagePool) {
+    const slots = (Object.keys(IMAGE_SLOTS) as ImageSlot[]).flatMap((slot) =>
+      Array.from({ length: POOL_VARIANTS }, (_, v) => [slot, v] as const),
+    );
+    const next = () => {
+      const item = slots.shift();
+      if (!item) return;
+      pooledImage(item[0], item[1]);
+      warming = setImmediate(next);
+      warming.unref();
+    };
+    warming = setImmediate(next);
+    warming.unref();
+  }
 
   return {
     url: base.url,
@@ -951,6 +983,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     control,
     close: async () => {
       clearInterval(ticker);
+      if (warming) clearImmediate(warming);
       webhooks.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

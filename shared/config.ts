@@ -1,3 +1,6 @@
+import { ENVIRONMENTS, type ServiceEnvironment } from './api/enums';
+import { ConfigError } from './errors';
+
 /**
  * Names of every environment variable the functions read. `infra/` imports these constants when it
  * sets them, so the stack and the code cannot drift. Values are read once, at module load, by the
@@ -34,9 +37,6 @@ export type EnvName = (typeof ENV)[keyof typeof ENV];
 // ---------------------------------------------------------------------------------------------------
 // Loaders: each function reads its variables once, at module load, and fails naming the variable.
 // ---------------------------------------------------------------------------------------------------
-
-import { ENVIRONMENTS, type ServiceEnvironment } from './api/enums';
-import { ConfigError } from './errors';
 
 /** Scopes the pipeline needs when `IDV_SCOPES` is not set: reading poll records and results. */
 export const DEFAULT_PIPELINE_SCOPES = ['productapi.poll.read', 'productapi.result.read'] as const;

@@ -87,12 +87,14 @@ export class PipelineStack extends Stack {
     });
     const poller = new Poller(this, 'Poller', {
       config,
+      encryptionKey: key,
       queue: results.queue,
       secrets,
       logRemovalPolicy: dataRemoval,
     });
     const fetcher = new ResultFetcher(this, 'ResultFetcher', {
       config,
+      encryptionKey: key,
       queue: results.queue,
       table,
       bucket: data.bucket,

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -27,6 +28,8 @@ export interface PipelineFunctionProps {
   readonly memorySize?: number;
   /** What happens to the log group when the stack is deleted. */
   readonly logRemovalPolicy: RemovalPolicy;
+  /** Key that encrypts the log group (the stack key; its policy admits CloudWatch Logs). */
+  readonly logEncryptionKey: kms.IKey;
 }
 
 /**
@@ -47,6 +50,7 @@ export class PipelineFunction extends Construct {
 
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       retention: config.logRetentionDays as logs.RetentionDays,
+      encryptionKey: props.logEncryptionKey,
       removalPolicy: props.logRemovalPolicy,
     });
 

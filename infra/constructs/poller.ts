@@ -2,6 +2,7 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
@@ -19,6 +20,8 @@ export interface PollerProps {
   readonly secrets: Secrets;
   /** What happens to the log group when the stack is deleted. */
   readonly logRemovalPolicy: RemovalPolicy;
+  /** Key that encrypts the function's log group. */
+  readonly encryptionKey: kms.IKey;
 }
 
 /**
@@ -43,6 +46,7 @@ export class Poller extends Construct {
       // Shorter than the schedule period, so two runs never overlap.
       timeout: Duration.seconds(50),
       logRemovalPolicy: props.logRemovalPolicy,
+      logEncryptionKey: props.encryptionKey,
     });
     const fn = this.pollFunction;
     fn.addEnvironment(ENV.serviceBaseUrl, config.serviceBaseUrl);

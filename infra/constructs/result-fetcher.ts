@@ -3,6 +3,7 @@ import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -34,6 +35,8 @@ export interface ResultFetcherProps {
   readonly secrets: Secrets;
   /** What happens to the log group when the stack is deleted. */
   readonly logRemovalPolicy: RemovalPolicy;
+  /** Key that encrypts the function's log group. */
+  readonly encryptionKey: kms.IKey;
 }
 
 /**
@@ -58,6 +61,7 @@ export class ResultFetcher extends Construct {
       // Results carry several base64 images; decoding them needs headroom.
       memorySize: 1024,
       logRemovalPolicy: props.logRemovalPolicy,
+      logEncryptionKey: props.encryptionKey,
     });
     const fn = this.fetchResultFunction;
     // cdk-nag names the bucket by its logical id in the finding it reports for the prefix grant.

@@ -48,6 +48,7 @@ export class WebhookApi extends Construct {
       config,
       memorySize: 256,
       logRemovalPolicy: props.logRemovalPolicy,
+      logEncryptionKey: props.encryptionKey,
     });
     this.webhookFunction.addEnvironment(ENV.webhookSecretId, props.webhookSecret.secretArn);
     props.webhookSecret.grantRead(this.webhookFunction.function);

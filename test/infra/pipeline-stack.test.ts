@@ -131,7 +131,7 @@ describe('IAM, least privilege per function', () => {
 });
 
 describe('encryption at rest and in transit', () => {
-  it('encrypts queue, DLQ, table, bucket, secrets, topic and access logs with the rotating key', () => {
+  it('encrypts queue, DLQ, table, bucket, secrets, topic and every log group with the rotating key', () => {
     // Prepare
     const keyArn = { 'Fn::GetAtt': [Match.stringLikeRegexp('^EncryptionKey'), 'Arn'] };
 
@@ -155,7 +155,8 @@ describe('encryption at rest and in transit', () => {
     });
     template.resourcePropertiesCountIs('AWS::SecretsManager::Secret', { KmsKeyId: keyArn }, 3);
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: keyArn });
-    template.hasResourceProperties('AWS::Logs::LogGroup', { KmsKeyId: keyArn });
+    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { KmsKeyId: keyArn }, 4);
+    template.resourceCountIs('AWS::Logs::LogGroup', 4);
   });
 
   it('denies non-TLS access to both buckets and both queues', () => {

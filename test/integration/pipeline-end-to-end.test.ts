@@ -3,11 +3,11 @@
  * emulators (dynalite, s3rver, fauxqs, local Secrets Manager and EventBridge), over real connections.
  */
 import { createHash } from 'node:crypto';
-import { DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWebhookEndpoint, type WebhookEndpoint } from '../../bin/local/api-gateway';
@@ -61,7 +61,7 @@ let fetchHandler: SqsHandler;
 let source: SqsEventSource;
 let sqs: SQSClient;
 let s3: S3Client;
-let dynamo: DynamoDBClient;
+let dynamo: DynamoDBDocumentClient;
 let secrets: SecretsManagerClient;
 let upstream: IdvClient;
 const captured: string[] = [];
@@ -96,10 +96,8 @@ async function drain(maxRounds = 20): Promise<void> {
 }
 
 async function item(resultId: string) {
-  const { Item } = await dynamo.send(
-    new GetItemCommand({ TableName: resources.tableName, Key: { resultId: { S: resultId } } }),
-  );
-  return Item && unmarshall(Item);
+  const { Item } = await dynamo.send(new GetCommand({ TableName: resources.tableName, Key: { resultId } }));
+  return Item;
 }
 
 async function objectKeys(resultId: string): Promise<string[]> {
@@ -169,7 +167,7 @@ describe('results pipeline (simulator + local AWS)', () => {
 
     sqs = new SQSClient(clientConfig(aws, 'sqs'));
     s3 = new S3Client(clientConfig(aws, 's3'));
-    dynamo = new DynamoDBClient(clientConfig(aws, 'dynamodb'));
+    dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
     source = new SqsEventSource({
       sqs,
       queueUrl: resources.queueUrl,
@@ -276,7 +274,7 @@ describe('results pipeline (simulator + local AWS)', () => {
 
     // Assess
     const { Items } = await dynamo.send(new ScanCommand({ TableName: resources.tableName }));
-    expect(Items!.filter((i) => i.resultId?.S === resultId)).toHaveLength(1);
+    expect(Items!.filter((i) => i.resultId === resultId)).toHaveLength(1);
     expect(await objectKeys(resultId)).toEqual(keysAfterFirst);
     expect(eventsFor(resultId).length).toBeGreaterThanOrEqual(1);
     expect(sim.control.stats().resultFetches[resultId]).toBe(1);
@@ -477,7 +475,7 @@ describe('results pipeline (simulator + local AWS)', () => {
     );
     forbidden.add(cached.accessToken);
     for (const raw of Items ?? []) {
-      const stored = unmarshall(raw);
+      const stored = raw;
       if (stored.status !== 'STORED') continue;
       const served = await upstream.getResult(stored.resultId);
       collectPersonal(served, forbidden);

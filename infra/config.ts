@@ -154,6 +154,10 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
     throw new ConfigError(`${name}: serviceEnvironment must be one of ${ENVIRONMENTS.join(', ')}`);
   }
 
+  // SQS event sources accept 2..1000; the value itself is what protects the service from a backlog.
+  const fetchConcurrency = integer(raw, name, 'fetchConcurrency', 2, 2);
+  if (fetchConcurrency > 1000) throw new ConfigError(`${name}: fetchConcurrency must be at most 1000`);
+
   const account = optionalString(raw, name, 'account');
   const region = optionalString(raw, name, 'region');
   return {
@@ -167,8 +171,7 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
     logRetentionDays,
     ...(alarmEmail !== undefined && { alarmEmail }),
     scopes: scopesRaw as string[],
-    // Below 2 the event source rejects the setting; the service is protected by the upper bound.
-    fetchConcurrency: integer(raw, name, 'fetchConcurrency', 2, 2),
+    fetchConcurrency,
     logLevel: logLevel as LogLevel,
     pendingAlarmMinutes: integer(raw, name, 'pendingAlarmMinutes', 1, 30),
     webhookRateLimit: integer(raw, name, 'webhookRateLimit', 1, 20),

@@ -57,6 +57,7 @@ describe('environment configuration', () => {
     [{ serviceBaseUrl: 'http://service.example' }, 'serviceBaseUrl must use https'],
     [{}, 'serviceBaseUrl must be set'],
     [{ ...minimal, fetchConcurrency: 1 }, 'fetchConcurrency must be an integer >= 2'],
+    [{ ...minimal, fetchConcurrency: 1001 }, 'fetchConcurrency must be at most 1000'],
     [{ ...minimal, retentionDays: 0 }, 'retentionDays must be an integer >= 1'],
     [{ ...minimal, logRetentionDays: 31 }, 'logRetentionDays must be one of'],
     [{ ...minimal, scopes: ['admin'] }, 'scopes may only contain'],

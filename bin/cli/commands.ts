@@ -2,7 +2,14 @@
  * Registry of `idv` commands. To add one, write a `CliCommand` in its own module and add it here
  * (one line); help and dispatch pick it up.
  */
+import { dlqRedriveCommand } from './dlq';
 import { resultGetCommand } from './result';
+import {
+  resultsByReferenceCommand,
+  resultsByTransactionCommand,
+  resultsGetCommand,
+  resultsListCommand,
+} from './results';
 import { secureLinkBulkCommand, secureLinkCreateCommand } from './secure-link';
 import {
   faceLinkPackageCommand,
@@ -28,4 +35,9 @@ export const COMMANDS: readonly CliCommand[] = [
   faceLinkPackageCommand,
   pollCommand,
   resultGetCommand,
+  resultsGetCommand,
+  resultsListCommand,
+  resultsByTransactionCommand,
+  resultsByReferenceCommand,
+  dlqRedriveCommand,
 ];

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -11,13 +11,13 @@ import {
   clientConfig,
   createPipelineResources,
   type LocalAws,
-  type PipelineResources,
   pipelineEnv,
   startLocalAws,
 } from './local-aws';
 import { EventTally, emptySummary, formatEventLine, type RunSummary } from './run-report';
 import { type Schedule, scheduledEvent, startSchedule } from './scheduler';
 import { queueDepth, SqsEventSource, type SqsHandler } from './sqs-event-source';
+import { readLiveStack, STACK_FILE, type StackFile } from './stack-file';
 
 /** Scopes the pipeline functions request (poll and result read). */
 export const PIPELINE_SCOPES = ['productapi.poll.read', 'productapi.result.read'] as const;
@@ -65,32 +65,8 @@ export class RunDependencyError extends Error {
   override readonly name = 'RunDependencyError';
 }
 
-/** What `npm start` leaves in `<dataDir>/stack.json` so `idv … --local` can reach the running stack. */
-export interface StackFile {
-  pid: number;
-  startedAt: string;
-  region: string;
-  credentials: { accessKeyId: string; secretAccessKey: string };
-  endpoints: LocalAws['endpoints'];
-  resources: PipelineResources;
-}
-
 const LOCAL_CLIENT = { clientId: 'local-demo-client', clientSecret: 'local-demo-secret' };
-const STACK_FILE = 'stack.json';
 const SIMULATOR_PORT = 4010;
-
-/** Reads `<dataDir>/stack.json` when the process that wrote it is still alive. */
-export function readLiveStack(dataDir: string): StackFile | undefined {
-  const file = join(dataDir, STACK_FILE);
-  if (!existsSync(file)) return undefined;
-  try {
-    const stack = JSON.parse(readFileSync(file, 'utf8')) as StackFile;
-    process.kill(stack.pid, 0);
-    return stack;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Runs the whole pipeline locally: emulators, simulator (or an external service), webhook endpoint,

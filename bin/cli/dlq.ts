@@ -1,0 +1,49 @@
+/** `idv dlq redrive`: move dead-lettered messages back to the results queue. */
+import { redriveDlq } from '../../shared/queries/dlq';
+import { DLQ_URL_VARIABLE } from '../local/aws-target';
+import { UsageError } from './errors';
+import { int, str } from './flags';
+import { openTarget, progress } from './results';
+import type { CliCommand } from './types';
+
+export const dlqRedriveCommand: CliCommand = {
+  path: ['dlq', 'redrive'],
+  summary: 'Move dead-lettered messages back to the results queue (source "redrive")',
+  usage: 'dlq redrive [--max N] [--local | --queue-url URL --dlq-url URL]',
+  help: `  --max N              move at most N messages
+  --local              the local stack (a running \`npm start\`; its queues live only while it runs)
+  --data-dir DIR       data directory of the local stack (default .local)
+  --queue-url URL      IDV_RESULTS_QUEUE_URL  results queue (AWS)
+  --dlq-url URL        ${DLQ_URL_VARIABLE}            its dead-letter queue (AWS)
+Malformed messages stay in the DLQ. AWS credentials and region come from the standard AWS environment.`,
+  options: {
+    local: { type: 'boolean' },
+    'data-dir': { type: 'string' },
+    'queue-url': { type: 'string' },
+    'dlq-url': { type: 'string' },
+    max: { type: 'string' },
+  },
+  connection: false,
+  run: async (ctx) => {
+    const target = await openTarget(ctx, { queueUrl: str(ctx, 'queue-url'), dlqUrl: str(ctx, 'dlq-url') });
+    const bar = progress(ctx.io);
+    try {
+      if (!target.queueUrl || !target.dlqUrl) {
+        throw new UsageError(
+          'need the queue and DLQ: pass --queue-url and --dlq-url, or use --local',
+          'dlq redrive',
+        );
+      }
+      return await redriveDlq({
+        sqs: target.sqs,
+        queueUrl: target.queueUrl,
+        dlqUrl: target.dlqUrl,
+        max: int(ctx, 'max', 'dlq redrive'),
+        onProgress: (summary) => bar.update(`moved ${summary.moved}, kept ${summary.kept}`),
+      });
+    } finally {
+      bar.done();
+      await target.close();
+    }
+  },
+};

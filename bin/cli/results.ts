@@ -1,0 +1,209 @@
+/**
+ * `idv results …`: analyst queries over the stored results (DynamoDB table + S3 bucket), against AWS or,
+ * with `--local`, the local stack. Output is JSON on stdout; progress goes to stderr (a live line on a
+ * terminal, plain lines otherwise).
+ */
+import { resolve } from 'node:path';
+import {
+  ChecksumMismatchError,
+  downloadResult,
+  getResult,
+  listResults,
+  resultsByReference,
+  resultsByTransaction,
+  summarize,
+} from '../../shared/queries/results';
+import { type AwsTarget, openAwsTarget } from '../local/aws-target';
+import { UsageError } from './errors';
+import { str } from './flags';
+import type { CliCommand, CliIo, CommandContext } from './types';
+
+/** Flags shared by the results and dlq commands: where the stored results are. */
+export const TARGET_OPTIONS = {
+  local: { type: 'boolean' },
+  'data-dir': { type: 'string' },
+  table: { type: 'string' },
+  bucket: { type: 'string' },
+} as const;
+
+/** Help text of {@link TARGET_OPTIONS}. */
+export const TARGET_HELP = `Where:
+  --local              the local stack (a running \`npm start\`, else its persisted data in .local/)
+  --data-dir DIR       data directory of the local stack (default .local)
+  --table NAME         IDV_RESULTS_TABLE   results table (AWS)
+  --bucket NAME        IDV_DATA_BUCKET     data bucket (AWS)
+AWS credentials and region come from the standard AWS environment/profile.`;
+
+/** Opens the target named by the flags; the caller closes it. */
+export async function openTarget(ctx: CommandContext, extra: { queueUrl?: string; dlqUrl?: string } = {}) {
+  return openAwsTarget({
+    local: ctx.values['local'] === true,
+    dataDir: str(ctx, 'data-dir')
+      ? resolve(ctx.io.cwd, str(ctx, 'data-dir')!)
+      : resolve(ctx.io.cwd, '.local'),
+    table: str(ctx, 'table'),
+    bucket: str(ctx, 'bucket'),
+    ...extra,
+    env: ctx.io.env,
+  });
+}
+
+/** Progress on stderr: rewritten in place on a terminal, one plain line each otherwise. */
+export function progress(io: CliIo): { update(line: string): void; done(): void } {
+  const tty = process.stderr.isTTY === true;
+  let shown = false;
+  return {
+    update: (line) => {
+      if (tty) {
+        io.stderr(`\r\x1b[2K${line}`);
+        shown = true;
+      } else {
+        io.stderr(`${line}\n`);
+      }
+    },
+    done: () => {
+      if (shown) io.stderr('\n');
+    },
+  };
+}
+
+async function withTarget<T>(
+  ctx: CommandContext,
+  command: string,
+  work: (target: AwsTarget, table: string) => Promise<T>,
+) {
+  const target = await openTarget(ctx);
+  try {
+    if (!target.tableName)
+      throw new UsageError('no results table: pass --table, set IDV_RESULTS_TABLE, or use --local', command);
+    return await work(target, target.tableName);
+  } finally {
+    await target.close();
+  }
+}
+
+function onePositional(ctx: CommandContext, what: string, command: string): string {
+  const [value, extra] = ctx.positionals;
+  if (!value) throw new UsageError(`missing ${what}`, command);
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`, command);
+  return value;
+}
+
+/** `idv results get RESULT_ID [--out DIR]`. */
+export const resultsGetCommand: CliCommand = {
+  path: ['results', 'get'],
+  summary:
+    'Print a stored result item; with --out also write result.json and every image and file (SHA-256 checked)',
+  usage: 'results get RESULT_ID [--out DIR] [--local | --table T --bucket B]',
+  help: `  --out DIR            write result.json and the images and files of the result into DIR\n\n${TARGET_HELP}`,
+  options: { ...TARGET_OPTIONS, out: { type: 'string' } },
+  positionals: true,
+  connection: false,
+  run: (ctx) =>
+    withTarget(ctx, 'results get', async (target, tableName) => {
+      const resultId = onePositional(ctx, 'RESULT_ID', 'results get');
+      const deps = { dynamo: target.dynamo, s3: target.s3, tableName };
+      const item = await getResult(deps, resultId);
+      if (!item) throw new Error(`no stored result ${resultId} in ${target.description}`);
+      const out = str(ctx, 'out');
+      if (out) {
+        const bar = progress(ctx.io);
+        try {
+          await downloadResult(deps, item, resolve(ctx.io.cwd, out), (file, index, total) =>
+            bar.update(`${index}/${total} ${file.path} (${file.bytes} bytes, sha256 ok)`),
+          );
+        } catch (error) {
+          if (error instanceof ChecksumMismatchError)
+            throw new Error(`${error.message}; nothing more written`);
+          throw error;
+        } finally {
+          bar.done();
+        }
+      }
+      return item;
+    }),
+};
+
+/** `idv results list [--since DATE] [--until DATE] [--result R] [--product P]`. */
+export const resultsListCommand: CliCommand = {
+  path: ['results', 'list'],
+  summary: 'List stored results by completion time (byCompletedDay index, one query per day)',
+  usage: 'results list [--since DATE] [--until DATE] [--result R] [--product P] [--local | --table T]',
+  help: `  --since DATE         yyyy-MM-dd or ISO timestamp, UTC (default: 7 days before --until)
+  --until DATE         yyyy-MM-dd (end of that day) or ISO timestamp (default: now)
+  --result R           only this overall result (APPROVED, DISAPPROVED, TECHNICAL_REJECT, UNKNOWN)
+  --product P          only this product (e.g. IDV_STANDARD)\n\n${TARGET_HELP}`,
+  options: {
+    ...TARGET_OPTIONS,
+    since: { type: 'string' },
+    until: { type: 'string' },
+    result: { type: 'string' },
+    product: { type: 'string' },
+  },
+  connection: false,
+  run: (ctx) =>
+    withTarget(ctx, 'results list', async (target, tableName) => {
+      const until = parseDate(str(ctx, 'until'), 'until') ?? new Date();
+      const since = parseDate(str(ctx, 'since'), 'since') ?? new Date(until.getTime() - 7 * 86_400_000);
+      const bar = progress(ctx.io);
+      try {
+        const items = await listResults(
+          { dynamo: target.dynamo, s3: target.s3, tableName },
+          { since, until, result: str(ctx, 'result'), product: str(ctx, 'product') },
+          (day, found) => bar.update(`${day}: ${found} result(s)`),
+        );
+        return items.map(summarize);
+      } catch (error) {
+        if (error instanceof RangeError) throw new UsageError(error.message, 'results list');
+        throw error;
+      } finally {
+        bar.done();
+      }
+    }),
+};
+
+/** `idv results by-transaction ID`. */
+export const resultsByTransactionCommand: CliCommand = {
+  path: ['results', 'by-transaction'],
+  summary: 'List the stored results of one transaction',
+  usage: 'results by-transaction TRANSACTION_ID [--local | --table T]',
+  help: TARGET_HELP,
+  options: TARGET_OPTIONS,
+  positionals: true,
+  connection: false,
+  run: (ctx) =>
+    withTarget(ctx, 'results by-transaction', async (target, tableName) => {
+      const id = onePositional(ctx, 'TRANSACTION_ID', 'results by-transaction');
+      return (await resultsByTransaction({ dynamo: target.dynamo, s3: target.s3, tableName }, id)).map(
+        summarize,
+      );
+    }),
+};
+
+/** `idv results by-reference REF`. */
+export const resultsByReferenceCommand: CliCommand = {
+  path: ['results', 'by-reference'],
+  summary: 'List the stored results of one customer reference',
+  usage: 'results by-reference CUSTOMER_REFERENCE [--local | --table T]',
+  help: TARGET_HELP,
+  options: TARGET_OPTIONS,
+  positionals: true,
+  connection: false,
+  run: (ctx) =>
+    withTarget(ctx, 'results by-reference', async (target, tableName) => {
+      const reference = onePositional(ctx, 'CUSTOMER_REFERENCE', 'results by-reference');
+      return (await resultsByReference({ dynamo: target.dynamo, s3: target.s3, tableName }, reference)).map(
+        summarize,
+      );
+    }),
+};
+
+/** `yyyy-MM-dd` as a bound: the start of the day for --since, its end for --until. */
+function parseDate(value: string | undefined, flag: 'since' | 'until'): Date | undefined {
+  if (value === undefined) return undefined;
+  const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const date = new Date(dayOnly ? `${value}T${flag === 'since' ? '00:00:00.000' : '23:59:59.999'}Z` : value);
+  if (Number.isNaN(date.getTime()))
+    throw new UsageError(`--${flag} must be yyyy-MM-dd or an ISO timestamp`, `results list`);
+  return date;
+}

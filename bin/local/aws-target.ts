@@ -1,0 +1,95 @@
+import { resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ENV } from '../../shared/config';
+import { createPipelineResources, startLocalAws } from './local-aws';
+import { readLiveStack } from './stack-file';
+
+/** Environment variable of the DLQ URL for the operator commands (the functions never need it). */
+export const DLQ_URL_VARIABLE = 'IDV_DLQ_URL';
+
+/** Where the analyst and operator commands read and write. */
+export interface AwsTarget {
+  dynamo: DynamoDBDocumentClient;
+  s3: S3Client;
+  sqs: SQSClient;
+  tableName?: string;
+  bucketName?: string;
+  queueUrl?: string;
+  dlqUrl?: string;
+  /** `aws`, `local (npm start)` or `local (emulators started for this command)`. */
+  description: string;
+  close(): Promise<void>;
+}
+
+/** Flags/environment naming the target. */
+export interface AwsTargetOptions {
+  local: boolean;
+  dataDir?: string;
+  table?: string;
+  bucket?: string;
+  queueUrl?: string;
+  dlqUrl?: string;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Opens the results store: with `local`, the running `npm start` (found through `.local/stack.json`)
+ * or, when none runs, the emulators started here on the persisted data; else AWS, with names from the
+ * flags or the functions' environment variables and credentials from the standard AWS chain.
+ */
+export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarget> {
+  if (!options.local) {
+    const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+    const s3 = new S3Client({ forcePathStyle: options.env[ENV.s3ForcePathStyle] === 'true' });
+    const sqs = new SQSClient({});
+    return {
+      dynamo,
+      s3,
+      sqs,
+      tableName: options.table ?? options.env[ENV.resultsTableName],
+      bucketName: options.bucket ?? options.env[ENV.dataBucketName],
+      queueUrl: options.queueUrl ?? options.env[ENV.resultsQueueUrl],
+      dlqUrl: options.dlqUrl ?? options.env[DLQ_URL_VARIABLE],
+      description: 'aws',
+      close: async () => {
+        for (const client of [dynamo, s3, sqs]) client.destroy();
+      },
+    };
+  }
+  const dataDir = resolve(options.dataDir ?? '.local');
+  const running = readLiveStack(dataDir);
+  let endpoints = running?.endpoints;
+  let resources = running?.resources;
+  let region = running?.region;
+  let credentials = running?.credentials;
+  let stop: (() => Promise<void>) | undefined;
+  if (!running) {
+    const aws = await startLocalAws({ dataDir });
+    stop = () => aws.close();
+    resources = await createPipelineResources(aws);
+    ({ endpoints, region, credentials } = aws);
+  }
+  const config = (endpoint: string) => ({ region: region!, endpoint, credentials: credentials! });
+  const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(config(endpoints!.dynamodb)));
+  const s3 = new S3Client({ ...config(endpoints!.s3), forcePathStyle: true });
+  const sqs = new SQSClient(config(endpoints!.sqs));
+  return {
+    dynamo,
+    s3,
+    sqs,
+    tableName: resources!.tableName,
+    bucketName: resources!.bucketName,
+    queueUrl: resources!.queueUrl,
+    dlqUrl: resources!.dlqUrl,
+    description: running
+      ? `local (npm start, pid ${running.pid})`
+      : 'local (emulators started for this command)',
+    close: async () => {
+      for (const client of [dynamo, s3, sqs]) client.destroy();
+      await stop?.();
+    },
+  };
+}

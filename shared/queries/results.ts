@@ -1,0 +1,191 @@
+/**
+ * Analyst queries over the results table and bucket: one result, a transaction's or a customer
+ * reference's results, and results by completion day (the `byCompletedDay` index, queried day by day,
+ * never a Scan). Used by `idv results …`; works against AWS and the local emulators alike.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { ResultItem } from '../store/result-store';
+import { RESULTS_TABLE } from '../store/table-schema';
+
+/** Where the results live. */
+export interface ResultsQueryDeps {
+  dynamo: DynamoDBDocumentClient;
+  s3: S3Client;
+  tableName: string;
+}
+
+/** Filters of {@link listResults}; dates are `yyyy-MM-dd` or ISO timestamps (UTC). */
+export interface ListFilter {
+  since: Date;
+  until: Date;
+  result?: string;
+  product?: string;
+}
+
+/** A stored object that did not match its recorded SHA-256. */
+export class ChecksumMismatchError extends Error {
+  override readonly name = 'ChecksumMismatchError';
+  constructor(readonly key: string) {
+    super(`SHA-256 of ${key} does not match the stored checksum`);
+  }
+}
+
+/** Longest `--since`..`--until` span listed, so a typo cannot start a query per day for decades. */
+export const MAX_LIST_DAYS = 366;
+
+/** The item of one result, or `undefined`. */
+export async function getResult(deps: ResultsQueryDeps, resultId: string): Promise<ResultItem | undefined> {
+  const { Item } = await deps.dynamo.send(
+    new GetCommand({ TableName: deps.tableName, Key: { [RESULTS_TABLE.partitionKey]: resultId } }),
+  );
+  return Item as ResultItem | undefined;
+}
+
+/** Every result of a transaction, oldest first. */
+export function resultsByTransaction(deps: ResultsQueryDeps, transactionId: string): Promise<ResultItem[]> {
+  const index = RESULTS_TABLE.indexes.byTransactionId;
+  return queryAll(deps, {
+    IndexName: index.indexName,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': index.partitionKey },
+    ExpressionAttributeValues: { ':pk': transactionId },
+  });
+}
+
+/** Every result of a customer reference, oldest first. */
+export function resultsByReference(deps: ResultsQueryDeps, customerReference: string): Promise<ResultItem[]> {
+  const index = RESULTS_TABLE.indexes.byCustomerReference;
+  return queryAll(deps, {
+    IndexName: index.indexName,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': index.partitionKey },
+    ExpressionAttributeValues: { ':pk': customerReference },
+  });
+}
+
+/**
+ * Results completed between `since` and `until` (inclusive), oldest first, optionally filtered by
+ * overall result and product. One Query per UTC day on `byCompletedDay`; `onDay` reports progress.
+ */
+export async function listResults(
+  deps: ResultsQueryDeps,
+  filter: ListFilter,
+  onDay?: (day: string, found: number) => void,
+): Promise<ResultItem[]> {
+  const days = daysBetween(filter.since, filter.until);
+  const index = RESULTS_TABLE.indexes.byCompletedDay;
+  const names: Record<string, string> = { '#pk': index.partitionKey, '#sk': index.sortKey };
+  const values: Record<string, unknown> = {
+    ':from': filter.since.toISOString(),
+    ':to': filter.until.toISOString(),
+  };
+  const filters: string[] = [];
+  if (filter.result) {
+    names['#result'] = 'result';
+    values[':result'] = filter.result;
+    filters.push('#result = :result');
+  }
+  if (filter.product) {
+    names['#product'] = 'product';
+    values[':product'] = filter.product;
+    filters.push('#product = :product');
+  }
+  const found: ResultItem[] = [];
+  for (const day of days) {
+    const items = await queryAll(deps, {
+      IndexName: index.indexName,
+      KeyConditionExpression: '#pk = :day AND #sk BETWEEN :from AND :to',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ...values, ':day': day },
+      ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+    });
+    found.push(...items);
+    onDay?.(day, items.length);
+  }
+  return found;
+}
+
+/** The UTC days (`yyyy-MM-dd`) from `since` to `until`; throws when the span is reversed or too long. */
+export function daysBetween(since: Date, until: Date): string[] {
+  if (Number.isNaN(since.getTime()) || Number.isNaN(until.getTime())) throw new RangeError('invalid date');
+  if (since > until) throw new RangeError('--since is after --until');
+  const days: string[] = [];
+  const cursor = new Date(Date.UTC(since.getUTCFullYear(), since.getUTCMonth(), since.getUTCDate()));
+  while (cursor <= until) {
+    days.push(cursor.toISOString().slice(0, 10));
+    if (days.length > MAX_LIST_DAYS) throw new RangeError(`the span is longer than ${MAX_LIST_DAYS} days`);
+    cursor.setUTCDate(cursor.getUTCDate() + 1);
+  }
+  return days;
+}
+
+/** One written file of {@link downloadResult}. */
+export interface DownloadedFile {
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * Writes `result.json` and every image and file of a stored result into `dir`, checking each object's
+ * SHA-256 (the item's `ObjectRef`, for `result.json` the object's `sha256` metadata) before writing it.
+ * File names are the last part of the pipeline's own S3 keys, so nothing in the result picks a path.
+ */
+export async function downloadResult(
+  deps: ResultsQueryDeps,
+  item: ResultItem,
+  dir: string,
+  onFile?: (file: DownloadedFile, index: number, total: number) => void,
+): Promise<DownloadedFile[]> {
+  if (item.status !== 'STORED' || !item.bucket || !item.resultKey) return [];
+  await mkdir(dir, { recursive: true });
+  const targets = [
+    { key: item.resultKey, sha256: undefined as string | undefined, name: 'result.json' },
+    ...(item.objects ?? []).map((ref) => ({ key: ref.key, sha256: ref.sha256, name: basename(ref.key) })),
+  ];
+  const written: DownloadedFile[] = [];
+  for (const [position, target] of targets.entries()) {
+    const object = await deps.s3.send(new GetObjectCommand({ Bucket: item.bucket, Key: target.key }));
+    const bytes = Buffer.from(await object.Body!.transformToByteArray());
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    const expected = target.sha256 ?? object.Metadata?.['sha256'];
+    if (expected && expected !== digest) throw new ChecksumMismatchError(target.key);
+    const path = join(dir, target.name);
+    await writeFile(path, bytes);
+    const file = { path, bytes: bytes.length, sha256: digest };
+    written.push(file);
+    onFile?.(file, position + 1, targets.length);
+  }
+  return written;
+}
+
+/** A list view of an item: identifiers, outcome and times, without the stored document. */
+export function summarize(item: ResultItem): Partial<ResultItem> {
+  const { document: _document, objects, ...rest } = item;
+  return { ...rest, ...(objects ? { objects: objects.map((ref) => ({ ...ref })) } : {}) };
+}
+
+async function queryAll(
+  deps: ResultsQueryDeps,
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+): Promise<ResultItem[]> {
+  const items: ResultItem[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.dynamo.send(
+      new QueryCommand({ ...input, TableName: deps.tableName, ExclusiveStartKey: start }),
+    );
+    items.push(...((page.Items ?? []) as ResultItem[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}

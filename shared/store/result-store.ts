@@ -367,8 +367,8 @@ export class ResultStore {
         Body: body,
         ContentType: contentType,
         Metadata: { sha256: digest },
-        // SSE-KMS with the bucket's default key (no key id here: the bucket owns encryption).
-        ServerSideEncryption: 'aws:kms',
+        // No ServerSideEncryption header: with `aws:kms` but no key id S3 would use the AWS-managed
+        // aws/s3 key; without it the bucket's default encryption (our customer-managed key) applies.
       }),
     );
   }

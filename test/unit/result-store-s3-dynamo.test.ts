@@ -63,8 +63,9 @@ describe('ResultStore', () => {
       Bucket: 'bucket',
       ContentType: 'image/jpeg',
       Metadata: { sha256: sha },
-      ServerSideEncryption: 'aws:kms',
     });
+    // The bucket's default encryption (customer-managed KMS key) applies only when the request names none.
+    expect(puts[0]!.ServerSideEncryption).toBeUndefined();
     expect(puts[0]!.SSEKMSKeyId).toBeUndefined();
     expect(puts[2]).toMatchObject({ ContentType: 'application/pdf' });
     expect((result.images as { data: unknown }[])[0]!.data).toEqual({

@@ -1,0 +1,210 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdvClient } from '../../shared/client';
+import { DETAIL_TYPES } from '../../shared/events/names';
+import { type RunningSimulator, startSimulator } from '../../simulator/server';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  summary: Record<string, unknown>;
+}
+
+/** Runs a command in the repository root and collects its output; the last stdout line is parsed as JSON when it is. */
+function run(command: string, args: string[], timeoutMs = 120_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const last = stdout.trim().split('\n').at(-1) ?? '';
+      let summary: Record<string, unknown> = {};
+      try {
+        summary = JSON.parse(last) as Record<string, unknown>;
+      } catch {
+        // Not every command ends with a summary line.
+      }
+      resolve({ code, stdout, stderr, summary });
+    });
+  });
+}
+
+const npmStart = (...args: string[]) => run('npm', ['start', '--silent', '--', '--port', '0', ...args]);
+const idv = (...args: string[]) => run('npx', ['tsx', 'bin/idv.ts', ...args]);
+
+describe('npm start with the simulator', () => {
+  let dataDir: string;
+
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'idv-local-run-'));
+  });
+
+  afterAll(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates, stores and announces every demo transaction and exits 0 with --exit-when-done', async () => {
+    // Act
+    const result = await npmStart(
+      '--demo',
+      '4',
+      '--exit-when-done',
+      '--data-dir',
+      dataDir,
+      '--timeout',
+      '90',
+    );
+
+    // Assess
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary).toMatchObject({ created: 4, stored: 4, unavailable: 0, dlq: 0, exit: 'done' });
+    expect(result.stdout).toContain('✔ stored');
+    const events = readFileSync(join(dataDir, 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(events.filter((event) => event['detail-type'] === DETAIL_TYPES.resultStored)).toHaveLength(4);
+    expect(events[0]).toHaveProperty('source');
+    expect(events[0]).toHaveProperty('detail');
+    expect(existsSync(join(dataDir, 'stack.json'))).toBe(false);
+  });
+
+  it('answers idv results list, by-transaction, by-reference and get --out from the persisted data', async () => {
+    // Act
+    const list = await idv('results', 'list', '--local', '--data-dir', dataDir);
+    const items = JSON.parse(list.stdout) as {
+      resultId: string;
+      transactionId: string;
+      customerReference: string;
+    }[];
+    const first = items[0]!;
+    const byTransaction = await idv(
+      'results',
+      'by-transaction',
+      first.transactionId,
+      '--local',
+      '--data-dir',
+      dataDir,
+    );
+    const byReference = await idv(
+      'results',
+      'by-reference',
+      first.customerReference,
+      '--local',
+      '--data-dir',
+      dataDir,
+    );
+    const out = join(dataDir, 'out');
+    const get = await idv('results', 'get', first.resultId, '--local', '--data-dir', dataDir, '--out', out);
+
+    // Assess
+    expect(list.code, list.stderr).toBe(0);
+    expect(items).toHaveLength(4);
+    expect(JSON.parse(byTransaction.stdout).map((item: { resultId: string }) => item.resultId)).toEqual([
+      first.resultId,
+    ]);
+    expect(JSON.parse(byReference.stdout).map((item: { resultId: string }) => item.resultId)).toEqual([
+      first.resultId,
+    ]);
+    expect(get.code, get.stderr).toBe(0);
+    const item = JSON.parse(get.stdout) as { objects?: unknown[] };
+    expect(readdirSync(out)).toContain('result.json');
+    expect(readdirSync(out)).toHaveLength(1 + (item.objects?.length ?? 0));
+  });
+
+  it('polls once, finds nothing new and exits 0 with --once', async () => {
+    // Act
+    const result = await npmStart('--demo', '0', '--once', '--data-dir', dataDir, '--timeout', '60');
+
+    // Assess
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary).toMatchObject({ created: 0, polled: 1, stored: 0, exit: 'once' });
+  });
+});
+
+describe('npm start against an external service', () => {
+  let service: RunningSimulator;
+  let dataDir: string;
+  const credentials = { clientId: 'external-client', clientSecret: 'external-secret' };
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'idv-local-external-'));
+    service = await startSimulator({ ...credentials, seed: 7 });
+    const client = new IdvClient({ baseUrl: service.url, environment: 'staging', credentials });
+    for (const mockTest of ['APPROVED', 'DISAPPROVED', 'APPROVED_RP'] as const) {
+      await client.createSecureLink({ product: 'IDV_STANDARD', disableCommunication: true }, { mockTest });
+    }
+  });
+
+  afterAll(async () => {
+    await service?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('stores every pending result once with --once, and a second --once fetches nothing again', async () => {
+    // Prepare
+    const flags = ['--service-url', service.url, '--client-id', credentials.clientId];
+
+    // Act
+    const first = await npmStart(
+      ...flags,
+      '--client-secret',
+      credentials.clientSecret,
+      '--once',
+      '--data-dir',
+      dataDir,
+    );
+    const second = await npmStart(
+      ...flags,
+      '--client-secret',
+      credentials.clientSecret,
+      '--once',
+      '--data-dir',
+      dataDir,
+    );
+
+    // Assess
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.summary).toMatchObject({ created: 0, polled: 1, stored: 3, events: 3, dlq: 0 });
+    expect(second.summary).toMatchObject({ stored: 0, events: 0 });
+    expect(Object.values(service.control.stats().resultFetches)).toEqual([1, 1, 1]);
+  });
+
+  it('stops with a message that says what to do when the credentials are wrong', async () => {
+    // Act
+    const result = await npmStart(
+      '--service-url',
+      service.url,
+      '--client-id',
+      credentials.clientId,
+      '--client-secret',
+      'wrong',
+      '--once',
+      '--data-dir',
+      dataDir,
+    );
+
+    // Assess
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'refused the client credentials (401): check --client-id and --client-secret',
+    );
+    expect(result.stderr).not.toContain('wrong');
+    expect(result.summary).toMatchObject({ exit: 'error' });
+  });
+});

@@ -8,6 +8,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // The AWS SDK's Node-version notice (this machine runs Node 20) would repeat in every worker's output.
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
       {
         test: {

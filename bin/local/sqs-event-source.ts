@@ -8,7 +8,7 @@ import {
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 
 /** A handler with the SQS event source mapping's signature (`ReportBatchItemFailures` on). */
-export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
 /** Outcome of one batch. */
 export interface BatchOutcome {

@@ -30,6 +30,9 @@ Options:
   --verbose                 handler logs at INFO (default WARN)
   -h, --help                show this help`;
 
+// The AWS SDK's Node-version notice (Node < 22) is noise for a local run; Lambda runs Node 24.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 function fail(message: string): never {
   process.stderr.write(`npm start: ${message} (see --help)\n`);
   process.stdout.write(`${JSON.stringify({ ...emptySummary(), exit: 'usage' })}\n`);

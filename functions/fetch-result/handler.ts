@@ -20,7 +20,7 @@ import {
   type FetchResultDeps,
   processQueueRecord,
 } from '../../shared/pipeline/fetch-result';
-import { createMetrics, MetricUnit } from '../../shared/pipeline/metrics';
+import { createMetrics, MetricUnit, publishMetrics } from '../../shared/pipeline/metrics';
 import { createServiceClient } from '../../shared/pipeline/service-client';
 import { ResultStore } from '../../shared/store/result-store';
 
@@ -65,6 +65,6 @@ export const handler = async (event: SQSEvent, context?: Context): Promise<SQSBa
       throwOnFullBatchFailure: false,
     });
   } finally {
-    metrics.publishStoredMetrics();
+    publishMetrics(metrics);
   }
 };

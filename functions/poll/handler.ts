@@ -7,7 +7,7 @@ import { loadPollConfig } from '../../shared/config';
 import { describeError } from '../../shared/errors';
 import { createLogger } from '../../shared/logger';
 import { METRICS } from '../../shared/metrics-names';
-import { createMetrics, MetricUnit } from '../../shared/pipeline/metrics';
+import { createMetrics, MetricUnit, publishMetrics } from '../../shared/pipeline/metrics';
 import { type PollSummary, pollAndEnqueue } from '../../shared/pipeline/poll';
 import { createServiceClient } from '../../shared/pipeline/service-client';
 
@@ -28,6 +28,6 @@ export const handler = async (): Promise<PollSummary> => {
     logger.error('poll failed', { error: describeError(error) });
     throw error;
   } finally {
-    metrics.publishStoredMetrics();
+    publishMetrics(metrics);
   }
 };

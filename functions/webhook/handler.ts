@@ -9,7 +9,7 @@ import { loadWebhookConfig } from '../../shared/config';
 import { describeError, SecretFormatError } from '../../shared/errors';
 import { createLogger } from '../../shared/logger';
 import { METRICS } from '../../shared/metrics-names';
-import { createMetrics, MetricUnit } from '../../shared/pipeline/metrics';
+import { createMetrics, MetricUnit, publishMetrics } from '../../shared/pipeline/metrics';
 import { sendMessage } from '../../shared/pipeline/queue';
 import { handleWebhook, webhookRouteOf } from '../../shared/pipeline/webhook';
 
@@ -59,7 +59,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     logger.error('webhook failed', { route, error: describeError(error) });
     return json(500, { message: 'Internal Server Error' });
   } finally {
-    metrics.publishStoredMetrics();
+    publishMetrics(metrics);
   }
 };
 

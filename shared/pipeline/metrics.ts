@@ -16,3 +16,11 @@ export function createMetrics(environment: string): Metrics {
     defaultDimensions: { [METRICS.environmentDimension]: environment },
   });
 }
+
+/**
+ * Flushes the stored metrics, if any. Powertools warns on every empty flush; a webhook rejection or a
+ * batch of duplicates legitimately records nothing, so an empty flush is simply skipped.
+ */
+export function publishMetrics(metrics: Metrics): void {
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+}

@@ -46,6 +46,7 @@ describe('SqsEventSource', () => {
     // Act
     const outcome = await source(async (event) => {
       seen = event;
+      return undefined;
     }).pollOnce();
 
     // Assess
@@ -116,6 +117,7 @@ describe('SqsEventSource', () => {
     // Act
     const outcome = await source(async () => {
       called = true;
+      return undefined;
     }).pollOnce();
 
     // Assess

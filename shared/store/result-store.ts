@@ -82,8 +82,16 @@ export interface StoredObjects {
   readonly documentBytes: number;
 }
 
-/** Largest stripped result kept inside the item; DynamoDB items are limited to 400 KB in total. */
-export const MAX_DOCUMENT_BYTES_IN_ITEM = 300 * 1024;
+/**
+ * Largest item (as `dynamoItemSize` counts it) written with the stripped result inside. DynamoDB refuses
+ * items over 400 KB, and a refused put can never succeed, so the limit leaves headroom for the estimate.
+ */
+export const MAX_ITEM_BYTES = 350 * 1024;
+
+/** Longest identifier kept in the item and its events (the events' schemas say at most 256 characters). */
+const MAX_IDENTIFIER_LENGTH = 256;
+/** Longest product kept in the item and its events (the events' schemas say at most 64 characters). */
+const MAX_PRODUCT_LENGTH = 64;
 
 /** S3 key of the stripped result JSON. */
 export function resultJsonKey(resultId: string): string {
@@ -123,6 +131,48 @@ export function nonEmpty(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
+/**
+ * An identifier worth keeping: a non-empty string of at most `max` characters. Longer values stay in the
+ * stored document only: as index keys they could exceed DynamoDB's key size and fail the put forever,
+ * and in an event they would break its schema.
+ */
+function identifier(value: unknown, max = MAX_IDENTIFIER_LENGTH): string | undefined {
+  const text = nonEmpty(value);
+  return text !== undefined && text.length <= max ? text : undefined;
+}
+
+/**
+ * Size of an attribute value as DynamoDB counts it (developer guide, "Item sizes"), rounded up: strings
+ * by UTF-8 bytes, numbers 1 byte per two significant digits plus 1, booleans and null 1 byte, lists and
+ * maps 3 bytes plus 1 per element plus the elements (and the map keys). JSON length is no bound: a list
+ * of small numbers or booleans, as image metadata may hold, counts up to twice its JSON length.
+ */
+export function dynamoSize(value: unknown): number {
+  if (value === null || typeof value === 'boolean') return 1;
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (typeof value === 'number') return Math.ceil(String(value).replace(/[^0-9]/g, '').length / 2) + 1;
+  if (Array.isArray(value)) {
+    return value.reduce<number>((sum, element) => sum + 1 + dynamoSize(element), 3);
+  }
+  if (typeof value === 'object') {
+    let size = 3;
+    for (const [key, element] of Object.entries(value)) {
+      if (element !== undefined) size += 1 + Buffer.byteLength(key, 'utf8') + dynamoSize(element);
+    }
+    return size;
+  }
+  return 0;
+}
+
+/** Size of an item as DynamoDB counts it: attribute names plus values (`undefined` attributes are dropped). */
+export function dynamoItemSize(item: object): number {
+  let size = 0;
+  for (const [name, value] of Object.entries(item)) {
+    if (value !== undefined) size += Buffer.byteLength(name, 'utf8') + dynamoSize(value);
+  }
+  return size;
+}
+
 /** yyyy-MM-dd (UTC) of an ISO timestamp, or undefined when it does not parse. */
 export function dayOf(timestamp: string | undefined): string | undefined {
   if (!timestamp) return undefined;
@@ -158,10 +208,10 @@ function baseItem(hints: ResultHints, storedAt: string, retentionDays: number) {
   return {
     resultId: hints.resultId,
     source: nonEmpty(hints.source),
-    transactionId: nonEmpty(hints.transactionId),
-    customerReference: nonEmpty(hints.customerReference),
-    userId: nonEmpty(hints.userId),
-    product: nonEmpty(hints.product),
+    transactionId: identifier(hints.transactionId),
+    customerReference: identifier(hints.customerReference),
+    userId: identifier(hints.userId),
+    product: identifier(hints.product, MAX_PRODUCT_LENGTH),
     completed,
     completedKnown,
     completedDay: dayOf(completed)!,
@@ -185,12 +235,11 @@ export function buildStoredItem(args: {
   const { hints, document, stored } = args;
   const identifiers: ResultHints = {
     ...hints,
-    transactionId: nonEmpty(document.transactionId) ?? hints.transactionId,
-    customerReference: nonEmpty(document.customerReference) ?? hints.customerReference,
-    userId: nonEmpty(document.userId) ?? hints.userId,
+    transactionId: identifier(document.transactionId) ?? hints.transactionId,
+    customerReference: identifier(document.customerReference) ?? hints.customerReference,
+    userId: identifier(document.userId) ?? hints.userId,
   };
-  const inItem = stored.documentBytes <= MAX_DOCUMENT_BYTES_IN_ITEM;
-  return compact({
+  const item: ResultItem = compact({
     ...baseItem(identifiers, args.storedAt, args.retentionDays),
     status: 'STORED',
     result: nonEmpty(document.result),
@@ -199,9 +248,12 @@ export function buildStoredItem(args: {
     bucket: args.bucket,
     resultKey: stored.resultKey,
     objects: stored.objects,
-    ...(inItem ? { document } : {}),
-    documentInItem: inItem,
+    documentInItem: true,
   });
+  // The whole item is measured, not the document alone: the `objects` list grows with every image too.
+  const withDocument = { ...item, document };
+  if (dynamoItemSize(withDocument) <= MAX_ITEM_BYTES) return withDocument;
+  return { ...item, documentInItem: false };
 }
 
 /** Builds the UNAVAILABLE item for a resultId the service answered 404 to. */

@@ -7,7 +7,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import {
   buildStoredItem,
   buildUnavailableItem,
-  MAX_DOCUMENT_BYTES_IN_ITEM,
+  dynamoItemSize,
+  dynamoSize,
+  MAX_ITEM_BYTES,
+  type ObjectRef,
   ResultStore,
 } from '../../shared/store/result-store';
 
@@ -123,25 +126,90 @@ describe('ResultStore', () => {
     expect(input.Item).toMatchObject({ completed: '2026-08-11T00:00:00.000Z', completedKnown: false });
   });
 
-  it('keeps only the S3 reference when the stripped result is too large for an item', () => {
-    // Act
-    const item = buildStoredItem({
+  function storedItem(document: Record<string, unknown>, objects: ObjectRef[] = []) {
+    return buildStoredItem({
       hints: { resultId: 'r' },
-      document: { result: 'APPROVED' },
-      stored: {
-        resultKey: 'results/r/result.json',
-        objects: [],
-        documentBytes: MAX_DOCUMENT_BYTES_IN_ITEM + 1,
-      },
+      document,
+      stored: { resultKey: 'results/r/result.json', objects, documentBytes: JSON.stringify(document).length },
       bucket: 'bucket',
       storedAt: '2026-08-11T00:00:00.000Z',
       retentionDays: 7,
     });
+  }
+
+  it('keeps only the S3 reference when the stripped result is too large for an item', () => {
+    // Act
+    const item = storedItem({ result: 'APPROVED', identity: { data: { note: 'x'.repeat(MAX_ITEM_BYTES) } } });
 
     // Assess
     expect(item.document).toBeUndefined();
     expect(item.documentInItem).toBe(false);
     expect(item.resultKey).toBe('results/r/result.json');
+  });
+
+  it('sizes the whole item as DynamoDB counts it, not the JSON length of the document', () => {
+    // Prepare: lists of small numbers count 3 bytes per element in DynamoDB but 2 in JSON.
+    const numeric = {
+      result: 'APPROVED',
+      images: Array.from({ length: 40 }, () => ({ metadata: { points: new Array(3_500).fill(7) } })),
+    };
+    // Many images: every reference is in the document and again in `objects`.
+    const refs = Array.from({ length: 1_300 }, (_, i) => ({
+      key: `results/r/images/${String(i + 1).padStart(2, '0')}-IDENTITY_CARD-FRONT.jpg`,
+      contentType: 'image/jpeg',
+      bytes: 1_234_567,
+      sha256: 'ab'.repeat(32),
+    }));
+    const manyImages = { result: 'APPROVED', images: refs.map((ref) => ({ data: ref, metadata: {} })) };
+
+    // Act
+    const numericItem = storedItem(numeric);
+    const manyImagesItem = storedItem(manyImages, refs);
+    const small = storedItem({
+      result: 'APPROVED',
+      images: [{ data: refs[0], metadata: { points: [1, 2] } }],
+    });
+
+    // Assess
+    expect(JSON.stringify(numeric).length).toBeLessThan(300 * 1024);
+    expect(dynamoSize(numeric)).toBeGreaterThan(400 * 1024);
+    expect(numericItem.documentInItem).toBe(false);
+    expect(JSON.stringify(manyImages).length).toBeLessThan(300 * 1024);
+    expect(dynamoSize(manyImages) + dynamoSize(refs)).toBeGreaterThan(400 * 1024);
+    expect(manyImagesItem.documentInItem).toBe(false);
+    expect(manyImagesItem.objects).toHaveLength(1_300);
+    expect(dynamoItemSize(manyImagesItem)).toBeLessThan(400 * 1024);
+    expect(small.documentInItem).toBe(true);
+    expect(small.document).toBeDefined();
+  });
+
+  it('counts sizes the way DynamoDB documents them', () => {
+    // Assess
+    expect(dynamoSize('héllo')).toBe(6);
+    expect(dynamoSize(12_345)).toBe(4);
+    expect(dynamoSize(true)).toBe(1);
+    expect(dynamoSize(null)).toBe(1);
+    expect(dynamoSize([])).toBe(3);
+    expect(dynamoSize({ ab: 'c' })).toBe(3 + 1 + 2 + 1);
+    expect(dynamoItemSize({ resultId: 'r', skipped: undefined })).toBe(8 + 1);
+  });
+
+  it('keeps identifiers too long for an index key or an event schema out of the item', () => {
+    // Act
+    const item = buildStoredItem({
+      hints: { resultId: 'r', customerReference: 'hint-ref', product: 'P'.repeat(65) },
+      document: { result: 'APPROVED', customerReference: 'c'.repeat(3_000), transactionId: 't'.repeat(257) },
+      stored: { resultKey: 'results/r/result.json', objects: [], documentBytes: 10 },
+      bucket: 'bucket',
+      storedAt: '2026-08-11T00:00:00.000Z',
+      retentionDays: 7,
+    });
+
+    // Assess: the long values stay in the stored document, the hint fills in where it is usable.
+    expect(item.customerReference).toBe('hint-ref');
+    expect(item).not.toHaveProperty('transactionId');
+    expect(item).not.toHaveProperty('product');
+    expect((item.document as { customerReference: string }).customerReference).toHaveLength(3_000);
   });
 
   it('marks the event published once, conditionally on status', async () => {

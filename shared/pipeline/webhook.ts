@@ -74,9 +74,10 @@ function badRequest(message: string): WebhookResponse {
 
 function parseBody(request: WebhookRequest): { json: Record<string, unknown> } | { error: WebhookResponse } {
   const raw = request.body ?? '';
-  // Checked on the encoded size first, so an oversized body is never decoded.
-  const approxBytes = request.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
-  if (approxBytes > MAX_WEBHOOK_BODY_BYTES) {
+  // The decoded size, computed without decoding (base64 padding counted exactly), so an oversized body
+  // is never decoded and a body of exactly 256 KB is still accepted.
+  const bytes = Buffer.byteLength(raw, request.isBase64Encoded ? 'base64' : 'utf8');
+  if (bytes > MAX_WEBHOOK_BODY_BYTES) {
     return { error: { statusCode: 413, body: { message: 'body must be at most 256 KB' } } };
   }
   const text = request.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;

@@ -77,6 +77,28 @@ describe('webhook core', () => {
     expect(enqueued).toEqual([]);
   });
 
+  it.each([false, true])(
+    'limits the decoded body to exactly 256 KB (base64: %s)',
+    async (isBase64Encoded) => {
+      // Prepare: bodies of exactly the limit and one byte over it, multi-byte characters included.
+      const body = (bytes: number) => {
+        const head = '{"resultId":"r1","note":"é';
+        const json = `${head}${'x'.repeat(bytes - Buffer.byteLength(head) - 2)}"}`;
+        return isBase64Encoded ? Buffer.from(json).toString('base64') : json;
+      };
+
+      // Act
+      const atLimit = run({ body: body(MAX_WEBHOOK_BODY_BYTES), isBase64Encoded });
+      const over = run({ body: body(MAX_WEBHOOK_BODY_BYTES + 1), isBase64Encoded });
+
+      // Assess
+      expect((await atLimit.response).statusCode).toBe(202);
+      expect(atLimit.enqueued).toEqual([{ resultId: 'r1', source: 'webhook' }]);
+      expect((await over.response).statusCode).toBe(413);
+      expect(over.enqueued).toEqual([]);
+    },
+  );
+
   it('answers 404 and nothing else to a wrong or missing secret', async () => {
     // Act
     const wrong = run({ token: 'B'.repeat(40), body: '{"resultId":"r1"}' });

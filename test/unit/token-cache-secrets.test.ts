@@ -7,6 +7,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AccessToken } from '../../shared/client/token-provider';
 import { SecretsTokenProvider } from '../../shared/token-cache/secrets-token-provider';
+import { memoryLogger } from '../support/pipeline-fakes';
 
 const sm = mockClient(SecretsManagerClient);
 const NOW = 1_800_000_000_000;
@@ -81,6 +82,25 @@ describe('SecretsTokenProvider', () => {
     expect((await p.getToken()).accessToken).toBe('fresh');
   });
 
+  it.each([
+    ['not JSON', 'garbage{'],
+    ['null', 'null'],
+    ['a token without a numeric expiry', '{"accessToken":"x","expiresAt":"soon","scopes":[]}'],
+  ])('treats a corrupt cache secret (%s) as no token: a new one is fetched and written', async (_, value) => {
+    // Prepare
+    secrets({});
+    sm.on(GetSecretValueCommand, { SecretId: 'cache' }).resolves({ SecretString: value });
+    const { p, fetchToken } = provider();
+
+    // Act
+    const t = await p.getToken();
+
+    // Assess
+    expect(t.accessToken).toBe('fresh');
+    expect(fetchToken).toHaveBeenCalledTimes(1);
+    expect(sm.commandCalls(PutSecretValueCommand)).toHaveLength(1);
+  });
+
   it('refreshes once for concurrent callers after a 401, ignoring the rejected token in the cache', async () => {
     // Prepare
     secrets(token('stale', 3_600_000));
@@ -94,6 +114,34 @@ describe('SecretsTokenProvider', () => {
     // Assess
     expect([a.accessToken, b.accessToken, c.accessToken]).toEqual(['fresh', 'fresh', 'fresh']);
     expect(fetchToken).toHaveBeenCalledTimes(1);
+  });
+
+  it('logs refreshes and cache failures without the token or the credentials', async () => {
+    // Prepare
+    sm.on(GetSecretValueCommand, { SecretId: 'cache' }).rejects(new Error('AccessDeniedException'));
+    sm.on(GetSecretValueCommand, { SecretId: 'creds' }).resolves({
+      SecretString: JSON.stringify({ clientId: 'client-Q7', clientSecret: 'secret-Z9' }),
+    });
+    sm.on(PutSecretValueCommand).rejects(new Error('ThrottlingException'));
+    const { logger, lines } = memoryLogger();
+    const p = new SecretsTokenProvider({
+      secrets: new SecretsManagerClient({ region: 'eu-west-1' }),
+      credentialsSecretId: 'creds',
+      tokenCacheSecretId: 'cache',
+      scopes: SCOPES,
+      fetchToken: async () => token('tok-V3ry-S3cret', 3_600_000),
+      now: () => NOW,
+      logger,
+    });
+
+    // Act
+    const t = await p.getToken();
+
+    // Assess: the token is usable although the cache could be neither read nor written.
+    expect(t.accessToken).toBe('tok-V3ry-S3cret');
+    const text = lines.join('\n');
+    expect(text).toContain('token cache secret could not be written');
+    for (const secret of ['tok-V3ry-S3cret', 'client-Q7', 'secret-Z9']) expect(text).not.toContain(secret);
   });
 
   it('names the problem of a bad credentials secret without echoing it', async () => {

@@ -1,0 +1,376 @@
+/**
+ * fetch-result benchmark: how fast and how lean the real `functions/fetch-result/handler.ts` stores results.
+ *
+ * Three processes, so the handler's memory is its own:
+ * - this one: the local AWS emulators (DynamoDB, S3, SQS, Secrets Manager and EventBridge fakes), the load
+ *   (transactions created with `IdvClient` and `mock-test`, queue messages built from the poll records and
+ *   sent with the pipeline's own `sendMessages`) and the checks;
+ * - `support/service-process.ts`: the simulator behind a proxy that records result body sizes and can
+ *   repeat a result's images (the simulator serves at most 7 per result);
+ * - `support/fetch-worker.ts` (`--expose-gc`): the handler, fed by the local SQS event source.
+ *
+ * Per result size (profile) and on a fresh worker: a warm-up (cold start figure), a memory probe (GC before
+ * every sample: memory the handler really holds), a latency pass (batch size 1: one invocation per result)
+ * and a throughput pass (batch size 10, Lambda's default, one concurrent execution draining a backlog).
+ *
+ * `npx tsx bench/fetch-result.ts [--probe N] [--latency N] [--throughput N] [--profiles small,medium,large]`
+ */
+
+import { pathToFileURL } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { clientConfig, createPipelineResources, pipelineEnv, startLocalAws } from '../bin/local/local-aws';
+import type { MockTestValue, Product } from '../shared/api/enums';
+import { IdvClient } from '../shared/client/client';
+import { DETAIL_TYPES } from '../shared/events/names';
+import type { ResultMessage } from '../shared/pipeline/messages';
+import { sendMessages } from '../shared/pipeline/queue';
+import { type Child, startChild } from './support/child';
+import { BENCH_CREDENTIALS } from './support/credentials';
+import type { Invocation, RunAnswer } from './support/fetch-worker';
+import { formatTable, intOption, latencySummary, mib, percentile, round } from './support/stats';
+
+/** A result size: what kind of transaction, and how often the proxy repeats its images. */
+export interface Profile {
+  name: string;
+  product: Product;
+  mockTest: MockTestValue;
+  imageRepeat: number;
+  description: string;
+}
+
+/** The default sizes: 2, 7 and 21 images (100–400 KB each) plus the PDF report. */
+export const PROFILES: readonly Profile[] = [
+  {
+    name: 'small',
+    product: 'IDV_STANDARD',
+    mockTest: 'APPROVED_EU',
+    imageRepeat: 1,
+    description: 'IDV_STANDARD, passport: front + portrait',
+  },
+  {
+    name: 'medium',
+    product: 'RTW_PREMIUM',
+    mockTest: 'APPROVED',
+    imageRepeat: 1,
+    description: 'RTW_PREMIUM secure link, identity card: 4 document images + 3 face images',
+  },
+  {
+    name: 'large',
+    product: 'RTW_PREMIUM',
+    mockTest: 'APPROVED',
+    imageRepeat: 3,
+    description: 'the medium result with its images repeated 3 times by the bench proxy',
+  },
+];
+
+/** How many results each pass processes per profile. */
+export interface FetchBenchOptions {
+  probe: number;
+  latency: number;
+  throughput: number;
+  profiles: readonly Profile[];
+  /** Print the memory samples of the probed invocation with the highest held memory (investigations). */
+  trace?: boolean;
+  log?: (line: string) => void;
+}
+
+/** Defaults sized so all profiles finish in about a minute and a half on a 2-core machine. */
+export const DEFAULT_FETCH_OPTIONS: FetchBenchOptions = {
+  probe: 3,
+  latency: 25,
+  throughput: 40,
+  profiles: PROFILES,
+};
+
+/** The figures of one profile (bytes unless the name says otherwise). */
+export interface ProfileFigures {
+  profile: string;
+  description: string;
+  images: number;
+  files: number;
+  /** Median size of the `GET /result` body as served. */
+  resultBodyBytes: number;
+  /** Decoded images and files of one result, total. */
+  decodedBytes: number;
+  largestObjectBytes: number;
+  /** First invocation of a fresh handler process (module load done; token fetch, first connections). */
+  coldInvocationMs: number;
+  latencyMs: ReturnType<typeof latencySummary>;
+  resultsPerSecond: number;
+  /** Handler process CPU per result in the throughput pass. */
+  cpuMsPerResult: number;
+  /** Held memory: highest heapUsed + arrayBuffers above the baseline with a full GC before each sample. */
+  heldPeakBytes: number;
+  heldPeakHeapBytes: number;
+  heldPeakArrayBufferBytes: number;
+  /** Footprint without forced GC (garbage included), per invocation of the latency pass: median and max. */
+  footprintP50Bytes: number;
+  footprintMaxBytes: number;
+  /** Highest RSS above the pre-run baseline in the latency and throughput passes. */
+  rssPeakDeltaBytes: number;
+  /** RSS of the handler process after a full GC, before the measured passes. */
+  rssBaselineBytes: number;
+  memorySamples: number;
+}
+
+/** What the whole bench returns. */
+export interface FetchBenchResult {
+  profiles: ProfileFigures[];
+  /** Every result fetched from the service exactly once, stored and announced once. */
+  checks: { results: number; storedEvents: number; maxFetchesPerResult: number; failedMessages: number };
+}
+
+const WRITE_SCOPES = ['productapi.secureidlink.write'];
+const PIPELINE_SCOPES = ['productapi.poll.read', 'productapi.result.read'];
+
+/** Runs every profile and returns the figures; throws if any result was lost, duplicated or failed. */
+export async function runFetchResultBench(options: FetchBenchOptions): Promise<FetchBenchResult> {
+  const log = options.log ?? (() => undefined);
+  const service = startChild('support/service-process.ts');
+  const aws = await startLocalAws();
+  const cleanups: (() => Promise<unknown>)[] = [() => aws.close(), () => service.close()];
+  try {
+    const { url: serviceUrl } = (await service.ready) as { url: string };
+    const resources = await createPipelineResources(aws, {
+      prefix: 'idv-bench',
+      credentials: BENCH_CREDENTIALS,
+      // Long enough that a slow probed invocation is never redelivered mid-run.
+      visibilityTimeoutSeconds: 120,
+      maxReceiveCount: 3,
+    });
+    const workerEnv = {
+      ...aws.env(),
+      ...pipelineEnv(resources, {
+        serviceBaseUrl: serviceUrl,
+        environment: 'staging',
+        retentionDays: 30,
+        scopes: PIPELINE_SCOPES,
+      }),
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    };
+    const sqs = new SQSClient(clientConfig(aws, 'sqs'));
+    const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
+    cleanups.push(
+      async () => sqs.destroy(),
+      async () => dynamo.destroy(),
+    );
+    const upstream = new IdvClient({
+      baseUrl: serviceUrl,
+      environment: 'staging',
+      credentials: BENCH_CREDENTIALS,
+      scopes: [...WRITE_SCOPES, ...PIPELINE_SCOPES],
+    });
+
+    /** Creates `count` completed transactions and enqueues their poll records; returns their resultIds. */
+    const enqueue = async (profile: Profile, count: number): Promise<string[]> => {
+      const transactions = new Set<string>();
+      for (let i = 0; i < count; i++) {
+        const { transactionId } = await upstream.createSecureLink(
+          {
+            product: profile.product,
+            disableCommunication: true,
+            customerReference: `bench-${profile.name}-${i}`,
+          },
+          { mockTest: profile.mockTest },
+        );
+        transactions.add(transactionId);
+      }
+      const { results } = await upstream.poll();
+      const messages: ResultMessage[] = results
+        .filter((record) => record.transactionId !== undefined && transactions.has(record.transactionId))
+        .map((record) => ({
+          resultId: record.resultId,
+          source: 'poll',
+          ...(record.transactionId && { transactionId: record.transactionId }),
+          ...(record.product && { product: record.product }),
+          ...(record.customerReference && { customerReference: record.customerReference }),
+          ...(record.completed && { completed: record.completed }),
+        }));
+      if (messages.length !== count)
+        throw new Error(`poll listed ${messages.length} of ${count} new results`);
+      await sendMessages(sqs, resources.queueUrl, messages);
+      return messages.map((m) => m.resultId);
+    };
+
+    const figures: ProfileFigures[] = [];
+    const allResultIds: string[] = [];
+    let failedMessages = 0;
+    for (const profile of options.profiles) {
+      log(`fetch-result: ${profile.name} (${profile.description})`);
+      await service.request({ type: 'configure', imageRepeat: profile.imageRepeat });
+      const worker = startChild('support/fetch-worker.ts', { execArgv: ['--expose-gc'], env: workerEnv });
+      try {
+        await worker.ready;
+        const pass = async (count: number, batchSize: number, probe: boolean): Promise<RunAnswer> => {
+          if (count === 0) throw new Error('every pass needs at least one result');
+          allResultIds.push(...(await enqueue(profile, count)));
+          const answer = await worker.request<RunAnswer>({
+            type: 'run',
+            expected: count,
+            batchSize,
+            probe,
+            trace: probe && options.trace === true,
+          });
+          failedMessages += answer.failed;
+          return answer;
+        };
+        const warm = await pass(2, 1, false);
+        const probe = await pass(options.probe, 1, true);
+        if (options.trace) logTrace(probe, log);
+        const latency = await pass(options.latency, 1, false);
+        const throughput = await pass(options.throughput, 10, false);
+        figures.push(
+          await profileFigures(
+            profile,
+            { warm, probe, latency, throughput },
+            service,
+            dynamo,
+            resources.tableName,
+            allResultIds.at(-1)!,
+          ),
+        );
+      } finally {
+        await worker.close();
+      }
+    }
+
+    const stats = await service.request<{ resultsFetched: number; maxFetchesPerResult: number }>({
+      type: 'stats',
+    });
+    const storedEvents = aws.events
+      .entries()
+      .filter((event) => event['detail-type'] === DETAIL_TYPES.resultStored).length;
+    const checks = {
+      results: allResultIds.length,
+      storedEvents,
+      maxFetchesPerResult: stats.maxFetchesPerResult,
+      failedMessages,
+    };
+    if (storedEvents !== allResultIds.length || stats.maxFetchesPerResult !== 1 || failedMessages > 0) {
+      throw new Error(`fetch-result bench: results lost, duplicated or failed: ${JSON.stringify(checks)}`);
+    }
+    return { profiles: figures, checks };
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  }
+}
+
+function logTrace(probe: RunAnswer, log: (line: string) => void): void {
+  const top = probe.invocations.reduce((best, i) => (held(i) > held(best) ? i : best));
+  log('  t ms     heap MiB  arrayBuffers MiB  rss MiB   (above the baseline, GC before each sample)');
+  for (const s of top.trace ?? []) {
+    log(
+      `  ${round(s.t).toString().padStart(7)}  ${mib(s.heapUsed).toString().padStart(8)}  ${mib(s.arrayBuffers).toString().padStart(16)}  ${mib(s.rss).toString().padStart(7)}`,
+    );
+  }
+}
+
+function held(invocation: Invocation): number {
+  return invocation.peak.heapUsed + invocation.peak.arrayBuffers;
+}
+
+async function profileFigures(
+  profile: Profile,
+  passes: { warm: RunAnswer; probe: RunAnswer; latency: RunAnswer; throughput: RunAnswer },
+  service: Child,
+  dynamo: DynamoDBDocumentClient,
+  tableName: string,
+  sampleResultId: string,
+): Promise<ProfileFigures> {
+  const { warm, probe, latency, throughput } = passes;
+  const { resultBodies } = await service.request<{ resultBodies: number[] }>({ type: 'stats' });
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: { resultId: sampleResultId } }),
+  );
+  const objects = (Item?.objects ?? []) as { key: string; bytes: number }[];
+  const heldPeak = probe.invocations.reduce((best, i) => (held(i) > held(best) ? i : best));
+  const footprints = latency.invocations.map(held);
+  const resultsDone = throughput.invocations.reduce((n, i) => n + i.records, 0);
+  return {
+    profile: profile.name,
+    description: profile.description,
+    images: objects.filter((o) => o.key.includes('/images/')).length,
+    files: objects.filter((o) => o.key.includes('/files/')).length,
+    resultBodyBytes: percentile(resultBodies, 50),
+    decodedBytes: objects.reduce((n, o) => n + o.bytes, 0),
+    largestObjectBytes: Math.max(0, ...objects.map((o) => o.bytes)),
+    coldInvocationMs: round(warm.invocations[0]?.ms ?? Number.NaN),
+    latencyMs: latencySummary(latency.invocations.map((i) => i.ms)),
+    resultsPerSecond: round(resultsDone / (throughput.wallMs / 1000)),
+    cpuMsPerResult: round(throughput.cpuMs / resultsDone),
+    heldPeakBytes: held(heldPeak),
+    heldPeakHeapBytes: heldPeak.peak.heapUsed,
+    heldPeakArrayBufferBytes: heldPeak.peak.arrayBuffers,
+    footprintP50Bytes: percentile(footprints, 50),
+    footprintMaxBytes: Math.max(...footprints),
+    rssPeakDeltaBytes: Math.max(
+      latency.peak.rss - latency.baseline.rss,
+      throughput.peak.rss - throughput.baseline.rss,
+    ),
+    rssBaselineBytes: latency.baseline.rss,
+    memorySamples: probe.samples + latency.samples + throughput.samples,
+  };
+}
+
+/** The figures as a table (sizes in MiB). */
+export function fetchResultTable(result: FetchBenchResult): string {
+  return formatTable(
+    [
+      'profile',
+      'images',
+      'body MiB',
+      'decoded MiB',
+      'results/s',
+      'CPU ms/result',
+      'p50 ms',
+      'p95 ms',
+      'cold ms',
+      'held MiB',
+      'held/body',
+      'footprint p50/max MiB',
+      'RSS +MiB',
+    ],
+    result.profiles.map((p) => [
+      p.profile,
+      p.images,
+      mib(p.resultBodyBytes),
+      mib(p.decodedBytes),
+      p.resultsPerSecond,
+      p.cpuMsPerResult,
+      p.latencyMs.p50,
+      p.latencyMs.p95,
+      p.coldInvocationMs,
+      mib(p.heldPeakBytes),
+      round(p.heldPeakBytes / p.resultBodyBytes, 2),
+      `${mib(p.footprintP50Bytes)}/${mib(p.footprintMaxBytes)}`,
+      mib(p.rssPeakDeltaBytes),
+    ]),
+  );
+}
+
+/** Options from the command line over the defaults. */
+export function fetchOptionsFromArgv(argv: readonly string[]): FetchBenchOptions {
+  const index = argv.indexOf('--profiles');
+  const names = index === -1 ? undefined : (argv[index + 1] ?? '').split(',');
+  const profiles = names ? PROFILES.filter((p) => names.includes(p.name)) : PROFILES;
+  if (profiles.length === 0)
+    throw new Error(`--profiles takes some of ${PROFILES.map((p) => p.name).join(',')}`);
+  return {
+    probe: Math.max(1, intOption(argv, 'probe', DEFAULT_FETCH_OPTIONS.probe)),
+    latency: Math.max(1, intOption(argv, 'latency', DEFAULT_FETCH_OPTIONS.latency)),
+    throughput: Math.max(1, intOption(argv, 'throughput', DEFAULT_FETCH_OPTIONS.throughput)),
+    profiles,
+    trace: argv.includes('--trace'),
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = await runFetchResultBench({
+    ...fetchOptionsFromArgv(process.argv.slice(2)),
+    log: console.error,
+  });
+  console.log(fetchResultTable(result));
+  console.log(JSON.stringify(result, null, 2));
+}

@@ -1,0 +1,72 @@
+/**
+ * `npm run bench`: every benchmark with its defaults (about two minutes on a 2-core machine), a table per
+ * bench on stdout, and all figures with the machine and options in `bench/results/latest.json`.
+ * Nothing here compares against expected numbers: the figures are measured and reported, never asserted.
+ * The benches do fail when the pipeline loses, duplicates or fails a result, since then the figures lie.
+ *
+ * Flags: those of `bench/fetch-result.ts` and `bench/webhook.ts`, plus `--only fetch-result|webhook`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { fetchOptionsFromArgv, fetchResultTable, runFetchResultBench } from './fetch-result';
+import { mib } from './support/stats';
+import { runWebhookBench, webhookOptionsFromArgv, webhookTable } from './webhook';
+
+const argv = process.argv.slice(2);
+const onlyIndex = argv.indexOf('--only');
+const only = onlyIndex === -1 ? undefined : argv[onlyIndex + 1];
+const log = (line: string) => console.error(line);
+const started = Date.now();
+
+const machine = {
+  cpus: availableParallelism(),
+  cpuModel: cpus()[0]?.model ?? 'unknown',
+  memoryMiB: mib(totalmem()),
+  node: process.version,
+  platform: `${process.platform}-${process.arch}`,
+};
+log(`bench: ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}`);
+
+const fetchOptions = fetchOptionsFromArgv(argv);
+const webhookOptions = webhookOptionsFromArgv(argv);
+const webhook =
+  only === undefined || only === 'webhook' ? await runWebhookBench({ ...webhookOptions, log }) : undefined;
+const fetchResult =
+  only === undefined || only === 'fetch-result'
+    ? await runFetchResultBench({ ...fetchOptions, log })
+    : undefined;
+
+const report = {
+  date: new Date().toISOString(),
+  durationSeconds: Math.round((Date.now() - started) / 1000),
+  machine,
+  options: {
+    webhook: { seconds: webhookOptions.seconds, concurrency: webhookOptions.concurrency },
+    fetchResult: {
+      probe: fetchOptions.probe,
+      latency: fetchOptions.latency,
+      throughput: fetchOptions.throughput,
+      profiles: fetchOptions.profiles.map((p) => p.name),
+    },
+  },
+  webhook,
+  fetchResult,
+};
+const out = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+mkdirSync(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
+writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+
+if (webhook) {
+  console.log(`\nwebhook handler via the local API Gateway adapter (concurrency ${webhook.concurrency})`);
+  console.log(webhookTable(webhook));
+}
+if (fetchResult) {
+  console.log('\nfetch-result handler (one concurrent execution; sizes in MiB)');
+  console.log(fetchResultTable(fetchResult));
+  console.log(
+    `checks: ${fetchResult.checks.results} results, ${fetchResult.checks.storedEvents} stored events, ` +
+      `at most ${fetchResult.checks.maxFetchesPerResult} fetch per result, ${fetchResult.checks.failedMessages} failed messages`,
+  );
+}
+console.log(`\n${report.durationSeconds} s; figures in ${out}`);

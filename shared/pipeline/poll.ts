@@ -50,12 +50,14 @@ export async function pollAndEnqueue(deps: PollDeps): Promise<PollSummary> {
   let invalid = 0;
   let oldest = now;
   for (const record of results) {
+    // Every record counts towards the oldest age, the unfetchable ones too: they wait at the service
+    // until it deletes them, and the "pending too long" alarm is how a human learns of them.
+    const completedMs = record.completed ? Date.parse(record.completed) : Number.NaN;
+    if (!Number.isNaN(completedMs)) oldest = Math.min(oldest, completedMs);
     if (!RESULT_ID_PATTERN.test(record.resultId)) {
       invalid++;
       continue;
     }
-    const completedMs = record.completed ? Date.parse(record.completed) : Number.NaN;
-    if (!Number.isNaN(completedMs)) oldest = Math.min(oldest, completedMs);
     const message: ResultMessage = { resultId: record.resultId, source: 'poll' };
     const fields = {
       transactionId: hint(record.transactionId),
@@ -69,7 +71,12 @@ export async function pollAndEnqueue(deps: PollDeps): Promise<PollSummary> {
     }
     messages.set(record.resultId, message);
   }
-  if (invalid > 0) deps.logger.warn('poll records with a malformed resultId skipped', { count: invalid });
+  if (invalid > 0) {
+    // Not fetchable by this pipeline (the id cannot be a path or key part): lost unless someone acts.
+    deps.logger.error('poll records with a malformed resultId skipped: they cannot be fetched', {
+      count: invalid,
+    });
+  }
   await sendMessages(deps.sqs, deps.queueUrl, [...messages.values()], deps.send);
   const summary: PollSummary = {
     pending: results.length,

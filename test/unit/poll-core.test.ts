@@ -78,6 +78,18 @@ describe('poll core', () => {
     expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(4);
   });
 
+  it('counts a record it cannot fetch in the oldest age, so the pending alarm still sees it', async () => {
+    // Prepare
+    sqsMock.on(SendMessageBatchCommand).resolves({ Failed: [] });
+    const stuck = { resultId: 'has/slash', completed: new Date(NOW.getTime() - 3_600_000).toISOString() };
+
+    // Act
+    const summary = await pollAndEnqueue(deps([stuck, ...records(1)]));
+
+    // Assess
+    expect(summary).toEqual({ pending: 2, enqueued: 1, invalid: 1, oldestAgeSeconds: 3_600 });
+  });
+
   it('skips malformed resultIds and duplicates, and sends nothing for an empty poll', async () => {
     // Prepare
     sqsMock.on(SendMessageBatchCommand).resolves({ Failed: [] });

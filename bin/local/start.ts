@@ -33,6 +33,9 @@ Options:
 // The AWS SDK's Node-version notice (Node < 22) is noise for a local run; Lambda runs Node 24.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+/** A second stop signal forces only when it comes this long after the first (see main). */
+const FORCE_AFTER_MS = 1000;
+
 function fail(message: string): never {
   process.stderr.write(`npm start: ${message} (see --help)\n`);
   process.stdout.write(`${JSON.stringify({ ...emptySummary(), exit: 'usage' })}\n`);
@@ -123,14 +126,17 @@ export function parseStartArgs(argv: string[]): RunOptions {
 
 async function main(): Promise<void> {
   const options = parseStartArgs(process.argv.slice(2));
-  let stopRequested = false;
+  let stopRequestedAt: number | undefined;
   const interrupted = new Promise<void>((resolve) => {
     const onSignal = (): void => {
-      if (stopRequested) {
+      if (stopRequestedAt !== undefined) {
+        // One Ctrl-C can arrive twice: the terminal signals the whole process group and tsx relays
+        // the signal to this process again when it is busy. Only a later, deliberate one forces.
+        if (Date.now() - stopRequestedAt < FORCE_AFTER_MS) return;
         process.stderr.write('\nForced stop.\n');
         process.exit(130);
       }
-      stopRequested = true;
+      stopRequestedAt = Date.now();
       process.stderr.write('\nStopping (Ctrl-C again to force)…\n');
       resolve();
     };

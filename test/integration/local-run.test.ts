@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +46,18 @@ function run(command: string, args: string[], timeoutMs = 120_000): Promise<Run>
 }
 
 const npmStart = (...args: string[]) => run('npm', ['start', '--silent', '--', '--port', '0', ...args]);
+
+/** Resolves once `condition` holds (checked every 10 ms). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/** A TCP server on a free 127.0.0.1 port: something that holds a port, or (closed) a port nobody serves. */
+async function listening(): Promise<{ server: Server; port: number }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as { port: number }).port };
+}
 const idv = (...args: string[]) => run('npx', ['tsx', 'bin/idv.ts', ...args]);
 
 describe('npm start with the simulator', () => {
@@ -127,6 +140,65 @@ describe('npm start with the simulator', () => {
     expect(readdirSync(out)).toHaveLength(1 + (item.objects?.length ?? 0));
   });
 
+  it('stops cleanly on Ctrl-C even when the signal arrives twice at once', async () => {
+    // Prepare: the start script itself (no npm/tsx wrapper), so the signals reach exactly this process.
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bin/local/start.ts', '--port', '0', '--demo', '0', '--data-dir', dataDir],
+      { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0' } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('Local pipeline running')) resolve();
+      });
+      child.on('close', () => reject(new Error(`npm start ended early: ${stderr}`)));
+    });
+
+    // Act: what a terminal plus tsx's relay deliver for one Ctrl-C: a second SIGINT moments after the
+    // first (sent once the first was handled; two pending signals would merge into one).
+    child.kill('SIGINT');
+    await until(() => stderr.includes('Stopping'));
+    child.kill('SIGINT');
+    const code = await exited;
+
+    // Assess
+    expect(code, stderr).toBe(0);
+    expect(stderr).not.toContain('Forced stop');
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toMatchObject({ exit: 'signal' });
+    expect(existsSync(join(dataDir, 'stack.json'))).toBe(false);
+  });
+
+  it('stops with what to do when the webhook port is taken', async () => {
+    // Prepare
+    const { server, port } = await listening();
+
+    // Act
+    const result = await run('npm', [
+      'start',
+      '--silent',
+      '--',
+      '--port',
+      String(port),
+      '--demo',
+      '0',
+      '--data-dir',
+      dataDir,
+    ]).finally(() => server.close());
+
+    // Assess
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`port ${port} is taken`);
+    expect(result.stderr).toContain('--port 0');
+    expect(result.summary).toMatchObject({ exit: 'error' });
+  });
+
   it('polls once, finds nothing new and exits 0 with --once', async () => {
     // Act
     const result = await npmStart('--demo', '0', '--once', '--data-dir', dataDir, '--timeout', '60');
@@ -183,6 +255,32 @@ describe('npm start against an external service', () => {
     expect(first.summary).toMatchObject({ created: 0, polled: 1, stored: 3, events: 3, dlq: 0 });
     expect(second.summary).toMatchObject({ stored: 0, events: 0 });
     expect(Object.values(service.control.stats().resultFetches)).toEqual([1, 1, 1]);
+  });
+
+  it('stops with a message that says what to do when the service is down', async () => {
+    // Prepare: a port that was just free and is closed again.
+    const { server, port } = await listening();
+    await new Promise((resolve) => server.close(resolve));
+
+    // Act
+    const result = await npmStart(
+      '--service-url',
+      `http://127.0.0.1:${port}`,
+      '--client-id',
+      credentials.clientId,
+      '--client-secret',
+      credentials.clientSecret,
+      '--once',
+      '--data-dir',
+      dataDir,
+    );
+
+    // Assess
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot reach the service');
+    expect(result.stderr).toContain('check --service-url');
+    expect(result.stderr).not.toContain(credentials.clientSecret);
+    expect(result.summary).toMatchObject({ exit: 'error' });
   });
 
   it('stops with a message that says what to do when the credentials are wrong', async () => {

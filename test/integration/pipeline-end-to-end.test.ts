@@ -432,6 +432,42 @@ describe('results pipeline (simulator + local AWS)', () => {
     expect(cached).toMatchObject({ accessToken: first.accessToken, expiresAt: first.expiresAt });
   });
 
+  it('messages that can never succeed fail alone and end in the DLQ; their batch-mates are stored', async () => {
+    // Prepare
+    webhooksOn = false;
+    const resultId = resultIdOf(await newTransaction('APPROVED'));
+    webhooksOn = true;
+    const record = (messageId: string, body: string) => ({
+      messageId,
+      receiptHandle: messageId,
+      body,
+      attributes: {} as never,
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:eu-west-1:000000000000:idv-it-results',
+      awsRegion: aws.region,
+    });
+    const dlqBefore = (await queueDepth(sqs, resources.dlqUrl)).visible;
+
+    // Act: one batch as Lambda hands it over, then the same poison message through the real queue.
+    const response = await fetchHandler({
+      Records: [
+        record('m-1', 'not json'),
+        record('m-2', JSON.stringify({ resultId, source: 'poll' })),
+        record('m-3', JSON.stringify({ resultId: 'a/b', source: 'poll' })),
+      ],
+    });
+    await sendToQueue({ resultId: '../escape', source: 'redrive' });
+    await drain(80);
+
+    // Assess
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m-1', 'm-3']);
+    expect(await item(resultId)).toMatchObject({ status: 'STORED', eventPublishedAt: expect.any(String) });
+    expect(eventsFor(resultId)).toHaveLength(1);
+    expect((await queueDepth(sqs, resources.dlqUrl)).visible).toBe(dlqBefore + 1);
+  });
+
   it('webhook answers: wrong secret → 404, malformed body → 400, nothing enqueued', async () => {
     // Act
     const wrong = await fetch(`${endpoint.url}/webhooks/${'x'.repeat(40)}/result`, {

@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { NotFoundError } from '../../shared/client/errors';
 import { MalformedMessageError } from '../../shared/errors';
 import { type FetchResultDeps, processMessage, processQueueRecord } from '../../shared/pipeline/fetch-result';
 import type { ResultMessage } from '../../shared/pipeline/messages';
@@ -164,6 +165,47 @@ describe('fetch-result core', () => {
     expect(outcome).toBe('stored');
     // Only the parsed object may be held while images are decoded and uploaded.
     expect(rawAlive).toBe(false);
+  });
+
+  it('two concurrent deliveries of one result both succeed: one item, marked, announced', async () => {
+    // Act: webhook and poll delivered to two function instances at once.
+    const outcomes = await Promise.all([
+      processMessage({ ...message, source: 'webhook' }, deps),
+      processMessage(message, deps),
+    ]);
+
+    // Assess
+    expect(outcomes).toContain('stored');
+    expect(store.items.size).toBe(1);
+    expect(store.items.get('res-1')!.eventPublishedAt).toBeDefined();
+    expect(publisher.stored.length).toBeGreaterThanOrEqual(1);
+    expect(publisher.unavailable).toHaveLength(0);
+  });
+
+  it('a 404 racing a successful fetch of the same result ends STORED and announced', async () => {
+    // Prepare: the first request reaches the service before the result is ready, the second after.
+    let calls = 0;
+    deps = {
+      ...deps,
+      source: {
+        getResultBody: async (resultId) => {
+          calls++;
+          if (calls === 1) throw new NotFoundError('service answered 404', { status: 404 });
+          return source.getResultBody(resultId);
+        },
+      },
+    };
+
+    // Act
+    const outcomes = await Promise.all([processMessage(message, deps), processMessage(message, deps)]);
+
+    // Assess
+    expect(outcomes).toContain('stored');
+    expect(store.items.get('res-1')).toMatchObject({
+      status: 'STORED',
+      eventPublishedAt: expect.any(String),
+    });
+    expect(publisher.stored).toHaveLength(1);
   });
 
   it('records a 404 as UNAVAILABLE, announces it once and does not retry forever', async () => {

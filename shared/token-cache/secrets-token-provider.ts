@@ -40,13 +40,18 @@ export interface SecretsTokenProviderOptions {
   readonly logger?: Logger;
 }
 
+/** A token with the time it was issued (epoch ms), when known: it bounds the refresh margin. */
+export interface CachedToken extends AccessToken {
+  readonly issuedAt?: number;
+}
+
 /** Secrets Manager backed token cache shared by the poll and fetch-result functions. */
 export class SecretsTokenProvider implements TokenProvider {
   readonly #options: SecretsTokenProviderOptions;
   readonly #now: () => number;
   readonly #marginMs: number;
   readonly #credentialsTtlMs: number;
-  #token: AccessToken | undefined;
+  #token: CachedToken | undefined;
   #credentials: { value: ClientCredentials; readAt: number } | undefined;
   /** Single flight: concurrent callers share one lookup or refresh. */
   #pending: Promise<AccessToken> | undefined;
@@ -89,7 +94,11 @@ export class SecretsTokenProvider implements TokenProvider {
       return cached;
     }
     const credentials = await this.#readCredentials();
-    const token = await this.#options.fetchToken(credentials, this.#options.scopes);
+    const issuedAt = this.#now();
+    const token: CachedToken = {
+      ...(await this.#options.fetchToken(credentials, this.#options.scopes)),
+      issuedAt,
+    };
     this.#token = token;
     this.#options.logger?.info('access token refreshed', {
       reason: rejected ? 'rejected' : 'expired',
@@ -99,13 +108,19 @@ export class SecretsTokenProvider implements TokenProvider {
     return token;
   }
 
-  #usable(token: AccessToken): boolean {
-    if (token.expiresAt - this.#marginMs <= this.#now()) return false;
+  #usable(token: CachedToken): boolean {
+    // A token living less than twice the margin is used for half its life: with the plain margin it
+    // would never count as usable and every call would fetch (and write) a new token.
+    const margin =
+      token.issuedAt === undefined
+        ? this.#marginMs
+        : Math.min(this.#marginMs, (token.expiresAt - token.issuedAt) / 2);
+    if (token.expiresAt - margin <= this.#now()) return false;
     // A token cached for fewer scopes (another configuration) would fail with 403.
     return this.#options.scopes.every((s) => token.scopes.includes(s));
   }
 
-  async #readCache(): Promise<AccessToken | undefined> {
+  async #readCache(): Promise<CachedToken | undefined> {
     try {
       const response = await this.#options.secrets.send(
         new GetSecretValueCommand({ SecretId: this.#options.tokenCacheSecretId }),
@@ -118,7 +133,7 @@ export class SecretsTokenProvider implements TokenProvider {
     }
   }
 
-  async #writeCache(token: AccessToken): Promise<void> {
+  async #writeCache(token: CachedToken): Promise<void> {
     try {
       await this.#options.secrets.send(
         new PutSecretValueCommand({
@@ -128,6 +143,7 @@ export class SecretsTokenProvider implements TokenProvider {
             tokenType: token.tokenType,
             expiresAt: token.expiresAt,
             scopes: token.scopes,
+            ...(token.issuedAt !== undefined && { issuedAt: token.issuedAt }),
           }),
         }),
       );
@@ -150,7 +166,7 @@ export class SecretsTokenProvider implements TokenProvider {
 }
 
 /** The cache secret's token, or undefined when it is empty (`{}`) or not a token. */
-export function parseCachedToken(secretString: string | undefined): AccessToken | undefined {
+export function parseCachedToken(secretString: string | undefined): CachedToken | undefined {
   if (!secretString) return undefined;
   let json: unknown;
   try {
@@ -158,7 +174,7 @@ export function parseCachedToken(secretString: string | undefined): AccessToken 
   } catch {
     return undefined;
   }
-  const t = json as Partial<Record<keyof AccessToken, unknown>>;
+  const t = json as Partial<Record<keyof CachedToken, unknown>>;
   if (
     typeof t?.accessToken !== 'string' ||
     t.accessToken.length === 0 ||
@@ -172,6 +188,7 @@ export function parseCachedToken(secretString: string | undefined): AccessToken 
     tokenType: typeof t.tokenType === 'string' && t.tokenType ? t.tokenType : 'Bearer',
     expiresAt: t.expiresAt,
     scopes: t.scopes.filter((s): s is string => typeof s === 'string'),
+    ...(typeof t.issuedAt === 'number' && t.issuedAt < t.expiresAt && { issuedAt: t.issuedAt }),
   };
 }
 

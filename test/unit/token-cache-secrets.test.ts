@@ -70,7 +70,48 @@ describe('SecretsTokenProvider', () => {
       tokenType: 'Bearer',
       expiresAt: NOW + 3_600_000,
       scopes: SCOPES,
+      issuedAt: NOW,
     });
+  });
+
+  it('keeps a token shorter-lived than twice the margin for half its life instead of refetching per call', async () => {
+    // Prepare: the service issues 4-minute tokens, less than the 5-minute margin.
+    secrets({});
+    let now = NOW;
+    let issued = 0;
+    const p = new SecretsTokenProvider({
+      secrets: new SecretsManagerClient({ region: 'eu-west-1' }),
+      credentialsSecretId: 'creds',
+      tokenCacheSecretId: 'cache',
+      scopes: SCOPES,
+      fetchToken: async () => {
+        issued++;
+        return {
+          accessToken: `short-${issued}`,
+          tokenType: 'Bearer',
+          expiresAt: now + 240_000,
+          scopes: SCOPES,
+        };
+      },
+      now: () => now,
+    });
+
+    // Act
+    const first = await p.getToken();
+    const second = await p.getToken();
+    now += 119_000;
+    const beforeHalfLife = await p.getToken();
+    now += 2_000;
+    const afterHalfLife = await p.getToken();
+
+    // Assess
+    expect([first, second, beforeHalfLife].map((t) => t.accessToken)).toEqual([
+      'short-1',
+      'short-1',
+      'short-1',
+    ]);
+    expect(afterHalfLife.accessToken).toBe('short-2');
+    expect(issued).toBe(2);
   });
 
   it('treats an empty cache secret ({}) as no token', async () => {

@@ -40,6 +40,25 @@ describe('event details and schemas', () => {
     expect(detail.sections).toEqual({ identity: 'APPROVED', faceVerify: 'APPROVED' });
   });
 
+  it('VerificationResultStored details stay valid when the result carries over-long identifiers', () => {
+    // Prepare
+    const validate = eventValidators()[DETAIL_TYPES.resultStored];
+    const item = buildStoredItem({
+      hints: { resultId: 'r-3', source: 'webhook', product: `IDV_${'X'.repeat(100)}` },
+      document: { result: 'APPROVED', customerReference: 'c'.repeat(300), userId: 'u'.repeat(257) },
+      stored: { resultKey: 'results/r-3/result.json', objects: [], documentBytes: 100 },
+      bucket: 'data',
+      storedAt: '2026-08-11T00:00:00.000Z',
+      retentionDays: 30,
+    });
+
+    // Act
+    const detail = storedDetail(item, { environment: 'production', store });
+
+    // Assess
+    expect(validate(detail), JSON.stringify(validate.errors)).toBe(true);
+  });
+
   it('VerificationResultUnavailable details validate against the schema', () => {
     // Prepare
     const validate = eventValidators()[DETAIL_TYPES.resultUnavailable];

@@ -68,7 +68,13 @@ export class DataBucket extends Construct {
           // Versioning protects against bad writes, not against the retention promise.
           noncurrentVersionExpiration: Duration.days(1),
           abortIncompleteMultipartUploadAfter: Duration.days(1),
-          expiredObjectDeleteMarker: false,
+          // No expiredObjectDeleteMarker here: S3 rejects it next to expiration days (MalformedXML at
+          // deploy time), even when false.
+        },
+        {
+          // After expiry and the noncurrent version's removal only the delete marker is left; drop it.
+          id: 'expired-delete-markers',
+          expiredObjectDeleteMarker: true,
         },
       ],
     });

@@ -80,15 +80,15 @@ export class PipelineStack extends Stack {
 
     const webhook = new WebhookApi(this, 'WebhookApi', {
       config,
-      queue: results.queue,
-      webhookSecret: secrets.webhook,
+      queue: results,
+      secrets,
       encryptionKey: key,
       logRemovalPolicy: dataRemoval,
     });
     const poller = new Poller(this, 'Poller', {
       config,
       encryptionKey: key,
-      queue: results.queue,
+      queue: results,
       secrets,
       logRemovalPolicy: dataRemoval,
     });

@@ -54,3 +54,23 @@ export class EncryptionKey extends Construct {
     );
   }
 }
+
+/** AWS services that use the stack key on a caller's behalf (the `kms:ViaService` prefix). */
+export type KeyUsingService = 'sqs' | 'secretsmanager' | 'dynamodb' | 's3';
+
+/**
+ * A role statement that lets a caller use `key` only through `service`, for the exact operations that
+ * service performs on its behalf (e.g. SQS `GenerateDataKey`/`Decrypt` for a sender): the role cannot
+ * decrypt anything with the key directly, and no `kms:*Foo*` action families are granted.
+ */
+export function keyUseThrough(
+  key: kms.IKey,
+  service: KeyUsingService,
+  actions: readonly `kms:${string}`[],
+): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    actions: [...actions],
+    resources: [key.keyArn],
+    conditions: { StringEquals: { 'kms:ViaService': `${service}.${Stack.of(key).region}.amazonaws.com` } },
+  });
+}

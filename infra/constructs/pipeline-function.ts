@@ -99,23 +99,11 @@ export class PipelineFunction extends Construct {
     });
 
     // X-Ray's PutTraceSegments/PutTelemetryRecords have no resource-level permissions.
-    Validations.of(role).acknowledge(
-      {
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'Active tracing needs xray:PutTraceSegments/PutTelemetryRecords, which only accept Resource "*".',
-      },
-      // The grants of the encrypted queue, table and secrets add these KMS action families, always
-      // on the stack's one key ARN; the key's encryption context binds each use to its service.
-      {
-        id: 'AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
-        reason: 'Added by the grants of the KMS-encrypted queue and table; scoped to the stack key ARN only.',
-      },
-      {
-        id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
-        reason: 'Writing to the KMS-encrypted queue and table needs data keys of the stack key ARN only.',
-      },
-    );
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active tracing needs xray:PutTraceSegments/PutTelemetryRecords, which only accept Resource "*".',
+    });
   }
 
   /** Sets an environment variable of the function; `name` comes from `ENV` in `shared/config.ts`. */

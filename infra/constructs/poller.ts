@@ -3,11 +3,11 @@ import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as kms from 'aws-cdk-lib/aws-kms';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
 import type { EnvironmentConfig } from '../config';
 import { PipelineFunction } from './pipeline-function';
+import type { ResultsQueue } from './results-queue';
 import type { Secrets } from './secrets';
 
 /** Properties of {@link Poller}. */
@@ -15,7 +15,7 @@ export interface PollerProps {
   /** Environment settings (service URL, scopes, schedule). */
   readonly config: EnvironmentConfig;
   /** Queue the poll function sends each pending resultId to. */
-  readonly queue: sqs.IQueue;
+  readonly queue: ResultsQueue;
   /** Credentials and token cache. */
   readonly secrets: Secrets;
   /** What happens to the log group when the stack is deleted. */
@@ -54,8 +54,8 @@ export class Poller extends Construct {
     fn.addEnvironment(ENV.credentialsSecretId, props.secrets.credentials.secretArn);
     fn.addEnvironment(ENV.tokenCacheSecretId, props.secrets.tokenCache.secretArn);
     props.secrets.grantServiceAccess(fn.function);
-    fn.addEnvironment(ENV.resultsQueueUrl, props.queue.queueUrl);
-    props.queue.grantSendMessages(fn.function);
+    fn.addEnvironment(ENV.resultsQueueUrl, props.queue.queue.queueUrl);
+    props.queue.grantSend(fn.function);
 
     this.rule = new events.Rule(this, 'Schedule', {
       description: 'Runs the poll function: the safety net for missed result webhooks.',

@@ -10,6 +10,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
 import type { EnvironmentConfig } from '../config';
+import { keyUseThrough } from './encryption-key';
 import { PipelineFunction } from './pipeline-function';
 import type { Secrets } from './secrets';
 
@@ -79,16 +80,22 @@ export class ResultFetcher extends Construct {
     // grant comes from the table so it follows the table's encryption.
     fn.function.addToRolePolicy(
       new iam.PolicyStatement({
-        actions: [
-          'dynamodb:GetItem',
-          'dynamodb:PutItem',
-          'dynamodb:UpdateItem',
-          'dynamodb:ConditionCheckItem',
-        ],
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
         resources: [props.table.tableArn],
       }),
     );
-    props.table.encryptionKey?.grantEncryptDecrypt(fn.function);
+    // DynamoDB uses the table key on the caller's behalf; only through DynamoDB, and without the
+    // ReEncrypt/CreateGrant that only a key change or the table's creation (CloudFormation) needs.
+    if (props.table.encryptionKey) {
+      fn.function.addToRolePolicy(
+        keyUseThrough(props.table.encryptionKey, 'dynamodb', [
+          'kms:Decrypt',
+          'kms:Encrypt',
+          'kms:GenerateDataKey',
+          'kms:DescribeKey',
+        ]),
+      );
+    }
     fn.addEnvironment(ENV.dataBucketName, props.bucket.bucketName);
     // Keys are deterministic, so a redelivery overwrites; the function never reads, lists or tags.
     fn.function.addToRolePolicy(
@@ -97,7 +104,11 @@ export class ResultFetcher extends Construct {
         resources: [props.bucket.arnForObjects(`${RESULTS_PREFIX}*`)],
       }),
     );
-    props.bucket.encryptionKey?.grant(fn.function, 'kms:GenerateDataKey', 'kms:Decrypt');
+    if (props.bucket.encryptionKey) {
+      fn.function.addToRolePolicy(
+        keyUseThrough(props.bucket.encryptionKey, 's3', ['kms:GenerateDataKey', 'kms:Decrypt']),
+      );
+    }
     Validations.of(fn.function.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${dataBucketLogicalId}.Arn>/${RESULTS_PREFIX}*]`,
       reason:

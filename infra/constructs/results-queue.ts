@@ -1,7 +1,9 @@
 import { Duration } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { keyUseThrough } from './encryption-key';
 
 /** Properties of {@link ResultsQueue}. */
 export interface ResultsQueueProps {
@@ -25,10 +27,12 @@ export class ResultsQueue extends Construct {
   readonly deadLetterQueue: sqs.Queue;
   /** Receives before a message is dead-lettered. */
   readonly maxReceiveCount: number;
+  private readonly encryptionKey: kms.IKey;
 
   constructor(scope: Construct, id: string, props: ResultsQueueProps) {
     super(scope, id);
     this.maxReceiveCount = props.maxReceiveCount ?? 5;
+    this.encryptionKey = props.encryptionKey;
 
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
       encryption: sqs.QueueEncryption.KMS,
@@ -48,5 +52,19 @@ export class ResultsQueue extends Construct {
       visibilityTimeout: Duration.seconds(props.consumerTimeout.toSeconds() * 6),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: this.maxReceiveCount },
     });
+  }
+
+  /**
+   * What a producer (webhook, poll) needs and nothing more: `sqs:SendMessage` (which also authorises
+   * SendMessageBatch) on the results queue, and the data keys SQS creates and reads for it. Unlike
+   * `queue.grantSendMessages` no GetQueueAttributes/GetQueueUrl and no `kms:Encrypt`/`kms:ReEncrypt*`.
+   */
+  grantSend(grantee: iam.IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
+    );
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      keyUseThrough(this.encryptionKey, 'sqs', ['kms:GenerateDataKey', 'kms:Decrypt']),
+    );
   }
 }

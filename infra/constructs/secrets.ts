@@ -1,8 +1,9 @@
-import { type RemovalPolicy, SecretValue, Stack, Validations } from 'aws-cdk-lib';
+import { type RemovalPolicy, SecretValue, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { keyUseThrough } from './encryption-key';
 
 /** Properties of {@link Secrets}. */
 export interface SecretsProps {
@@ -84,21 +85,36 @@ export class Secrets extends Construct {
   /**
    * Grants what a function that talks to the service needs: read the credentials, read the token
    * cache and put a new version of it (not UpdateSecret, which could change its key or policy).
+   * No DescribeSecret: the code only calls GetSecretValue and PutSecretValue.
    */
   grantServiceAccess(grantee: iam.IGrantable): void {
-    this.credentials.grantRead(grantee);
-    this.tokenCache.grantRead(grantee);
+    this.grantGetValue(grantee, this.credentials, this.tokenCache);
     grantee.grantPrincipal.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['secretsmanager:PutSecretValue'],
         resources: [this.tokenCache.secretArn],
       }),
     );
-    this.encryptionKey.grantEncrypt(
-      new kms.ViaServicePrincipal(
-        `secretsmanager.${Stack.of(this).region}.amazonaws.com`,
-        grantee.grantPrincipal,
-      ),
+    // A new secret version gets a new data key from the stack key.
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      keyUseThrough(this.encryptionKey, 'secretsmanager', ['kms:GenerateDataKey']),
+    );
+  }
+
+  /** Grants reading the webhook path secret, and nothing else (the webhook function). */
+  grantWebhookSecretRead(grantee: iam.IGrantable): void {
+    this.grantGetValue(grantee, this.webhook);
+  }
+
+  private grantGetValue(grantee: iam.IGrantable, ...secrets: secretsmanager.ISecret[]): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: secrets.map((secret) => secret.secretArn),
+      }),
+    );
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      keyUseThrough(this.encryptionKey, 'secretsmanager', ['kms:Decrypt']),
     );
   }
 }

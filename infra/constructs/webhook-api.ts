@@ -2,21 +2,21 @@ import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
 import type { EnvironmentConfig } from '../config';
 import { PipelineFunction } from './pipeline-function';
+import type { ResultsQueue } from './results-queue';
+import type { Secrets } from './secrets';
 
 /** Properties of {@link WebhookApi}. */
 export interface WebhookApiProps {
   /** Environment settings (throttling, log retention). */
   readonly config: EnvironmentConfig;
   /** Queue the webhook function sends resultIds (and upload notifications) to. */
-  readonly queue: sqs.IQueue;
-  /** Secret holding the path segment the `{token}` of every request is compared with. */
-  readonly webhookSecret: secretsmanager.ISecret;
+  readonly queue: ResultsQueue;
+  /** The secrets; the function reads only the webhook path segment every `{token}` is compared with. */
+  readonly secrets: Secrets;
   /** Key that encrypts the access log group. */
   readonly encryptionKey: kms.IKey;
   /** What happens to the log groups when the stack is deleted. */
@@ -50,10 +50,10 @@ export class WebhookApi extends Construct {
       logRemovalPolicy: props.logRemovalPolicy,
       logEncryptionKey: props.encryptionKey,
     });
-    this.webhookFunction.addEnvironment(ENV.webhookSecretId, props.webhookSecret.secretArn);
-    props.webhookSecret.grantRead(this.webhookFunction.function);
-    this.webhookFunction.addEnvironment(ENV.resultsQueueUrl, props.queue.queueUrl);
-    props.queue.grantSendMessages(this.webhookFunction.function);
+    this.webhookFunction.addEnvironment(ENV.webhookSecretId, props.secrets.webhook.secretArn);
+    props.secrets.grantWebhookSecretRead(this.webhookFunction.function);
+    this.webhookFunction.addEnvironment(ENV.resultsQueueUrl, props.queue.queue.queueUrl);
+    props.queue.grantSend(this.webhookFunction.function);
 
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
       retention: config.logRetentionDays as logs.RetentionDays,

@@ -119,11 +119,14 @@ export interface ValidationIssue {
 export class RequestValidationError extends IdvError {
   override readonly name: string = 'RequestValidationError';
   readonly issues: readonly ValidationIssue[];
+  /** What was being validated, e.g. `invalid secure link request`. */
+  readonly context: string | undefined;
 
   constructor(issues: readonly ValidationIssue[], context?: string) {
     const list = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
     super(context ? `${context}: ${list}` : list);
     this.issues = issues;
+    this.context = context;
   }
 }
 

@@ -46,7 +46,9 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 
 /** Sends once: 2xx → the response, else a `ServiceError` subclass or a `ConnectionError`. */
 export async function sendOnce(request: HttpRequest, options: TransportOptions): Promise<HttpResponse> {
-  const label = `${request.method} ${request.url.pathname}`;
+  // Origin and path only: the base URL never carries credentials (checked by `serviceUrl`) and the query
+  // is left out because it may hold a customerReference.
+  const label = `${request.method} ${request.url.origin}${request.url.pathname}`;
   // One signal for the whole exchange, body included: a service that stalls mid-body also times out.
   const signal = AbortSignal.timeout(options.timeoutMs);
   let response: Response;
@@ -93,20 +95,56 @@ export async function sendWithRetry(request: HttpRequest, options: TransportOpti
 
 function connectionError(error: unknown, label: string, timeoutMs: number): IdvError {
   if (error instanceof IdvError) return error;
+  // The raw failure may hold the request (a fetch wrapper can attach its `Request`, headers included) or
+  // a socket: only a scrubbed copy of its names, codes and messages goes into the error.
+  const cause = scrubCause(error);
   const name = (error as { name?: unknown } | null)?.name;
   if (name === 'TimeoutError' || name === 'AbortError') {
     return new ConnectionError(
       `no answer from the service for ${label} within ${timeoutMs} ms`,
       { timedOut: true, notSent: false },
-      { cause: error },
+      { cause },
     );
   }
   const code = networkCode(error);
+  const reason = code ? ` (${code}${NETWORK_CODE_TEXT[code] ? `: ${NETWORK_CODE_TEXT[code]}` : ''})` : '';
   return new ConnectionError(
-    `no answer from the service for ${label}${code ? ` (${code})` : ''}`,
+    `no answer from the service for ${label}${reason}`,
     { timedOut: false, notSent: code !== undefined && NOT_SENT_CODES.has(code) },
-    { cause: error },
+    { cause },
   );
+}
+
+/** Plain words for the network codes a user meets most (wrong host, nothing listening, reset). */
+const NETWORK_CODE_TEXT: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused, is the service running at that address?',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ECONNRESET: 'connection reset',
+  UND_ERR_SOCKET: 'connection closed before the answer was complete',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+};
+
+/** `Bearer …`/`Basic …` credentials as they could appear in a message of a fetch wrapper. */
+const CREDENTIAL_RE = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
+
+/**
+ * A copy of an error chain that keeps only `name`, `message` (credentials redacted) and a string `code`
+ * of each `Error` link, at most four deep. Anything else (a `Request`, `Headers`, sockets) is dropped.
+ */
+export function scrubCause(error: unknown, depth = 0): Error | undefined {
+  if (!(error instanceof Error) || depth >= 4) return undefined;
+  const inner = scrubCause((error as { cause?: unknown }).cause, depth + 1);
+  const copy = new Error(
+    error.message.replace(CREDENTIAL_RE, '$1 [redacted]'),
+    inner ? { cause: inner } : undefined,
+  );
+  copy.name = error.name;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') Object.assign(copy, { code });
+  // The original's frames say where it failed; its first line repeats the message, so it is redacted too.
+  if (error.stack) copy.stack = error.stack.replace(CREDENTIAL_RE, '$1 [redacted]');
+  return copy;
 }
 
 /** The system error code behind a fetch failure (`TypeError: fetch failed` wraps it in `cause`). */

@@ -4,7 +4,7 @@
  */
 import { PATHS } from '../api/enums';
 import { tokenRequestSchema, tokenResponseSchema } from '../api/schemas';
-import { RequestValidationError, ResponseFormatError, UnauthorizedError } from './errors';
+import { NotFoundError, RequestValidationError, ResponseFormatError, UnauthorizedError } from './errors';
 import { parseJsonOrUndefined, sendWithRetry, sleep } from './http';
 import type { RetryOptions } from './retry';
 import type { AccessToken } from './token-provider';
@@ -74,6 +74,19 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
         { cause: error },
       );
     }
+    if (error instanceof NotFoundError) {
+      // The first call of every session: a 404 here almost always means a wrong base URL.
+      throw new NotFoundError(
+        `no token endpoint at ${serviceUrl(options.baseUrl, PATHS.oauthToken).href} (404); the base URL ` +
+          'should be the address before /api/v2',
+        {
+          status: error.status,
+          ...(error.code !== undefined && { code: error.code }),
+          ...(error.requestId !== undefined && { requestId: error.requestId }),
+        },
+        { cause: error },
+      );
+    }
     throw error;
   }
   const parsed = tokenResponseSchema.safeParse(parseJsonOrUndefined(response.body));
@@ -92,8 +105,32 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
   };
 }
 
-/** `baseUrl` + `path`, keeping any path prefix of the base URL (e.g. a gateway stage). */
+/**
+ * `baseUrl` + `path`, keeping any path prefix of the base URL (e.g. a gateway stage). The base URL must be
+ * an `http:`/`https:` address without user info, query or fragment: credentials belong in the client
+ * options (a URL ends up in error messages), and anything else would silently change every request.
+ */
 export function serviceUrl(baseUrl: string, path: string): URL {
   const base = baseUrl.endsWith('/') ? baseUrl.slice(0, -1) : baseUrl;
+  const problem = baseUrlProblem(base);
+  if (problem) {
+    throw new RequestValidationError(
+      [{ path: 'baseUrl', message: problem }],
+      'invalid base URL of the verification service',
+    );
+  }
   return new URL(`${base}${path}`);
+}
+
+function baseUrlProblem(base: string): string | undefined {
+  if (!URL.canParse(base))
+    return 'is not a URL (expected e.g. https://service.example or http://127.0.0.1:4010)';
+  const url = new URL(base);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return 'must start with http:// or https:// (e.g. http://127.0.0.1:4010)';
+  }
+  if (url.username || url.password)
+    return 'must not contain user info; pass the client credentials separately';
+  if (url.search || url.hash) return 'must not have a query or fragment';
+  return undefined;
 }

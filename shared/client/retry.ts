@@ -11,7 +11,11 @@ export interface RetryOptions {
   readonly baseDelayMs: number;
   /** Cap of the exponential backoff. @default 5000 */
   readonly maxDelayMs: number;
-  /** Cap of a wait the service asked for with `Retry-After`. @default 20000 */
+  /**
+   * Longest `Retry-After` wait the client sits out itself. A longer wait is not shortened (that would send
+   * before the service allows it): the client gives up and the error's `retryAfterMs` tells the caller.
+   * @default 20000
+   */
   readonly maxRetryAfterMs: number;
   /** Source of jitter in [0, 1). @default Math.random */
   readonly random: () => number;
@@ -33,7 +37,8 @@ export interface RetryInput {
   readonly method: 'GET' | 'POST';
   /**
    * The request creates or consumes something on the service (a transaction, a link, a one-time
-   * package), so sending it twice could do it twice.
+   * package), so sending it twice could do it twice. Decides alone whether an ambiguous failure is
+   * repeated, whatever the method.
    */
   readonly mayHaveCreated: boolean;
   readonly error: unknown;
@@ -53,11 +58,13 @@ export function shouldRetry(input: RetryInput, options: Partial<RetryOptions> = 
   const { attempt, error } = input;
   if (attempt >= opts.maxAttempts) return GIVE_UP;
 
-  // A request is safe to repeat when it is a read, or a POST that only checks something (quality).
-  const repeatable = input.method === 'GET' || !input.mayHaveCreated;
+  // A request is safe to repeat unless it may have created something: a read, or a POST that only checks
+  // something (quality). The method alone does not decide: GET /sdk/token starts a transaction.
+  const repeatable = !input.mayHaveCreated;
   const retryAfterMs = error instanceof ServiceError ? error.retryAfterMs : undefined;
   const backoff = () => ({ retry: true, delayMs: jitteredBackoff(attempt, opts) });
-  const waitAsAsked = (ms: number) => ({ retry: true, delayMs: Math.min(ms, opts.maxRetryAfterMs) });
+  // Never earlier than the service asked: a wait beyond the cap is left to the caller (e.g. SQS redelivery).
+  const waitAsAsked = (ms: number) => (ms <= opts.maxRetryAfterMs ? { retry: true, delayMs: ms } : GIVE_UP);
 
   if (error instanceof ConnectionError) {
     // No answer. Refused before sending: nothing reached the service, so even a creating POST is safe.

@@ -360,23 +360,54 @@ describe('client against the simulator: tokens', () => {
 });
 
 describe('client against the simulator: retries and environments', () => {
-  it('retries a GET after 429 with Retry-After and 5xx', async () => {
+  it('retries a GET after 429 with Retry-After and 5xx, waiting as long as Retry-After asks', async () => {
     // Prepare
+    const waits: number[] = [];
     const patient = new IdvClient({
       baseUrl: sim.url,
       environment: 'staging',
       credentials: CREDENTIALS,
-      retry: { maxAttempts: 10, baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 5 },
+      retry: { maxAttempts: 10, baseDelayMs: 1, maxDelayMs: 5 },
+      // Records the waits instead of sitting them out, so the test stays fast.
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
     });
     await patient.getReasons();
     sim.requests.length = 0;
-    sim.control.setFaults({ rateLimitRate: 0.3, serverErrorRate: 0.3, paths: ['/api/v2/reasons'] });
+    sim.control.setFaults({
+      rateLimitRate: 0.3,
+      retryAfterSeconds: 2,
+      serverErrorRate: 0.3,
+      paths: ['/api/v2/reasons'],
+    });
 
     // Act
     for (let i = 0; i < 5; i++) await patient.getReasons();
 
     // Assess
     expect(sim.requests.length).toBeGreaterThan(5);
+    const stats = sim.control.stats().faults;
+    expect(stats.rateLimit).toBeGreaterThan(0);
+    // Every 429 was followed by a wait of exactly the 2 s the simulator asked for; backoffs are ≤ 5 ms.
+    expect(waits.filter((ms) => ms === 2000)).toHaveLength(stats.rateLimit);
+    expect(waits.every((ms) => ms === 2000 || ms <= 5)).toBe(true);
+  });
+
+  it('never re-sends the SDK token GET after a 500: it starts a transaction', async () => {
+    // Prepare
+    await client.getReasons();
+    sim.requests.length = 0;
+    const before = sim.control.stats().transactions;
+    sim.control.setFaults({ serverErrorRate: 1, paths: ['/api/v2/sdk/token'] });
+
+    // Act
+    const error = await client.getSdkToken({ services: ['FACE_VERIFY'] }).catch((e) => e);
+
+    // Assess
+    expect(error.status).toBeGreaterThanOrEqual(500);
+    expect(wire()).toEqual(['GET /api/v2/sdk/token?services=FACE_VERIFY']);
+    expect(sim.control.stats().transactions).toBe(before);
   });
 
   it('never re-sends a creating POST after a 500', async () => {

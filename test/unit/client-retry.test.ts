@@ -50,6 +50,18 @@ describe('shouldRetry', () => {
     expect(decision).toEqual({ retry: false, delayMs: 0 });
   });
 
+  it.each([
+    ['a reset connection', reset()],
+    ['a timeout', timeout()],
+    ['a 500', server(500)],
+  ])('never repeats a creating GET (SDK token) after %s', (_label, error) => {
+    // Act
+    const decision = shouldRetry({ attempt: 1, method: 'GET', mayHaveCreated: true, error });
+
+    // Assess
+    expect(decision).toEqual({ retry: false, delayMs: 0 });
+  });
+
   it('repeats a creating POST whose connection was refused before sending', () => {
     // Act
     const decision = shouldRetry(
@@ -72,15 +84,20 @@ describe('shouldRetry', () => {
     expect(decision).toEqual({ retry: true, delayMs: 1500 });
   });
 
-  it('caps a long Retry-After', () => {
+  it('gives up on a Retry-After longer than the cap instead of sending earlier than asked', () => {
     // Act
-    const decision = shouldRetry(
+    const tooLong = shouldRetry(
       { attempt: 1, method: 'GET', mayHaveCreated: false, error: limited(3_600_000) },
+      { maxRetryAfterMs: 10_000 },
+    );
+    const atCap = shouldRetry(
+      { attempt: 1, method: 'GET', mayHaveCreated: false, error: server(503, 10_000) },
       { maxRetryAfterMs: 10_000 },
     );
 
     // Assess
-    expect(decision).toEqual({ retry: true, delayMs: 10_000 });
+    expect(tooLong).toEqual({ retry: false, delayMs: 0 });
+    expect(atCap).toEqual({ retry: true, delayMs: 10_000 });
   });
 
   it('retries a POST that only checks something (quality) after a 5xx', () => {

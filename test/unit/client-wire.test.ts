@@ -1,9 +1,11 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { IdvClient } from '../../shared/client/client';
 import {
   ConnectionError,
   MockTestNotAllowedError,
   NotFoundError,
+  RateLimitError,
   RequestValidationError,
   ResponseFormatError,
   ServerError,
@@ -279,6 +281,141 @@ describe('IdvClient on the wire (recorded fetch)', () => {
     // Assess
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error.timedOut).toBe(true);
+  });
+});
+
+describe('IdvClient review fixes', () => {
+  it('never re-sends the SDK token GET after a 500: it starts a transaction', async () => {
+    // Prepare
+    const fake = fakeFetch(() => new Response('', { status: 500 }));
+
+    // Act
+    const error = await client(fake.fetch)
+      .getSdkToken({ services: ['FACE_VERIFY'] })
+      .catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(ServerError);
+    expect(fake.apiRequests()).toHaveLength(1);
+  });
+
+  it('waits as long as Retry-After asks, and gives up when that is longer than the cap', async () => {
+    // Prepare
+    const waits: number[] = [];
+    const limited = (seconds: string) =>
+      fakeFetch((_req, i) =>
+        i === 0
+          ? Response.json(
+              { code: 8, message: 'TooManyRequests' },
+              { status: 429, headers: { 'retry-after': seconds } },
+            )
+          : Response.json({ reasons: [] }),
+      );
+    const short = limited('2');
+    const long = limited('3600');
+    const make = (fetchFn: typeof fetch) =>
+      new IdvClient({
+        baseUrl: 'http://127.0.0.1:9',
+        environment: 'staging',
+        credentials: { clientId: 'demo', clientSecret: 'demo-secret' },
+        fetch: fetchFn,
+        sleep: async (ms) => {
+          waits.push(ms);
+        },
+      });
+
+    // Act
+    await make(short.fetch).getReasons();
+    const error = (await make(long.fetch)
+      .getReasons()
+      .catch((e: unknown) => e)) as RateLimitError;
+
+    // Assess
+    expect(waits).toEqual([2000]);
+    expect(short.apiRequests()).toHaveLength(2);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.retryAfterMs).toBe(3_600_000);
+    expect(long.apiRequests()).toHaveLength(1);
+  });
+
+  it.each([
+    ['the API call (Bearer)', '/api/v2/poll'],
+    ['the token request (Basic)', '/api/v2/oauth/token'],
+  ])(
+    'keeps the Authorization header out of a failure of %s, even when fetch attaches its Request',
+    async (_label, failing) => {
+      // Prepare
+      const wrapper = (async (input: string | URL, init?: RequestInit) => {
+        const request = new Request(input, init);
+        if (new URL(String(input)).pathname.endsWith(failing)) {
+          // Some fetch wrappers (tracing, mocking) attach the request to the error they throw.
+          throw new TypeError(`fetch failed for ${request.headers.get('authorization')}`, { cause: request });
+        }
+        return Response.json({ accessToken: 'tok-SECRET-1', expiresIn: '3600', tokenType: 'Bearer' });
+      }) as typeof fetch;
+
+      // Act
+      const error = (await client(wrapper)
+        .poll()
+        .catch((e: unknown) => e)) as ConnectionError;
+
+      // Assess
+      expect(error).toBeInstanceOf(ConnectionError);
+      const everything = `${inspect(error, { depth: 10 })}${JSON.stringify(error)}${error.stack}`;
+      expect(everything).not.toMatch(/tok-SECRET|demo-secret|ZGVtbzpkZW1vLXNlY3JldA|authorization:/i);
+      expect(everything).toContain('TypeError');
+    },
+  );
+
+  it('names the address and the reason when nothing listens there', async () => {
+    // Prepare
+    const refused = (async () => {
+      throw new TypeError('fetch failed', {
+        cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }),
+      });
+    }) as typeof fetch;
+
+    // Act
+    const error = (await client(refused)
+      .poll()
+      .catch((e: unknown) => e)) as ConnectionError;
+
+    // Assess
+    expect(error.message).toBe(
+      'no answer from the service for POST http://127.0.0.1:9/base/api/v2/oauth/token ' +
+        '(ECONNREFUSED: connection refused, is the service running at that address?)',
+    );
+  });
+
+  it.each([
+    ['localhost:4010', 'must start with http:// or https://'],
+    ['ftp://127.0.0.1', 'must start with http:// or https://'],
+    ['http://demo:demo-secret@127.0.0.1:4010', 'must not contain user info'],
+    ['http://127.0.0.1:4010?x=1', 'must not have a query or fragment'],
+    ['not a url', 'is not a URL'],
+  ])('rejects the base URL %s before any request', (baseUrl, message) => {
+    // Act
+    const make = () =>
+      new IdvClient({ baseUrl, environment: 'staging', credentials: { clientId: 'a', clientSecret: 'b' } });
+
+    // Assess
+    expect(make).toThrow(RequestValidationError);
+    expect(make).toThrow(`baseUrl: ${message}`);
+  });
+
+  it('says a 404 from the token endpoint points at a wrong base URL', async () => {
+    // Prepare
+    const missing = (async () =>
+      Response.json({ code: 5, message: 'NotFound' }, { status: 404 })) as typeof fetch;
+
+    // Act
+    const error = (await client(missing)
+      .poll()
+      .catch((e: unknown) => e)) as NotFoundError;
+
+    // Assess
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.message).toContain('no token endpoint at http://127.0.0.1:9/base/api/v2/oauth/token (404)');
   });
 });
 

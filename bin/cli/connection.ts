@@ -4,6 +4,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import { ENVIRONMENTS, type ServiceEnvironment } from '../../shared/api/enums';
 import { IdvClient } from '../../shared/client/client';
+import { RequestValidationError } from '../../shared/client/errors';
 import { UsageError } from './errors';
 import type { CliIo, FlagValues } from './types';
 
@@ -36,14 +37,24 @@ export function clientFromFlags(values: FlagValues, io: CliIo, command: string):
   if (!clientId) throw new UsageError('missing --client-id (or IDV_CLIENT_ID)', command);
   if (!clientSecret) throw new UsageError('missing --client-secret (or IDV_CLIENT_SECRET)', command);
   if (!(ENVIRONMENTS as readonly string[]).includes(environment)) {
-    throw new UsageError(`--environment must be one of ${ENVIRONMENTS.join(', ')}`, command);
+    throw new UsageError(
+      `--environment (or IDV_ENVIRONMENT) must be one of ${ENVIRONMENTS.join(', ')}`,
+      command,
+    );
   }
-  if (!URL.canParse(baseUrl)) throw new UsageError('--base-url (or IDV_BASE_URL) is not a URL', command);
-  return new IdvClient({
-    baseUrl,
-    environment: environment as ServiceEnvironment,
-    credentials: { clientId, clientSecret },
-    userAgent: 'idv-cli',
-    ...(io.fetch && { fetch: io.fetch }),
-  });
+  try {
+    return new IdvClient({
+      baseUrl,
+      environment: environment as ServiceEnvironment,
+      credentials: { clientId, clientSecret },
+      userAgent: 'idv-cli',
+      ...(io.fetch && { fetch: io.fetch }),
+    });
+  } catch (error) {
+    // The client checks the base URL; say it in terms of the flag the user typed.
+    const issue = error instanceof RequestValidationError ? error.issues[0] : undefined;
+    if (issue?.path === 'baseUrl')
+      throw new UsageError(`--base-url (or IDV_BASE_URL) ${issue.message}`, command);
+    throw error;
+  }
 }

@@ -44,10 +44,17 @@ export async function readInput(ctx: CommandContext, path: string, flagName: str
   try {
     return await readFile(resolve(ctx.io.cwd, path));
   } catch (error) {
-    const code = (error as { code?: string }).code ?? 'unreadable';
-    throw new UsageError(`cannot read the file of --${flagName} ${path} (${code})`);
+    const code = (error as { code?: string }).code;
+    const why = code ? `${FILE_ERROR_TEXT[code] ?? 'cannot be read'} (${code})` : 'cannot be read';
+    throw new UsageError(`cannot read the file of --${flagName} ${path}: ${why}`);
   }
 }
+
+const FILE_ERROR_TEXT: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'is a directory, not a file',
+  EACCES: 'permission denied',
+};
 
 /** Drops `undefined` fields so strict request schemas see only what the user gave. */
 export function compact<T extends Record<string, unknown>>(object: T): T {

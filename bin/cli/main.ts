@@ -8,6 +8,7 @@ import type { IdvClient } from '../../shared/client/client';
 import { COMMANDS } from './commands';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFromFlags } from './connection';
 import { UsageError } from './errors';
+import { withFlagNames } from './field-flags';
 import type { CliCommand, CliIo } from './types';
 
 const HELP_FLAGS = new Set(['--help', '-h']);
@@ -74,15 +75,22 @@ async function dispatch(
     throw new UsageError(`unexpected argument "${positionals[0]}"`, name);
   }
   let client: IdvClient | undefined;
-  const value = await command.run({
-    values: parsed.values,
-    positionals,
-    io,
-    client: () => {
-      client ??= clientFromFlags(parsed.values, io, name);
-      return client;
-    },
-  });
+  const value = await command
+    .run({
+      values: parsed.values,
+      positionals,
+      io,
+      client: () => {
+        client ??= clientFromFlags(parsed.values, io, name);
+        return client;
+      },
+    })
+    .catch((error: unknown) => {
+      // Helpers such as readInput do not know the command; point the usage hint at this one.
+      if (error instanceof UsageError && error.command === undefined)
+        throw new UsageError(error.message, name);
+      throw withFlagNames(error);
+    });
   if (value !== undefined) io.stdout(`${JSON.stringify(value, null, 2)}\n`);
   return 0;
 }

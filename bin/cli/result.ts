@@ -1,5 +1,6 @@
 /** `idv result get RESULT_ID [--out DIR]` (§4.9). */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   RESULT_FILE_DOCUMENT_TYPES,
@@ -7,6 +8,7 @@ import {
   RESULT_IMAGE_PAGE_TYPES,
 } from '../../shared/api/enums';
 import type { VerificationResultDocument } from '../../shared/api/schemas';
+import { NotFoundError } from '../../shared/client/errors';
 import { sniffContentType } from '../../shared/image';
 import { UsageError } from './errors';
 import { str } from './flags';
@@ -77,14 +79,23 @@ export const resultGetCommand: CliCommand = {
     const [resultId, ...extra] = ctx.positionals;
     if (!resultId) throw new UsageError('missing RESULT_ID', 'result get');
     if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`, 'result get');
-    const result = await ctx.client().getResult(resultId);
     const out = str(ctx, 'out');
-    if (out === undefined) return result;
+    // Fetching removes the poll record (§3), so a directory we cannot write must fail before the fetch.
+    const dir = out === undefined ? undefined : await prepareOutDir(resolve(ctx.io.cwd, out));
+    const result = await ctx
+      .client()
+      .getResult(resultId)
+      .catch((error: unknown) => {
+        if (!(error instanceof NotFoundError)) throw error;
+        throw new NotFoundError(
+          `no result with resultId ${resultId} (404): unknown, or removed after the retention period`,
+          { status: error.status, ...(error.code !== undefined && { code: error.code }) },
+          { cause: error },
+        );
+      });
+    if (dir === undefined) return result;
 
-    const dir = resolve(ctx.io.cwd, out);
     const { json, attachments } = splitResult(result);
-    // Results hold personal data: keep them private to the user running the command.
-    await mkdir(dir, { recursive: true, mode: 0o700 });
     await writeFile(join(dir, 'result.json'), `${JSON.stringify(json, null, 2)}\n`, { mode: 0o600 });
     for (const attachment of attachments) {
       await writeFile(join(dir, attachment.fileName), attachment.bytes, { mode: 0o600 });
@@ -98,3 +109,20 @@ export const resultGetCommand: CliCommand = {
     };
   },
 };
+
+/** Creates DIR (private: results hold personal data) and checks it is writable; a usage error otherwise. */
+async function prepareOutDir(dir: string): Promise<string> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await access(dir, constants.W_OK);
+    if (!(await stat(dir)).isDirectory())
+      throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new UsageError(
+      `cannot write to --out ${dir}${typeof code === 'string' ? ` (${code})` : ''}; nothing was fetched`,
+      'result get',
+    );
+  }
+  return dir;
+}

@@ -1,5 +1,6 @@
 /** Commands with few flags: `sdk-token`, `vog create`, `reasons`, `facelink-package`, `poll`. */
 import type { SdkTokenInput, VogInput } from '../../shared/client/client';
+import { NotFoundError } from '../../shared/client/errors';
 import { compact, flag, int, list, required, str } from './flags';
 import type { CliCommand } from './types';
 
@@ -101,7 +102,19 @@ export const faceLinkPackageCommand: CliCommand = {
   usage: 'facelink-package --token T',
   help: '  --token T   the one-time accept token of the activation link',
   options: { token: { type: 'string' } },
-  run: (ctx) => ctx.client().getFaceLinkPackage({ token: required(ctx, 'token', 'facelink-package') }),
+  run: (ctx) =>
+    ctx
+      .client()
+      .getFaceLinkPackage({ token: required(ctx, 'token', 'facelink-package') })
+      .catch((error: unknown) => {
+        if (!(error instanceof NotFoundError)) throw error;
+        throw new NotFoundError(
+          'no FaceLink package for this token (404): it was already retrieved (a package is served once) ' +
+            'or the token is unknown',
+          { status: error.status, ...(error.code !== undefined && { code: error.code }) },
+          { cause: error },
+        );
+      }),
 };
 
 /** `idv poll`: the pending polling records. */

@@ -1,4 +1,6 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -328,7 +330,7 @@ describe('idv errors', () => {
 
     // Assess
     expect(small.code).toBe(1);
-    expect(small.stderr).toContain('images[0].data: image is 320×240 pixels');
+    expect(small.stderr).toContain('images[0].data (--image): image is 320×240 pixels');
     expect(production.code).toBe(1);
     expect(production.stderr).toContain('mock-test');
     expect(sim.requests).toEqual([]);
@@ -340,6 +342,54 @@ describe('idv errors', () => {
 
     // Assess
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('idv: service answered 404: NotFound\n');
+    expect(run.stderr).toBe(
+      'idv: no result with resultId no-such-result (404): unknown, or removed after the retention period\n',
+    );
+  });
+
+  it('refuses an unwritable --out before fetching, so the poll record stays', async () => {
+    // Prepare
+    const created = await runIdv(
+      ['secure-link', 'create', '--product', 'IDV_LITE', '--mock-test', 'APPROVED'],
+      {
+        env,
+      },
+    );
+    const { transactionId } = created.json<{ transactionId: string }>();
+    const [resultId] = sim.control.resultIdsOf(transactionId);
+    sim.requests.length = 0;
+
+    // Act: a directory below a regular file cannot be created.
+    const run = await runIdv(['result', 'get', resultId!, '--out', 'passport.jpg/out'], { env, cwd: dir });
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /^idv: cannot write to --out .*passport\.jpg\/out \(ENOTDIR\); nothing was fetched\n/,
+    );
+    expect(sim.requests.map((r) => r.path)).not.toContain(`/api/v2/result/${resultId}`);
+    expect((await sim.control.stats()).pollRecords).toBeGreaterThan(0);
+    const polled = await runIdv(['poll'], { env });
+    expect(polled.json<{ results: { resultId: string }[] }>().results.map((r) => r.resultId)).toContain(
+      resultId,
+    );
+  });
+
+  it('says where it tried and why when the service is down', async () => {
+    // Prepare: a port that was just free.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+
+    // Act
+    const run = await runIdv(['poll'], { env: { ...env, IDV_BASE_URL: `http://127.0.0.1:${port}` } });
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `idv: no answer from the service for POST http://127.0.0.1:${port}/api/v2/oauth/token ` +
+        '(ECONNREFUSED: connection refused, is the service running at that address?)\n',
+    );
   });
 });

@@ -87,8 +87,25 @@ describe('runCli dispatch', () => {
     [['poll', 'extra'], 'unexpected argument "extra"'],
     [['sdk-token', '--service', 'NFC', '--challenges', 'two'], '--challenges must be a whole number'],
     [['id-verify', '--product', 'IDV_LITE', '--image', 'passport.jpg'], '--image must be TYPE=PATH'],
-    [['poll', '--environment', 'prod'], '--environment must be one of staging, production'],
+    [
+      ['poll', '--environment', 'prod'],
+      '--environment (or IDV_ENVIRONMENT) must be one of staging, production',
+    ],
     [['result', 'get'], 'missing RESULT_ID'],
+    [
+      ['poll', '--base-url', 'localhost:4010'],
+      '--base-url (or IDV_BASE_URL) must start with http:// or https://',
+    ],
+    [['poll', '--base-url', 'ftp://127.0.0.1:4010'], '--base-url (or IDV_BASE_URL) must start with http://'],
+    [
+      ['poll', '--base-url', 'http://demo:pw@127.0.0.1:4010'],
+      '--base-url (or IDV_BASE_URL) must not contain user info',
+    ],
+    [['poll', '--base-url', '127.0.0.1:4010'], '--base-url (or IDV_BASE_URL) is not a URL'],
+    [
+      ['quality', '--image', 'missing.png'],
+      'cannot read the file of --image missing.png: no such file (ENOENT)',
+    ],
   ])('usage error for %j: exit 2, %s', async (argv, message) => {
     // Prepare
     const fake = fakeIo();
@@ -100,6 +117,17 @@ describe('runCli dispatch', () => {
     expect(code).toBe(2);
     expect(fake.stderr()).toContain(`idv: ${message}`);
     expect(fake.requests).toHaveLength(0);
+  });
+
+  it('points a file error at the help of the command that read the file', async () => {
+    // Prepare
+    const fake = fakeIo();
+
+    // Act
+    await runCli(['quality', '--image', 'missing.png'], fake.io);
+
+    // Assess
+    expect(fake.stderr()).toContain('Run "idv quality --help" for usage.');
   });
 
   it('names the field of a request the spec forbids (exit 1, nothing sent)', async () => {
@@ -114,7 +142,33 @@ describe('runCli dispatch', () => {
 
     // Assess
     expect(code).toBe(1);
-    expect(fake.stderr()).toMatch(/^idv: invalid secure link request: product: .*; languagePrefix: /);
+    expect(fake.stderr()).toMatch(
+      /^idv: invalid secure link request: product \(--product\): .*; languagePrefix \(--language\): /,
+    );
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it.each([
+    [
+      ['secure-link', 'create', '--product', 'IDV_LITE', '--mock-test', 'approved'],
+      'mockTest (--mock-test): must be one of',
+    ],
+    [
+      ['secure-link', 'create', '--product', 'IDV_LITE', '--mode', 'MODE_SMS'],
+      'phoneNumber (--phone): is required with MODE_SMS',
+    ],
+    [['sdk-token', '--service', 'FACE'], 'services[0] (--service): Invalid option'],
+    [['sdk-token', '--service', 'NFC', '--challenges', '0'], 'numberOfChallenges (--challenges): Too small'],
+    [['facelink-package', '--token', ''], 'missing --token'],
+  ])('names the flag behind the field for %j', async (argv, message) => {
+    // Prepare
+    const fake = fakeIo();
+
+    // Act
+    await runCli(argv, fake.io);
+
+    // Assess
+    expect(fake.stderr()).toContain(message);
     expect(fake.requests).toHaveLength(0);
   });
 

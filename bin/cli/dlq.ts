@@ -27,6 +27,14 @@ Malformed messages stay in the DLQ. AWS credentials and region come from the sta
   run: async (ctx) => {
     const target = await openTarget(ctx, { queueUrl: str(ctx, 'queue-url'), dlqUrl: str(ctx, 'dlq-url') });
     const bar = progress(ctx.io);
+    if (target.local && !target.running) {
+      // fauxqs keeps the queues in memory: without `npm start` they are new and empty, and an empty
+      // answer would wrongly suggest that nothing is dead-lettered.
+      ctx.io.stderr(
+        'no `npm start` is running on this data directory: the local queues exist only while it runs, ' +
+          'so nothing can be redriven now. Start it, then run this again.\n',
+      );
+    }
     try {
       if (!target.queueUrl || !target.dlqUrl) {
         throw new UsageError(

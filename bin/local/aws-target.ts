@@ -21,6 +21,10 @@ export interface AwsTarget {
   dlqUrl?: string;
   /** `aws`, `local (npm start)` or `local (emulators started for this command)`. */
   description: string;
+  /** The local stack (`--local`), not AWS. */
+  local: boolean;
+  /** A running `npm start` serves the local stack (its queues and their messages exist). */
+  running: boolean;
   close(): Promise<void>;
 }
 
@@ -54,6 +58,8 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
       queueUrl: options.queueUrl ?? options.env[ENV.resultsQueueUrl],
       dlqUrl: options.dlqUrl ?? options.env[DLQ_URL_VARIABLE],
       description: 'aws',
+      local: false,
+      running: false,
       close: async () => {
         for (const client of [dynamo, s3, sqs]) client.destroy();
       },
@@ -87,6 +93,8 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
     description: running
       ? `local (npm start, pid ${running.pid})`
       : 'local (emulators started for this command)',
+    local: true,
+    running: running !== undefined,
     close: async () => {
       for (const client of [dynamo, s3, sqs]) client.destroy();
       await stop?.();

@@ -140,6 +140,16 @@ describe('npm start with the simulator', () => {
     expect(readdirSync(out)).toHaveLength(1 + (item.objects?.length ?? 0));
   });
 
+  it('says that dlq redrive --local needs a running npm start, whose queues hold the messages', async () => {
+    // Act
+    const result = await idv('dlq', 'redrive', '--local', '--data-dir', dataDir);
+
+    // Assess
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ moved: 0, kept: 0 });
+    expect(result.stderr).toContain('no `npm start` is running');
+  });
+
   it('stops cleanly on Ctrl-C even when the signal arrives twice at once', async () => {
     // Prepare: the start script itself (no npm/tsx wrapper), so the signals reach exactly this process.
     const child = spawn(

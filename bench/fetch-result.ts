@@ -200,7 +200,11 @@ export async function runFetchResultBench(options: FetchBenchOptions): Promise<F
     for (const profile of options.profiles) {
       log(`fetch-result: ${profile.name} (${profile.description})`);
       await service.request({ type: 'configure', imageRepeat: profile.imageRepeat });
-      const worker = startChild('support/fetch-worker.ts', { execArgv: ['--expose-gc'], env: workerEnv });
+      const worker = startChild('support/fetch-worker.ts', {
+        // BENCH_WORKER_FLAGS adds Node flags to the handler process only, e.g. `--cpu-prof --cpu-prof-dir=DIR`.
+        execArgv: ['--expose-gc', ...(process.env.BENCH_WORKER_FLAGS ?? '').split(' ').filter(Boolean)],
+        env: workerEnv,
+      });
       try {
         await worker.ready;
         const pass = async (count: number, batchSize: number, probe: boolean): Promise<RunAnswer> => {

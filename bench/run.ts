@@ -7,10 +7,10 @@
  * Flags: those of `bench/fetch-result.ts` and `bench/webhook.ts`, plus `--only fetch-result|webhook`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, totalmem } from 'node:os';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { fetchOptionsFromArgv, fetchResultTable, runFetchResultBench } from './fetch-result';
-import { mib } from './support/stats';
+import { mib, round } from './support/stats';
 import { runWebhookBench, webhookOptionsFromArgv, webhookTable } from './webhook';
 
 const argv = process.argv.slice(2);
@@ -25,8 +25,12 @@ const machine = {
   memoryMiB: mib(totalmem()),
   node: process.version,
   platform: `${process.platform}-${process.arch}`,
+  // Other work on the machine skews every figure; the 1-minute load average at start says how much.
+  loadAverage: round(loadavg()[0] ?? 0, 2),
 };
-log(`bench: ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}`);
+log(
+  `bench: ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, load average ${machine.loadAverage}`,
+);
 
 const fetchOptions = fetchOptionsFromArgv(argv);
 const webhookOptions = webhookOptionsFromArgv(argv);

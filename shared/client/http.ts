@@ -107,7 +107,10 @@ function connectionError(error: unknown, label: string, timeoutMs: number): IdvE
     );
   }
   const code = networkCode(error);
-  const reason = code ? ` (${code}${NETWORK_CODE_TEXT[code] ? `: ${NETWORK_CODE_TEXT[code]}` : ''})` : '';
+  const detail = code
+    ? `${code}${NETWORK_CODE_TEXT[code] ? `: ${NETWORK_CODE_TEXT[code]}` : ''}`
+    : innermost(cause);
+  const reason = detail ? ` (${detail})` : '';
   return new ConnectionError(
     `no answer from the service for ${label}${reason}`,
     { timedOut: false, notSent: code !== undefined && NOT_SENT_CODES.has(code) },
@@ -124,6 +127,17 @@ const NETWORK_CODE_TEXT: Readonly<Record<string, string>> = {
   UND_ERR_SOCKET: 'connection closed before the answer was complete',
   UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
 };
+
+/**
+ * Without a system code, the message of the deepest cause says what went wrong (`unexpected redirect`,
+ * `bad port`); the top `fetch failed` does not. Short, already scrubbed, else nothing.
+ */
+function innermost(cause: Error | undefined): string | undefined {
+  let deepest: Error | undefined;
+  for (let c = cause?.cause; c instanceof Error; c = c.cause) deepest = c;
+  const message = deepest?.message;
+  return message && message.length <= 120 ? message : undefined;
+}
 
 /** `Bearer …`/`Basic …` credentials as they could appear in a message of a fetch wrapper. */
 const CREDENTIAL_RE = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;

@@ -387,6 +387,23 @@ describe('IdvClient review fixes', () => {
     );
   });
 
+  it('falls back to the deepest cause when there is no system code (e.g. a redirect)', async () => {
+    // Prepare: what fetch throws for a 3xx with redirect: 'error'.
+    const redirected = (async () => {
+      throw new TypeError('fetch failed', { cause: new Error('unexpected redirect') });
+    }) as typeof fetch;
+
+    // Act
+    const error = (await client(redirected)
+      .poll()
+      .catch((e: unknown) => e)) as ConnectionError;
+
+    // Assess
+    expect(error.message).toBe(
+      'no answer from the service for POST http://127.0.0.1:9/base/api/v2/oauth/token (unexpected redirect)',
+    );
+  });
+
   it.each([
     ['localhost:4010', 'must start with http:// or https://'],
     ['ftp://127.0.0.1', 'must start with http:// or https://'],

@@ -273,6 +273,9 @@ interface Route {
 /** Starts a simulator; resolves once it listens. Rejects (e.g. `EADDRINUSE`) when it cannot. */
 export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
   const environment = options.environment ?? 'staging';
+  // A bad webhook address would only show as silently abandoned deliveries: refuse it at start.
+  checkWebhookUrl('resultWebhookUrl', options.resultWebhookUrl);
+  checkWebhookUrl('uploadWebhookUrl', options.uploadWebhookUrl);
   const seed = options.seed ?? randomBytes(4).readUInt32BE(0);
   const tokenTtlMs = (options.tokenTtlSeconds ?? 3600) * 1000;
   const completionDelayMs = options.completionDelayMs ?? 5000;
@@ -991,6 +994,15 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       });
     },
   };
+}
+
+/** Throws a `TypeError` naming the option unless `url` is absent or an `http:`/`https:` address. */
+function checkWebhookUrl(name: string, url: string | undefined): void {
+  if (url === undefined) return;
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:') {
+    throw new TypeError(`${name} must be an http:// or https:// URL, got "${url}"`);
+  }
 }
 
 function exact(path: string): RegExp {

@@ -272,6 +272,17 @@ describe('simulator webhooks', () => {
     expect(results.attempts()).toBe(3);
     expect(sim.control.stats().webhooks).toMatchObject({ sent: 0, failed: 3, gaveUp: 1 });
   });
+
+  it.each([
+    ['resultWebhookUrl', 'localhost:8080/hook'],
+    ['uploadWebhookUrl', 'ftp://127.0.0.1/hook'],
+  ])('refuses to start with %s %s instead of dropping every delivery silently', async (name, url) => {
+    // Act
+    const started = startSimulator({ ...CLIENT, [name]: url });
+
+    // Assess
+    await expect(started).rejects.toThrow(`${name} must be an http:// or https:// URL`);
+  });
 });
 
 describe('simulator faults', () => {

@@ -2,16 +2,16 @@
  * Result and upload webhooks (API Gateway REST proxy): `POST /webhooks/{token}/result|upload`.
  * Checks the secret path segment, extracts the identifiers, enqueues, answers 202. Logic: shared/pipeline/webhook.
  */
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createSecretsClient, createSqsClient } from '../../shared/aws-clients';
 import { loadWebhookConfig } from '../../shared/config';
-import { describeError, SecretFormatError } from '../../shared/errors';
+import { describeError } from '../../shared/errors';
 import { createLogger } from '../../shared/logger';
 import { METRICS } from '../../shared/metrics-names';
 import { createMetrics, MetricUnit, publishMetrics } from '../../shared/pipeline/metrics';
 import { sendMessage } from '../../shared/pipeline/queue';
 import { handleWebhook, webhookRouteOf } from '../../shared/pipeline/webhook';
+import { webhookSecretReader } from '../../shared/pipeline/webhook-secret';
 
 const config = loadWebhookConfig();
 const logger = createLogger({ environment: config.environment, functionName: 'webhook' });
@@ -19,23 +19,8 @@ const metrics = createMetrics(config.environment);
 const sqs = createSqsClient();
 const secrets = createSecretsClient();
 
-let secretPromise: Promise<string> | undefined;
-
-/** The secret path segment, read once per container (a failed read is retried on the next call). */
-function webhookSecret(): Promise<string> {
-  secretPromise ??= secrets
-    .send(new GetSecretValueCommand({ SecretId: config.webhookSecretId }))
-    .then((response) => {
-      const value = response.SecretString?.trim();
-      if (!value) throw new SecretFormatError('webhook secret is empty');
-      return value;
-    })
-    .catch((error: unknown) => {
-      secretPromise = undefined;
-      throw error;
-    });
-  return secretPromise;
-}
+/** The secret path segment, cached per container for 5 minutes so a rotation takes effect without a deploy. */
+const webhookSecret = webhookSecretReader(secrets, config.webhookSecretId);
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const { route, token } = webhookRouteOf(event);

@@ -1,0 +1,51 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { webhookSecretReader } from '../../shared/pipeline/webhook-secret';
+
+const secretsMock = mockClient(SecretsManagerClient);
+
+describe('webhookSecretReader', () => {
+  beforeEach(() => {
+    secretsMock.reset();
+  });
+
+  it('reads once within the TTL and again after it, so a rotation takes effect', async () => {
+    // Prepare
+    let clock = 1_000;
+    secretsMock
+      .on(GetSecretValueCommand)
+      .resolvesOnce({ SecretString: 'first-secret' })
+      .resolvesOnce({ SecretString: 'rotated-secret' });
+    const read = webhookSecretReader(new SecretsManagerClient({}), 'webhook', {
+      ttlMs: 60_000,
+      now: () => clock,
+    });
+
+    // Act
+    const [a, b] = await Promise.all([read(), read()]);
+    clock += 59_999;
+    const c = await read();
+    clock += 1;
+    const d = await read();
+
+    // Assess
+    expect([a, b, c, d]).toEqual(['first-secret', 'first-secret', 'first-secret', 'rotated-secret']);
+    expect(secretsMock.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+
+  it('does not cache a failed or empty read', async () => {
+    // Prepare
+    secretsMock
+      .on(GetSecretValueCommand)
+      .rejectsOnce(new Error('throttled'))
+      .resolvesOnce({ SecretString: '  ' })
+      .resolvesOnce({ SecretString: 'the-secret' });
+    const read = webhookSecretReader(new SecretsManagerClient({}), 'webhook');
+
+    // Act / Assess
+    await expect(read()).rejects.toThrow('throttled');
+    await expect(read()).rejects.toThrow('webhook secret is empty');
+    await expect(read()).resolves.toBe('the-secret');
+  });
+});

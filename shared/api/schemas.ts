@@ -261,9 +261,13 @@ export const reasonSchema = z.looseObject({
 export const reasonsResponseSchema = z.looseObject({ reasons: z.array(reasonSchema) });
 export type ReasonsResponse = z.infer<typeof reasonsResponseSchema>;
 
-/** Polling record (§2.4). Only `resultId` is required: without it nothing can be fetched. */
+/**
+ * Polling record (§2.4). A record whose `resultId` is missing or not a string parses with `resultId: ''`
+ * instead of failing the whole poll response: one broken record must not block every other result. Callers
+ * check the id before use (the pipeline counts and reports such records).
+ */
 export const pollRecordSchema = z.looseObject({
-  resultId: nonEmpty,
+  resultId: z.string().catch(''),
   transactionId: z.string().optional(),
   product: openEnum(PRODUCTS).optional(),
   customerReference: z.string().optional(),

@@ -19,6 +19,20 @@ describe('api schemas', () => {
     expect(parsed.images?.[0]?.documentType).toBe('X');
   });
 
+  it('keeps the other poll records when one has no usable resultId', () => {
+    // Prepare
+    const body = {
+      results: [{ resultId: 'r-1', product: 'IDV_LITE' }, { transactionId: 't-2' }, { resultId: 42 }],
+    };
+
+    // Act
+    const parsed = pollResponseSchema.parse(body);
+
+    // Assess
+    expect(parsed.results.map((r) => r.resultId)).toEqual(['r-1', '', '']);
+    expect(parsed.results[1]?.transactionId).toBe('t-2');
+  });
+
   it('defaults a missing poll results array to empty', () => {
     expect(pollResponseSchema.parse({}).results).toEqual([]);
   });

@@ -3,7 +3,7 @@
  * The pipeline's functions use a Secrets Manager backed provider instead, so they share one token.
  */
 import { fetchAccessToken } from './oauth';
-import type { AccessToken, TokenProvider } from './token-provider';
+import { type AccessToken, type TokenProvider, tokenIsFresh } from './token-provider';
 
 /** Options of `InMemoryTokenProvider`. */
 export interface InMemoryTokenProviderOptions {
@@ -25,6 +25,8 @@ export class InMemoryTokenProvider implements TokenProvider {
   readonly #now: () => number;
   readonly #refreshMarginMs: number;
   #token: AccessToken | undefined;
+  /** When the cached token was issued (epoch ms): bounds the refresh margin of short-lived tokens. */
+  #issuedAt = 0;
   #inFlight: Promise<AccessToken> | undefined;
 
   constructor(options: InMemoryTokenProviderOptions) {
@@ -33,10 +35,10 @@ export class InMemoryTokenProvider implements TokenProvider {
     this.#refreshMarginMs = options.refreshMarginMs ?? 60_000;
   }
 
-  /** The cached token while it has more than the margin left, else a new one. */
+  /** The cached token while it is fresh (see {@link tokenIsFresh}), else a new one. */
   async getToken(): Promise<AccessToken> {
     const token = this.#token;
-    if (token && token.expiresAt - this.#now() > this.#refreshMarginMs) return token;
+    if (token && tokenIsFresh(token, this.#now(), this.#refreshMarginMs, this.#issuedAt)) return token;
     return this.#fetch();
   }
 
@@ -51,6 +53,7 @@ export class InMemoryTokenProvider implements TokenProvider {
   #fetch(): Promise<AccessToken> {
     if (!this.#inFlight) {
       const o = this.#options;
+      const issuedAt = this.#now();
       this.#inFlight = fetchAccessToken({
         baseUrl: o.baseUrl,
         clientId: o.clientId,
@@ -62,6 +65,7 @@ export class InMemoryTokenProvider implements TokenProvider {
       })
         .then((token) => {
           this.#token = token;
+          this.#issuedAt = issuedAt;
           return token;
         })
         .finally(() => {

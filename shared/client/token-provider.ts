@@ -22,3 +22,13 @@ export interface TokenProvider {
    */
   refresh(stale: AccessToken): Promise<AccessToken>;
 }
+
+/**
+ * Whether `token` is still worth presenting at `now`: more than `marginMs` of its life remains. A token
+ * living less than twice the margin (known from `issuedAt`) is used for half its life instead; with the
+ * plain margin it would never count as fresh and every call would fetch a new token.
+ */
+export function tokenIsFresh(token: AccessToken, now: number, marginMs: number, issuedAt?: number): boolean {
+  const margin = issuedAt === undefined ? marginMs : Math.min(marginMs, (token.expiresAt - issuedAt) / 2);
+  return token.expiresAt - margin > now;
+}

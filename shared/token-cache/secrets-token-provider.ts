@@ -11,7 +11,7 @@ import {
   PutSecretValueCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import type { AccessToken, TokenProvider } from '../client/token-provider';
+import { type AccessToken, type TokenProvider, tokenIsFresh } from '../client/token-provider';
 import { describeError, SecretFormatError } from '../errors';
 import type { Logger } from '../logger';
 
@@ -109,13 +109,7 @@ export class SecretsTokenProvider implements TokenProvider {
   }
 
   #usable(token: CachedToken): boolean {
-    // A token living less than twice the margin is used for half its life: with the plain margin it
-    // would never count as usable and every call would fetch (and write) a new token.
-    const margin =
-      token.issuedAt === undefined
-        ? this.#marginMs
-        : Math.min(this.#marginMs, (token.expiresAt - token.issuedAt) / 2);
-    if (token.expiresAt - margin <= this.#now()) return false;
+    if (!tokenIsFresh(token, this.#now(), this.#marginMs, token.issuedAt)) return false;
     // A token cached for fewer scopes (another configuration) would fail with 403.
     return this.#options.scopes.every((s) => token.scopes.includes(s));
   }

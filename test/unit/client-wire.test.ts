@@ -465,6 +465,37 @@ describe('InMemoryTokenProvider', () => {
     expect(fake.requests).toHaveLength(3);
   });
 
+  it('uses a token shorter-lived than twice the margin for half its life instead of refreshing on every call', async () => {
+    // Prepare
+    let now = 0;
+    let issued = 0;
+    const shortLived = (async () => {
+      issued += 1;
+      return Response.json({ accessToken: `short-${issued}`, expiresIn: '60', tokenType: 'Bearer' });
+    }) as typeof fetch;
+    const provider = new InMemoryTokenProvider({
+      baseUrl: 'http://127.0.0.1:9',
+      clientId: 'demo',
+      clientSecret: 'demo-secret',
+      scopes: ['productapi.poll.read'],
+      refreshMarginMs: 60_000,
+      fetch: shortLived,
+      now: () => now,
+    });
+
+    // Act
+    const first = await provider.getToken();
+    now = 29_999;
+    const stillFirst = await provider.getToken();
+    now = 30_000;
+    const second = await provider.getToken();
+
+    // Assess
+    expect(stillFirst).toBe(first);
+    expect(second.accessToken).toBe('short-2');
+    expect(issued).toBe(2);
+  });
+
   it('says the client credentials were rejected on a 401', async () => {
     // Prepare
     const rejecting = (async () =>

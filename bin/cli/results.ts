@@ -31,7 +31,7 @@ export const TARGET_HELP = `Where:
   --local              the local stack (a running \`npm start\`, else its persisted data in .local/)
   --data-dir DIR       data directory of the local stack (default .local)
   --table NAME         IDV_RESULTS_TABLE   results table (AWS)
-  --bucket NAME        IDV_DATA_BUCKET     data bucket (AWS)
+  --bucket NAME                            data bucket to read objects from (default: the one each result records)
 AWS credentials and region come from the standard AWS environment/profile.`;
 
 /** Opens the target named by the flags; the caller closes it. */
@@ -102,7 +102,12 @@ export const resultsGetCommand: CliCommand = {
   run: (ctx) =>
     withTarget(ctx, 'results get', async (target, tableName) => {
       const resultId = onePositional(ctx, 'RESULT_ID', 'results get');
-      const deps = { dynamo: target.dynamo, s3: target.s3, tableName };
+      const deps = {
+        dynamo: target.dynamo,
+        s3: target.s3,
+        tableName,
+        ...(str(ctx, 'bucket') && { bucketName: str(ctx, 'bucket') }),
+      };
       const item = await getResult(deps, resultId);
       if (!item) throw new Error(`no stored result ${resultId} in ${target.description}`);
       const out = str(ctx, 'out');

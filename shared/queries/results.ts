@@ -21,6 +21,11 @@ export interface ResultsQueryDeps {
   dynamo: DynamoDBDocumentClient;
   s3: S3Client;
   tableName: string;
+  /**
+   * Bucket to read objects from. @default the bucket recorded on each item (set this only when the
+   * objects were copied to another bucket)
+   */
+  bucketName?: string;
 }
 
 /** Filters of {@link listResults}; dates are `yyyy-MM-dd` or ISO timestamps (UTC). */
@@ -146,21 +151,23 @@ export async function downloadResult(
   dir: string,
   onFile?: (file: DownloadedFile, index: number, total: number) => void,
 ): Promise<DownloadedFile[]> {
-  if (item.status !== 'STORED' || !item.bucket || !item.resultKey) return [];
-  await mkdir(dir, { recursive: true });
+  const bucket = deps.bucketName ?? item.bucket;
+  if (item.status !== 'STORED' || !bucket || !item.resultKey) return [];
+  // Results hold personal data: the folder and files are for the current user only.
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const targets = [
     { key: item.resultKey, sha256: undefined as string | undefined, name: 'result.json' },
     ...(item.objects ?? []).map((ref) => ({ key: ref.key, sha256: ref.sha256, name: basename(ref.key) })),
   ];
   const written: DownloadedFile[] = [];
   for (const [position, target] of targets.entries()) {
-    const object = await deps.s3.send(new GetObjectCommand({ Bucket: item.bucket, Key: target.key }));
+    const object = await deps.s3.send(new GetObjectCommand({ Bucket: bucket, Key: target.key }));
     const bytes = Buffer.from(await object.Body!.transformToByteArray());
     const digest = createHash('sha256').update(bytes).digest('hex');
     const expected = target.sha256 ?? object.Metadata?.['sha256'];
     if (expected && expected !== digest) throw new ChecksumMismatchError(target.key);
     const path = join(dir, target.name);
-    await writeFile(path, bytes);
+    await writeFile(path, bytes, { mode: 0o600 });
     const file = { path, bytes: bytes.length, sha256: digest };
     written.push(file);
     onFile?.(file, position + 1, targets.length);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +138,9 @@ describe('npm start with the simulator', () => {
     const item = JSON.parse(get.stdout) as { objects?: unknown[] };
     expect(readdirSync(out)).toContain('result.json');
     expect(readdirSync(out)).toHaveLength(1 + (item.objects?.length ?? 0));
+    // Results hold personal data: only the current user may read what was written.
+    expect(statSync(out).mode & 0o777).toBe(0o700);
+    expect(statSync(join(out, 'result.json')).mode & 0o777).toBe(0o600);
   });
 
   it('says that dlq redrive --local needs a running npm start, whose queues hold the messages', async () => {

@@ -122,6 +122,14 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
   if (!/^(rate|cron)\(.+\)$/.test(pollSchedule)) {
     throw new ConfigError(`${name}: pollSchedule must be an EventBridge rate(...) or cron(...) expression`);
   }
+  // The poll is the safety net that finds every result, and the PollNotRunning alarm expects a run at
+  // least every 15 minutes: a slower rate would leave results waiting and keep that alarm firing.
+  const rate = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(pollSchedule);
+  if (rate && (!rate[2]!.startsWith('minute') || Number(rate[1]) > 10 || Number(rate[1]) < 1)) {
+    throw new ConfigError(
+      `${name}: pollSchedule must run at least every 10 minutes (the spec recommends rate(1 minute))`,
+    );
+  }
 
   const scopesRaw = raw['scopes'] ?? ['productapi.poll.read', 'productapi.result.read'];
   if (!Array.isArray(scopesRaw) || scopesRaw.length === 0) {

@@ -63,6 +63,8 @@ describe('environment configuration', () => {
     [{ ...minimal, scopes: ['admin'] }, 'scopes may only contain'],
     [{ ...minimal, logLevel: 'LOUD' }, 'logLevel must be one of'],
     [{ ...minimal, pollSchedule: 'every minute' }, 'pollSchedule must be an EventBridge'],
+    [{ ...minimal, pollSchedule: 'rate(1 hour)' }, 'pollSchedule must run at least every 10 minutes'],
+    [{ ...minimal, pollSchedule: 'rate(30 minutes)' }, 'pollSchedule must run at least every 10 minutes'],
     [{ ...minimal, serviceEnvironment: 'dev' }, 'serviceEnvironment must be one of'],
   ])('rejects %j naming the setting', (raw, message) => {
     // Prepare

@@ -1,4 +1,3 @@
-import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { secureLinkRequestSchema, vogRequestSchema } from '../../shared/api/schemas';
 import { RequestValidationError } from '../../shared/client/errors';
@@ -11,24 +10,10 @@ import {
   validateRequest,
   validateResultId,
 } from '../../shared/client/validate';
+import { pngHeaderOnly } from '../support/png';
 
-/** A minimal PNG whose header says `width`×`height` (only the header is read). */
-function pngBase64(width: number, height: number): string {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    return Buffer.concat([len, Buffer.from(type), data, Buffer.alloc(4)]);
-  };
-  const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([sig, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(1)))]).toString(
-    'base64',
-  );
-}
+/** Base64 of a PNG whose header says `width`×`height` (only the header is read). */
+const pngBase64 = (width: number, height: number) => pngHeaderOnly(width, height).toString('base64');
 
 /** Runs `fn`, expecting a RequestValidationError, and returns its issues. */
 function issuesOf(fn: () => unknown) {

@@ -8,6 +8,7 @@ import {
   RESULT_IMAGE_PAGE_TYPES,
 } from '../../shared/api/enums';
 import type { VerificationResultDocument } from '../../shared/api/schemas';
+import { decodeBase64Data } from '../../shared/client/base64';
 import { NotFoundError } from '../../shared/client/errors';
 import { sniffContentType } from '../../shared/image';
 import { UsageError } from './errors';
@@ -34,7 +35,9 @@ export function splitResult(result: VerificationResultDocument): {
   const total = (result.images?.length ?? 0) + (result.files?.length ?? 0);
   const width = Math.max(2, String(total).length);
   const next = (parts: string[], data: string) => {
-    const bytes = Buffer.from(data, 'base64');
+    // No data (the schema parses a missing one as ''), or not base64 in any form: kept as it came.
+    const bytes = data === '' ? undefined : decodeBase64Data(data);
+    if (!bytes) return data;
     const number = String(attachments.length + 1).padStart(width, '0');
     const fileName = `${[number, ...parts].join('-')}.${sniffContentType(bytes).extension}`;
     attachments.push({ fileName, bytes });

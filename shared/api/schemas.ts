@@ -198,10 +198,27 @@ export const errorBodySchema = z.looseObject({
 });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
+/**
+ * Token response (§4.6). The spec says `expiresIn` is a string of seconds; a JSON number is accepted too,
+ * and so is a missing `tokenType` (presented as `Bearer` anyway). Both come out normalised: `expiresIn` as
+ * a number of seconds, `tokenType` as `Bearer` for any spelling of it.
+ */
 export const tokenResponseSchema = z.looseObject({
   accessToken: nonEmpty,
-  expiresIn: z.string().regex(/^[0-9]+$/, 'must be a number of seconds as a string'),
-  tokenType: z.string(),
+  expiresIn: z
+    .union([
+      z.number().nonnegative().finite(),
+      z
+        .string()
+        .trim()
+        .regex(/^[0-9]+(\.[0-9]+)?$/, 'must be a number of seconds')
+        .transform(Number),
+    ])
+    .refine((seconds) => seconds <= 10 * 365 * 86_400, 'must be a number of seconds'),
+  tokenType: z
+    .string()
+    .nullish()
+    .transform((type) => (!type || type.toLowerCase() === 'bearer' ? 'Bearer' : type)),
 });
 export type TokenResponse = z.infer<typeof tokenResponseSchema>;
 
@@ -261,22 +278,44 @@ export const reasonSchema = z.looseObject({
 export const reasonsResponseSchema = z.looseObject({ reasons: z.array(reasonSchema) });
 export type ReasonsResponse = z.infer<typeof reasonsResponseSchema>;
 
+/** An optional string field of a tolerant record: a value of another type is dropped, not a failure. */
+const lenientString = z.string().optional().catch(undefined);
+
 /**
- * Polling record (§2.4). A record whose `resultId` is missing or not a string parses with `resultId: ''`
- * instead of failing the whole poll response: one broken record must not block every other result. Callers
- * check the id before use (the pipeline counts and reports such records).
+ * A resultId as a record may carry it: a string, or a JSON number taken as its decimal string (another
+ * implementation may use numeric ids). Anything else, or a number that JSON could not carry exactly,
+ * becomes `''`, which callers count as invalid.
  */
-export const pollRecordSchema = z.looseObject({
-  resultId: z.string().catch(''),
-  transactionId: z.string().optional(),
-  product: openEnum(PRODUCTS).optional(),
-  customerReference: z.string().optional(),
-  completed: z.string().optional(),
-  userId: z.string().optional(),
-});
+const resultIdValue = z
+  .union([z.string(), z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).transform(String)])
+  .catch('');
+
+/**
+ * Polling record (§2.4). One broken record must not block every other result, so nothing in a record
+ * fails the poll: a `resultId` that is missing or unusable parses as `''`, an optional field of the wrong
+ * type (e.g. `completed` as epoch milliseconds) is dropped, and an entry that is not an object at all
+ * becomes `{ resultId: '' }`. Callers check the id before use (the pipeline counts and reports such
+ * records). Unknown fields are kept.
+ */
+export const pollRecordSchema = z
+  .looseObject({
+    resultId: resultIdValue,
+    transactionId: lenientString,
+    product: openEnum(PRODUCTS).optional().catch(undefined),
+    customerReference: lenientString,
+    completed: lenientString,
+    userId: lenientString,
+  })
+  .catch(() => ({ resultId: '' }));
 export type PollRecord = z.infer<typeof pollRecordSchema>;
 
-export const pollResponseSchema = z.looseObject({ results: z.array(pollRecordSchema).default([]) });
+/** GET /api/v2/poll (§4.7): `results` missing or `null` means no records. */
+export const pollResponseSchema = z.looseObject({
+  results: z
+    .array(pollRecordSchema)
+    .nullish()
+    .transform((records) => records ?? []),
+});
 export type PollResponse = z.infer<typeof pollResponseSchema>;
 
 const messages = z.array(z.string()).optional();
@@ -295,8 +334,15 @@ const nameSchema = z.looseObject({
   surname: z.string().optional(),
 });
 
+/**
+ * `data` is the base64 of the image or file. An entry without it (missing, `null`, not a string) parses
+ * with `data: ''` instead of failing the whole result: the fetch has already removed the poll record.
+ * Decode with `decodeBase64Data` (data URLs, line breaks, URL-safe alphabet); `''` means "no data".
+ */
+const resultData = z.string().catch('');
+
 export const resultImageSchema = z.looseObject({
-  data: z.string(),
+  data: resultData,
   documentType: openEnum(RESULT_IMAGE_DOCUMENT_TYPES).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   pageType: openEnum(RESULT_IMAGE_PAGE_TYPES).optional(),
@@ -305,7 +351,7 @@ export const resultImageSchema = z.looseObject({
 export type ResultImage = z.infer<typeof resultImageSchema>;
 
 export const resultFileSchema = z.looseObject({
-  data: z.string(),
+  data: resultData,
   documentType: openEnum(RESULT_FILE_DOCUMENT_TYPES).optional(),
 });
 export type ResultFile = z.infer<typeof resultFileSchema>;

@@ -300,7 +300,10 @@ export class IdvClient {
 
   /** GET /api/v2/poll (§4.7): the pending polling records. */
   async poll(): Promise<PollResponse> {
-    return this.#call({ method: 'GET', path: PATHS.poll, mayHaveCreated: false, schema: pollResponseSchema });
+    const response = await this.#send({ method: 'GET', path: PATHS.poll, mayHaveCreated: false });
+    // "Nothing pending" as 204 or an empty 200 is a reasonable reading of the spec: no records, not an error.
+    if (response.body.toString('utf8').trim() === '') return { results: [] };
+    return parseBody(pollResponseSchema, response.body, response.status, `GET ${PATHS.poll}`);
   }
 
   /** GET /api/v2/result/{resultId} (§4.9), parsed. 404 → `NotFoundError`. Removes the polling record. */
@@ -354,7 +357,23 @@ export class IdvClient {
     } catch (error) {
       // A 401 rejected the token before anything happened, so even a creating request may go again.
       if (!(error instanceof UnauthorizedError)) throw error;
-      return send(await this.#tokenProvider.refresh(token));
+    }
+    // A 401 of the token request itself (rejected credentials) comes out of `refresh` with its own message.
+    const fresh = await this.#tokenProvider.refresh(token);
+    try {
+      return await send(fresh);
+    } catch (error) {
+      if (!(error instanceof UnauthorizedError)) throw error;
+      // A brand-new token refused too: no amount of refreshing helps, so say what to check.
+      throw new UnauthorizedError(
+        `the service refused a freshly issued access token for ${spec.method} ${spec.path} (401 after one refresh): check that the client has the scope for this endpoint`,
+        {
+          status: error.status,
+          ...(error.code !== undefined && { code: error.code }),
+          ...(error.requestId !== undefined && { requestId: error.requestId }),
+        },
+        { cause: error },
+      );
     }
   }
 }

@@ -66,6 +66,15 @@ export class NotFoundError extends ServiceError {
   override readonly name: string = 'NotFoundError';
 }
 
+/**
+ * 410: the resource existed and is gone for good, e.g. a result removed after the retention period. A
+ * `NotFoundError`, since for every caller it means the same: another implementation of the service may
+ * answer 410 where the spec says 404.
+ */
+export class GoneError extends NotFoundError {
+  override readonly name: string = 'GoneError';
+}
+
 /** 429: too many requests; `retryAfterMs` is set when the service said how long to wait. */
 export class RateLimitError extends ServiceError {
   override readonly name: string = 'RateLimitError';
@@ -168,6 +177,7 @@ export function serviceErrorFromResponse(
   if (status === 401) return new UnauthorizedError(message, fields);
   if (status === 403) return new ForbiddenError(message, fields);
   if (status === 404) return new NotFoundError(message, fields);
+  if (status === 410) return new GoneError(message, fields);
   if (status === 429) return new RateLimitError(message, fields);
   if (status >= 500 && status <= 599) return new ServerError(message, fields);
   return new ServiceError(message, fields);

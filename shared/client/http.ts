@@ -180,8 +180,10 @@ function networkCode(error: unknown): string | undefined {
 /** Parses a body as JSON; `undefined` when it is empty or not JSON. */
 export function parseJsonOrUndefined(body: Buffer): unknown {
   if (body.length === 0) return undefined;
+  // A UTF-8 byte order mark, which some servers put in front of JSON, is not JSON to JSON.parse.
+  const text = body.toString('utf8');
   try {
-    return JSON.parse(body.toString('utf8'));
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch {
     return undefined;
   }

@@ -1,6 +1,6 @@
 /**
  * OAuth token request (spec §4.6, §5): client credentials in HTTP Basic, `scopes` in the JSON body,
- * `expiresIn` in seconds as a string. The in-memory provider and the pipeline's shared cache both call it.
+ * `expiresIn` in seconds as a string (a JSON number is accepted too; `tokenType` defaults to `Bearer`). The in-memory provider and the pipeline's shared cache both call it.
  */
 import { PATHS } from '../api/enums';
 import { tokenRequestSchema, tokenResponseSchema } from '../api/schemas';
@@ -99,8 +99,8 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
   }
   return {
     accessToken: parsed.data.accessToken,
-    tokenType: parsed.data.tokenType || 'Bearer',
-    expiresAt: now() + Number(parsed.data.expiresIn) * 1000,
+    tokenType: parsed.data.tokenType,
+    expiresAt: now() + Math.floor(parsed.data.expiresIn * 1000),
     scopes: [...options.scopes],
   };
 }

@@ -1,6 +1,6 @@
 /**
  * An OAuth access token as the pipeline keeps it: `expiresAt` is absolute (epoch milliseconds),
- * computed from the service's `expiresIn` (seconds, as a string) when the token was issued.
+ * computed from the service's `expiresIn` (seconds; a string per the spec, or a number) when the token was issued.
  */
 export interface AccessToken {
   readonly accessToken: string;

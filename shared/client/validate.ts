@@ -132,20 +132,38 @@ export function encodeBulkCsv(text: string): string {
 }
 
 /**
- * What a resultId may look like before it goes into a path: letters, digits, `-` and `_`, 1–128 chars.
- * Dots and slashes are excluded so an id can never turn into `..` or another path.
+ * What a resultId may look like before it goes into a path, an S3 key, a DynamoDB key or a message: it
+ * starts with a letter or digit, then up to 255 letters, digits or `.` `_` `:` `~` `+` `=` `@` `-`.
+ * Another implementation of the service may well use dots, colons or longer ids, and an id we refuse is
+ * never fetched, so the set is as wide as stays safe: never `/`, `\`, whitespace, `?`, `#`, `%` or a
+ * control character, and never a leading `.`, so an id can not become `..`, another path or a query.
+ * In a URL path it is still percent-encoded (`encodeURIComponent`); S3 keys use `resultIdKeyPart`.
  */
-export const RESULT_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+export const RESULT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:~+=@-]{0,255}$/;
+
+/** The rule of `RESULT_ID_PATTERN` in words, for error messages. */
+export const RESULT_ID_RULE =
+  'must be 1-256 characters: letters, digits and . _ : ~ + = @ -, starting with a letter or digit';
 
 /** Throws `RequestValidationError` naming `resultId` unless it matches `RESULT_ID_PATTERN`. */
 export function validateResultId(resultId: unknown): string {
   if (typeof resultId !== 'string' || !RESULT_ID_PATTERN.test(resultId)) {
     throw new RequestValidationError(
-      [{ path: 'resultId', message: 'must be 1-128 letters, digits, "-" or "_"' }],
+      [{ path: 'resultId', message: RESULT_ID_RULE }],
       'invalid result request',
     );
   }
   return resultId;
+}
+
+/**
+ * A resultId as a JSON value may carry it (poll record, webhook body): a string as is, a JSON number
+ * (a whole, exactly representable one) as its decimal string. Anything else is `undefined`.
+ */
+export function resultIdFromJson(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
+  return undefined;
 }
 
 /** Throws `RequestValidationError` unless `value` is a `mock-test` value of the spec (§1). */

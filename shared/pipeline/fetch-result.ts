@@ -10,8 +10,8 @@
  * the same message. Dependencies come in as arguments so tests can make any step fail once.
  */
 import type { ServiceEnvironment } from '../api/enums';
-import { NotFoundError } from '../client/errors';
-import { describeError, MalformedMessageError } from '../errors';
+import { NotFoundError, ResponseFormatError, ServiceError, UnauthorizedError } from '../client/errors';
+import { describeError } from '../errors';
 import type { EventPublisher, ResultStoredDetail, ResultUnavailableDetail } from '../events/publisher';
 import { type Logger, withCorrelation } from '../logger';
 import {
@@ -20,6 +20,7 @@ import {
   type ResultHints,
   type ResultItem,
   type ResultStatus,
+  resultJsonKey,
   type StoredObjects,
 } from '../store/result-store';
 import {
@@ -85,10 +86,26 @@ export async function processQueueRecord(body: string, deps: FetchResultDeps): P
     try {
       return await processMessage(message, deps);
     } catch (error) {
-      deps.logger.error('message failed: left for redelivery', { error: describeError(error) });
+      deps.logger.error(failureLine(error), { error: describeError(error) });
       throw error;
     }
   });
+}
+
+/**
+ * The log line of a failed message. A refusal by the service (a 4xx other than 404/410, which become
+ * UNAVAILABLE, and 429) will not get better by redelivery alone: it is still redelivered, never dropped,
+ * so it ends in the DLQ, and the line says what a human should look at. Never the body: only the error's
+ * name, message, status and code go with it.
+ */
+function failureLine(error: unknown): string {
+  if (error instanceof UnauthorizedError) {
+    return 'message failed: the service refused our access token even after a refresh (401); left for redelivery, then the DLQ: check the client credentials and the productapi.result.read scope';
+  }
+  if (error instanceof ServiceError && error.status >= 400 && error.status < 500 && error.status !== 429) {
+    return `message failed: the service refused the result request (${error.status}); left for redelivery, then the DLQ: check the resultId, the scopes and the account`;
+  }
+  return 'message failed: left for redelivery';
 }
 
 function clock(deps: FetchResultDeps): string {
@@ -199,16 +216,32 @@ async function fetchDocument(resultId: string, source: ResultSource): Promise<Re
 }
 
 function parseResultText(text: string): Record<string, unknown> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new MalformedMessageError('the service returned a result that is not JSON');
+  // Some servers put a UTF-8 byte order mark in front of JSON; JSON.parse refuses it.
+  const json = parseJsonText(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  // Not a malformed *message*: the service's answer was bad (truncated, an HTML error page behind a 200).
+  // Thrown so the message is redelivered and fetched again (the result stays retrievable by id), and
+  // after maxReceiveCount lands in the DLQ. The body is never part of the error: it holds personal data.
+  if (json === undefined) {
+    throw new ResponseFormatError(
+      `the service answered the result request with a body that is not JSON (${Buffer.byteLength(text)} bytes)`,
+      200,
+    );
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new MalformedMessageError('the service returned a result that is not a JSON object');
+    throw new ResponseFormatError(
+      'the service answered the result request with JSON that is not an object',
+      200,
+    );
   }
   return json as Record<string, unknown>;
+}
+
+function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function identifiers(item: ResultItem) {
@@ -241,7 +274,7 @@ export function storedDetail(item: ResultItem, deps: DetailContext): ResultStore
     storage: {
       table: deps.store.table,
       bucket: item.bucket ?? deps.store.bucket,
-      resultKey: item.resultKey ?? `results/${item.resultId}/result.json`,
+      resultKey: item.resultKey ?? resultJsonKey(item.resultId),
       objectCount: item.objects?.length ?? 0,
     },
   };

@@ -3,14 +3,15 @@
  * webhook, the poll and the redrive command, and upload notifications from the upload webhook.
  */
 import { z } from 'zod';
-import { RESULT_ID_PATTERN } from '../client/validate';
+import { RESULT_ID_PATTERN, RESULT_ID_RULE } from '../client/validate';
 import { MalformedMessageError } from '../errors';
 
 /**
- * A well-formed resultId: the client's pattern (1–128 letters, digits, `-`, `_`), so that whatever the
- * webhook accepts the client can fetch. It becomes part of S3 keys, so slashes, dots and spaces are refused.
+ * A well-formed resultId: the client's pattern (see `RESULT_ID_PATTERN`), so that whatever the webhook and
+ * the poll accept the client can fetch. Slashes, `%`, whitespace and a leading dot are refused; in S3 keys
+ * the id appears through `resultIdKeyPart`.
  */
-export { RESULT_ID_PATTERN };
+export { RESULT_ID_PATTERN, RESULT_ID_RULE };
 
 /** Identifiers passed along as hints (transactionId, userId, customerReference, product). */
 const hint = z.string().min(1).max(256);
@@ -21,7 +22,7 @@ export type MessageSource = (typeof MESSAGE_SOURCES)[number];
 
 export const resultMessageSchema = z.object({
   kind: z.literal('result').optional(),
-  resultId: z.string().regex(RESULT_ID_PATTERN, 'must be 1-128 letters, digits, "-" or "_"'),
+  resultId: z.string().regex(RESULT_ID_PATTERN, RESULT_ID_RULE),
   source: z.enum(MESSAGE_SOURCES),
   transactionId: hint.optional(),
   product: hint.optional(),

@@ -7,6 +7,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { PollResponse } from '../api/schemas';
 import type { Logger } from '../logger';
+import { parseCompleted } from '../store/timestamps';
 import { RESULT_ID_PATTERN, type ResultMessage } from './messages';
 import { type SendOptions, sendMessages } from './queue';
 
@@ -31,7 +32,7 @@ export interface PollSummary {
   readonly pending: number;
   /** Messages sent to the queue (distinct well-formed resultIds). */
   readonly enqueued: number;
-  /** Records skipped because their resultId is not well-formed (cannot be fetched). */
+  /** Records skipped because their resultId is missing or not well-formed, or they are not objects. */
   readonly invalid: number;
   /** Age in seconds of the oldest record with a readable `completed`, 0 when none. */
   readonly oldestAgeSeconds: number;
@@ -52,8 +53,8 @@ export async function pollAndEnqueue(deps: PollDeps): Promise<PollSummary> {
   for (const record of results) {
     // Every record counts towards the oldest age, the unfetchable ones too: they wait at the service
     // until it deletes them, and the "pending too long" alarm is how a human learns of them.
-    const completedMs = record.completed ? Date.parse(record.completed) : Number.NaN;
-    if (!Number.isNaN(completedMs)) oldest = Math.min(oldest, completedMs);
+    const completedMs = parseCompleted(record.completed);
+    if (completedMs !== undefined) oldest = Math.min(oldest, completedMs);
     if (!RESULT_ID_PATTERN.test(record.resultId)) {
       invalid++;
       continue;
@@ -73,7 +74,8 @@ export async function pollAndEnqueue(deps: PollDeps): Promise<PollSummary> {
   }
   if (invalid > 0) {
     // Not fetchable by this pipeline (the id cannot be a path or key part): lost unless someone acts.
-    deps.logger.error('poll records with a malformed resultId skipped: they cannot be fetched', {
+    // Count only: the record itself may hold personal data (customerReference, unknown fields).
+    deps.logger.error('poll records without a usable resultId skipped: they cannot be fetched', {
       count: invalid,
     });
   }

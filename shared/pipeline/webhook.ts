@@ -5,7 +5,14 @@
  * credentials; the secret path segment only keeps strangers from making us spend.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type QueueMessage, RESULT_ID_PATTERN, type ResultMessage, type UploadMessage } from './messages';
+import { resultIdFromJson } from '../client/validate';
+import {
+  type QueueMessage,
+  RESULT_ID_PATTERN,
+  RESULT_ID_RULE,
+  type ResultMessage,
+  type UploadMessage,
+} from './messages';
 
 /** Largest accepted body (decoded), in bytes. */
 export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
@@ -132,15 +139,17 @@ function hintOf(json: Record<string, unknown>, names: readonly string[]): string
 export function extractResultMessage(
   json: Record<string, unknown>,
 ): { message: ResultMessage } | { problem: string } {
-  let resultId = find(json, RESULT_ID_NAMES);
+  let found = find(json, RESULT_ID_NAMES);
   // `{ "result": { "id": "…" } }` is a common way to nest it.
-  if (resultId === undefined) {
+  if (found === undefined) {
     const result = json.result;
-    if (result && typeof result === 'object') resultId = (result as Record<string, unknown>).id;
+    if (result && typeof result === 'object') found = (result as Record<string, unknown>).id;
   }
-  if (resultId === undefined) return { problem: 'resultId is missing from the body' };
-  if (typeof resultId !== 'string' || !RESULT_ID_PATTERN.test(resultId)) {
-    return { problem: 'resultId is malformed: expected 1-128 letters, digits, "-" or "_"' };
+  if (found === undefined) return { problem: 'resultId is missing from the body' };
+  // A JSON number is taken as its decimal string: another implementation may use numeric ids.
+  const resultId = resultIdFromJson(found);
+  if (resultId === undefined || !RESULT_ID_PATTERN.test(resultId)) {
+    return { problem: `resultId is malformed: it ${RESULT_ID_RULE}` };
   }
   const message: ResultMessage = { resultId, source: 'webhook' };
   for (const [field, names] of Object.entries(HINTS)) {
@@ -155,10 +164,12 @@ export function extractUploadMessage(
   json: Record<string, unknown>,
   receivedAt: Date,
 ): { message: UploadMessage } | { problem: string } {
-  const transactionId = find(json, HINTS.transactionId);
-  if (transactionId === undefined) return { problem: 'transactionId is missing from the body' };
-  if (typeof transactionId !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(transactionId)) {
-    return { problem: 'transactionId is malformed: expected 1-128 letters, digits, "-" or "_"' };
+  const found = find(json, HINTS.transactionId);
+  if (found === undefined) return { problem: 'transactionId is missing from the body' };
+  // Same rule as a resultId: another implementation's transaction ids may look like its result ids.
+  const transactionId = resultIdFromJson(found);
+  if (transactionId === undefined || !RESULT_ID_PATTERN.test(transactionId)) {
+    return { problem: `transactionId is malformed: it ${RESULT_ID_RULE}` };
   }
   const message: UploadMessage = { kind: 'upload', transactionId };
   const secureId = hintOf(json, ['secureId', 'secure_id', 'secureID']);

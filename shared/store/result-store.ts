@@ -14,8 +14,10 @@ import {
   RESULT_IMAGE_PAGE_TYPES,
 } from '../api/enums';
 import { RESULT_SECTIONS } from '../api/schemas';
+import { decodeBase64Data } from '../client/base64';
 import { sniffContentType } from '../image';
 import { RESULTS_TABLE } from './table-schema';
+import { parseCompleted } from './timestamps';
 
 /** Reference that replaces a base64 `data` field in the stored result. */
 export interface ObjectRef {
@@ -23,6 +25,11 @@ export interface ObjectRef {
   readonly contentType: string;
   readonly bytes: number;
   readonly sha256: string;
+  /**
+   * Set when `data` was not base64 in any known form: the object then holds the value exactly as the
+   * service sent it (UTF-8 text), so nothing is lost and nothing corrupt poses as the image.
+   */
+  readonly undecoded?: true;
 }
 
 /** Status of a result item. */
@@ -93,9 +100,26 @@ const MAX_IDENTIFIER_LENGTH = 256;
 /** Longest product kept in the item and its events (the events' schemas say at most 64 characters). */
 const MAX_PRODUCT_LENGTH = 64;
 
+/**
+ * The resultId as one S3 key segment. Ids of only letters, digits, `-` and `_` (UUIDs, our simulator's ids)
+ * keep their plain form. Every other character (`.` `:` `~` `+` `=` `@`, which another implementation may
+ * use; S3 treats `:` `+` `=` `@` specially and `~` is to be avoided) becomes `.` plus two upper-case hex
+ * digits per UTF-8 byte, e.g. `res.2026:0001` → `res.2E2026.3A0001`. The mapping is reversible and
+ * collision-free: a plain segment never contains `.`, an escaped one always does, and `.` itself is escaped.
+ */
+export function resultIdKeyPart(resultId: string): string {
+  return resultId.replace(/[^A-Za-z0-9_-]/gu, (char) =>
+    [...Buffer.from(char, 'utf8')]
+      .map((byte) => `.${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+      .join(''),
+  );
+}
+
+export { parseCompleted };
+
 /** S3 key of the stripped result JSON. */
 export function resultJsonKey(resultId: string): string {
-  return `results/${resultId}/result.json`;
+  return `results/${resultIdKeyPart(resultId)}/result.json`;
 }
 
 /** Two-digit (or more) 1-based position used in object keys. */
@@ -117,13 +141,13 @@ export function imageKey(
 ): string {
   const documentType = keyPart(image.documentType, RESULT_IMAGE_DOCUMENT_TYPES);
   const pageType = keyPart(image.pageType, RESULT_IMAGE_PAGE_TYPES);
-  return `results/${resultId}/images/${position(index)}-${documentType}-${pageType}.${ext}`;
+  return `results/${resultIdKeyPart(resultId)}/images/${position(index)}-${documentType}-${pageType}.${ext}`;
 }
 
 /** S3 key of the `index`-th file of a result. */
 export function fileKey(resultId: string, index: number, file: Record<string, unknown>, ext: string): string {
   const documentType = keyPart(file.documentType, RESULT_FILE_DOCUMENT_TYPES);
-  return `results/${resultId}/files/${position(index)}-${documentType}.${ext}`;
+  return `results/${resultIdKeyPart(resultId)}/files/${position(index)}-${documentType}.${ext}`;
 }
 
 /** A non-empty string or undefined: DynamoDB refuses empty strings as index keys. */
@@ -175,9 +199,8 @@ export function dynamoItemSize(item: object): number {
 
 /** yyyy-MM-dd (UTC) of an ISO timestamp, or undefined when it does not parse. */
 export function dayOf(timestamp: string | undefined): string | undefined {
-  if (!timestamp) return undefined;
-  const ms = Date.parse(timestamp);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().slice(0, 10);
+  const ms = parseCompleted(timestamp);
+  return ms === undefined ? undefined : new Date(ms).toISOString().slice(0, 10);
 }
 
 /** Per-section result values of a result object (`{ identity: 'APPROVED', … }`). */
@@ -202,8 +225,8 @@ export function reasonCodes(result: Record<string, unknown>): string[] {
 /** Fields common to STORED and UNAVAILABLE items. */
 function baseItem(hints: ResultHints, storedAt: string, retentionDays: number) {
   // Normalised to ISO 8601 UTC so the index sort key orders correctly whatever format the service used.
-  const completedMs = hints.completed ? Date.parse(hints.completed) : Number.NaN;
-  const completedKnown = !Number.isNaN(completedMs);
+  const completedMs = parseCompleted(hints.completed);
+  const completedKnown = completedMs !== undefined;
   const completed = completedKnown ? new Date(completedMs).toISOString() : storedAt;
   return {
     resultId: hints.resultId,
@@ -315,7 +338,8 @@ export class ResultStore {
   /**
    * Decodes every `images[i].data` and `files[i].data` of `result` one at a time into an S3 object and
    * replaces it in place by its `ObjectRef`, so at most one decoded buffer is alive at once; then writes
-   * the stripped result as `result.json`. Mutates `result`.
+   * the stripped result as `result.json`. Mutates `result`. An entry whose `data` is missing, `null` or not
+   * a string stays in the document as it came, with no object: the rest of the result is still stored.
    */
   async writeObjects(resultId: string, result: Record<string, unknown>): Promise<StoredObjects> {
     const objects: ObjectRef[] = [];
@@ -402,13 +426,16 @@ export class ResultStore {
     }
   }
 
-  async #putDecoded(base64: string, keyFor: (ext: string) => string): Promise<ObjectRef> {
-    const bytes = Buffer.from(base64, 'base64');
-    const { contentType, extension } = sniffContentType(bytes);
+  async #putDecoded(data: string, keyFor: (ext: string) => string): Promise<ObjectRef> {
+    const decoded = decodeBase64Data(data);
+    const bytes = decoded ?? Buffer.from(data, 'utf8');
+    const { contentType, extension } = decoded
+      ? sniffContentType(bytes)
+      : { contentType: 'text/plain; charset=utf-8', extension: 'txt' };
     const key = keyFor(extension);
     const digest = sha256(bytes);
     await this.#put(key, bytes, contentType, digest);
-    return { key, contentType, bytes: bytes.length, sha256: digest };
+    return { key, contentType, bytes: bytes.length, sha256: digest, ...(decoded ? {} : { undecoded: true }) };
   }
 
   async #put(key: string, body: Buffer, contentType: string, digest: string): Promise<void> {

@@ -22,14 +22,20 @@ describe('api schemas', () => {
   it('keeps the other poll records when one has no usable resultId', () => {
     // Prepare
     const body = {
-      results: [{ resultId: 'r-1', product: 'IDV_LITE' }, { transactionId: 't-2' }, { resultId: 42 }],
+      results: [
+        { resultId: 'r-1', product: 'IDV_LITE' },
+        { transactionId: 't-2' },
+        { resultId: 42 },
+        { resultId: true },
+      ],
     };
 
     // Act
     const parsed = pollResponseSchema.parse(body);
 
     // Assess
-    expect(parsed.results.map((r) => r.resultId)).toEqual(['r-1', '', '']);
+    // A JSON number is another implementation's numeric id, taken as its decimal string.
+    expect(parsed.results.map((r) => r.resultId)).toEqual(['r-1', '', '42', '']);
     expect(parsed.results[1]?.transactionId).toBe('t-2');
   });
 

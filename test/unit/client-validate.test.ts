@@ -196,11 +196,37 @@ describe('bulk CSV', () => {
 });
 
 describe('validateResultId', () => {
-  it.each(['abc', 'f47ac10b-58cc-4372-a567-0e02b2c3d479', 'A_b-9'])('accepts %s', (id) => {
+  it.each([
+    'abc',
+    'f47ac10b-58cc-4372-a567-0e02b2c3d479',
+    'A_b-9',
+    // Ids another implementation of the service may use.
+    'res.2026:0001',
+    'R~42',
+    'acct@eu+7=',
+    'a..b',
+    'x'.repeat(256),
+  ])('accepts %s', (id) => {
     expect(validateResultId(id)).toBe(id);
   });
 
-  it.each(['', '..', 'a/b', 'a b', '%2e%2e', 'x'.repeat(129)])('rejects %j', (id) => {
+  it.each([
+    '',
+    '..',
+    '.hidden',
+    '-x',
+    'a/b',
+    'a\\b',
+    'a b',
+    'a\tb',
+    'a\nb',
+    'a?b',
+    'a#b',
+    '%2e%2e',
+    'a\u0000b',
+    'ü',
+    'x'.repeat(257),
+  ])('rejects %j', (id) => {
     expect(issuesOf(() => validateResultId(id))).toEqual([{ path: 'resultId', message: expect.any(String) }]);
   });
 });

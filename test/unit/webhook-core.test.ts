@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { QueueMessage } from '../../shared/pipeline/messages';
+import { type QueueMessage, RESULT_ID_RULE } from '../../shared/pipeline/messages';
 import {
   handleWebhook,
   MAX_WEBHOOK_BODY_BYTES,
@@ -42,6 +42,34 @@ describe('webhook core', () => {
     expect(enqueued).toEqual([{ resultId: 'abc-123', source: 'webhook' }]);
   });
 
+  it.each([
+    [{ resultId: 'res.2026:0001' }, 'res.2026:0001'],
+    [{ resultId: 'R~42' }, 'R~42'],
+    [{ data: { resultId: 'acct@eu+7=' } }, 'acct@eu+7='],
+    [{ resultId: 'x'.repeat(256) }, 'x'.repeat(256)],
+    [{ resultId: 90817 }, '90817'],
+  ])('accepts the resultId of another implementation in %j as %s', async (body, resultId) => {
+    // Act
+    const { response, enqueued } = run({ body: JSON.stringify(body) });
+
+    // Assess
+    expect((await response).statusCode).toBe(202);
+    expect(enqueued).toEqual([{ resultId, source: 'webhook' }]);
+  });
+
+  it('accepts an upload transactionId with dots and colons, or a number', async () => {
+    // Act
+    const dotted = run({ route: 'upload', body: JSON.stringify({ transactionId: 'tx.2026:0001' }) });
+    const numeric = run({ route: 'upload', body: JSON.stringify({ transactionId: 4711 }) });
+
+    // Assess
+    expect((await dotted.response).statusCode).toBe(202);
+    expect((await numeric.response).statusCode).toBe(202);
+    expect(
+      [...dotted.enqueued, ...numeric.enqueued].map((m) => (m as { transactionId: string }).transactionId),
+    ).toEqual(['tx.2026:0001', '4711']);
+  });
+
   it('passes well-formed hints along and decodes a base64 body', async () => {
     // Prepare
     const body = JSON.stringify({ resultId: 'r1', transactionId: 'tx-1', product: 'IDV_LITE', userId: 42 });
@@ -61,12 +89,11 @@ describe('webhook core', () => {
     ['[1,2]', 400, 'body must be a JSON object'],
     ['', 400, 'body is empty: expected a JSON object'],
     ['{"other":1}', 400, 'resultId is missing from the body'],
-    ['{"resultId":"../../etc"}', 400, 'resultId is malformed: expected 1-128 letters, digits, "-" or "_"'],
-    [
-      `{"resultId":"${'a'.repeat(129)}"}`,
-      400,
-      'resultId is malformed: expected 1-128 letters, digits, "-" or "_"',
-    ],
+    ['{"resultId":"../../etc"}', 400, `resultId is malformed: it ${RESULT_ID_RULE}`],
+    ['{"resultId":"a b"}', 400, `resultId is malformed: it ${RESULT_ID_RULE}`],
+    ['{"resultId":".hidden"}', 400, `resultId is malformed: it ${RESULT_ID_RULE}`],
+    ['{"resultId":1.5e300}', 400, `resultId is malformed: it ${RESULT_ID_RULE}`],
+    [`{"resultId":"${'a'.repeat(257)}"}`, 400, `resultId is malformed: it ${RESULT_ID_RULE}`],
     [`{"pad":"${'x'.repeat(MAX_WEBHOOK_BODY_BYTES)}"}`, 413, 'body must be at most 256 KB'],
   ])('answers %s with %i naming the problem and enqueues nothing', async (body, status, problem) => {
     // Act

@@ -148,6 +148,20 @@ export class MockTestNotAllowedError extends IdvError {
   }
 }
 
+/** Longest part of the service's own `message` that is copied into ours. */
+const MAX_SERVICE_MESSAGE = 200;
+
+/**
+ * The service's `message`, as far as it goes into our error text (and so into logs): one line, at most
+ * {@link MAX_SERVICE_MESSAGE} characters. The spec's messages are short codes ("Unauthorized",
+ * "NotEnoughBalance"); a long one may be echoing submitted data, which has no place in a log.
+ */
+function boundedServiceMessage(text: string): string {
+  // \p{Cc}: control characters (line breaks included), which could forge extra log lines.
+  const line = text.replace(/\p{Cc}+/gu, ' ').trim();
+  return line.length > MAX_SERVICE_MESSAGE ? `${line.slice(0, MAX_SERVICE_MESSAGE)}… (truncated)` : line;
+}
+
 /** Headers that may name the request for support; the first present one becomes `requestId`. */
 const REQUEST_ID_HEADERS = ['x-request-id', 'x-amzn-requestid', 'x-correlation-id', 'request-id'];
 
@@ -170,8 +184,9 @@ export function serviceErrorFromResponse(
     ...optional('requestId', firstHeader(headers, REQUEST_ID_HEADERS)),
     ...optional('retryAfterMs', parseRetryAfter(headers.get('retry-after'), now())),
   };
-  const message = errorBody.message
-    ? `service answered ${status}: ${errorBody.message}`
+  const serviceMessage = errorBody.message ? boundedServiceMessage(errorBody.message) : '';
+  const message = serviceMessage
+    ? `service answered ${status}: ${serviceMessage}`
     : `service answered ${status}`;
   if (status === 400) return new BadRequestError(message, fields);
   if (status === 401) return new UnauthorizedError(message, fields);

@@ -13,6 +13,21 @@ import {
 } from '../../shared/client/errors';
 
 describe('serviceErrorFromResponse', () => {
+  it('copies at most one bounded line of the service message into its own', () => {
+    // Prepare
+    const echoed = `invalid value for name: ${'Jane Specimen '.repeat(40)}\nsecond line`;
+
+    // Act
+    const short = serviceErrorFromResponse(400, { code: 3, message: 'NotEnoughBalance' }, new Headers());
+    const long = serviceErrorFromResponse(400, { code: 3, message: echoed }, new Headers());
+
+    // Assess
+    expect(short.message).toBe('service answered 400: NotEnoughBalance');
+    expect(long.message).not.toContain('\n');
+    expect(long.message.length).toBeLessThan(260);
+    expect(long.message).toContain('(truncated)');
+  });
+
   it.each([
     [400, BadRequestError],
     [401, UnauthorizedError],

@@ -7,43 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdvClient } from '../../shared/client';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  summary: Record<string, unknown>;
-}
-
-/** Runs a command in the repository root and collects its output; the last stdout line is parsed as JSON when it is. */
-function run(command: string, args: string[], timeoutMs = 120_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const last = stdout.trim().split('\n').at(-1) ?? '';
-      let summary: Record<string, unknown> = {};
-      try {
-        summary = JSON.parse(last) as Record<string, unknown>;
-      } catch {
-        // Not every command ends with a summary line.
-      }
-      resolve({ code, stdout, stderr, summary });
-    });
-  });
-}
+import { ROOT, run } from '../support/run-process';
 
 const npmStart = (...args: string[]) => run('npm', ['start', '--silent', '--', '--port', '0', ...args]);
 

@@ -4,7 +4,6 @@
  * byte-identical, with one event each and no personal data in its output; `idv results get ID --local
  * --out DIR` returns each afterwards; a second `--once` fetches only what is new.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,41 +19,7 @@ import {
   pngBytes,
   startOtherService,
 } from '../support/other-service';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  summary: Record<string, unknown>;
-}
-
-function run(command: string, args: string[], timeoutMs = 150_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      let summary: Record<string, unknown> = {};
-      try {
-        summary = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as Record<string, unknown>;
-      } catch {
-        // No summary line.
-      }
-      resolve({ code, stdout, stderr, summary });
-    });
-  });
-}
+import { type Run, run } from '../support/run-process';
 
 const idv = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'bin/idv.ts', ...args]);
 

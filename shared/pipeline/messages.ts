@@ -13,8 +13,20 @@ import { MalformedMessageError } from '../errors';
  */
 export { RESULT_ID_PATTERN, RESULT_ID_RULE };
 
+/** Longest hint (transactionId, userId, customerReference, product, completed) a message carries. */
+const MAX_HINT_LENGTH = 256;
+
 /** Identifiers passed along as hints (transactionId, userId, customerReference, product). */
-const hint = z.string().min(1).max(256);
+const hint = z.string().min(1).max(MAX_HINT_LENGTH);
+
+/**
+ * A value as a message may carry it as a hint: a non-empty string of at most 256 characters, else
+ * `undefined` (ignored, never an error). The poll and the webhook both use it, so what they put in a
+ * message is exactly what `parseQueueMessage` accepts.
+ */
+export function hintOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_HINT_LENGTH ? value : undefined;
+}
 
 /** Where a result message came from. */
 export const MESSAGE_SOURCES = ['webhook', 'poll', 'redrive'] as const;

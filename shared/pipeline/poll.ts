@@ -8,7 +8,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { PollResponse } from '../api/schemas';
 import type { Logger } from '../logger';
 import { parseCompleted } from '../store/timestamps';
-import { RESULT_ID_PATTERN, type ResultMessage } from './messages';
+import { hintOf, RESULT_ID_PATTERN, type ResultMessage } from './messages';
 import { type SendOptions, sendMessages } from './queue';
 
 /** What the poll needs from the service client (`IdvClient` fits). */
@@ -38,11 +38,6 @@ export interface PollSummary {
   readonly oldestAgeSeconds: number;
 }
 
-/** Keeps a hint only when it is a short non-empty string. */
-function hint(value: unknown): string | undefined {
-  return typeof value === 'string' && value.length > 0 && value.length <= 256 ? value : undefined;
-}
-
 /** Polls once and enqueues every record; throws (after bounded retries) if some could not be enqueued. */
 export async function pollAndEnqueue(deps: PollDeps): Promise<PollSummary> {
   const now = (deps.now ?? (() => new Date()))().getTime();
@@ -61,11 +56,11 @@ export async function pollAndEnqueue(deps: PollDeps): Promise<PollSummary> {
     }
     const message: ResultMessage = { resultId: record.resultId, source: 'poll' };
     const fields = {
-      transactionId: hint(record.transactionId),
-      product: hint(record.product),
-      customerReference: hint(record.customerReference),
-      userId: hint(record.userId),
-      completed: hint(record.completed),
+      transactionId: hintOf(record.transactionId),
+      product: hintOf(record.product),
+      customerReference: hintOf(record.customerReference),
+      userId: hintOf(record.userId),
+      completed: hintOf(record.completed),
     };
     for (const [key, value] of Object.entries(fields)) {
       if (value !== undefined) (message as Record<string, string>)[key] = value;

@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { resultIdFromJson } from '../client/validate';
 import {
+  hintOf,
   type QueueMessage,
   RESULT_ID_PATTERN,
   RESULT_ID_RULE,
@@ -129,10 +130,9 @@ const HINTS = {
   completed: ['completed', 'completedAt', 'completed_at'],
 } as const;
 
-/** A hint is kept only when it is a short non-empty string; anything else is ignored, not an error. */
-function hintOf(json: Record<string, unknown>, names: readonly string[]): string | undefined {
-  const value = find(json, names);
-  return typeof value === 'string' && value.length > 0 && value.length <= 256 ? value : undefined;
+/** The first hint found under one of `names` (see `hintOf`); anything unusable is ignored, not an error. */
+function findHint(json: Record<string, unknown>, names: readonly string[]): string | undefined {
+  return hintOf(find(json, names));
 }
 
 /** The queue message of a result webhook, or the problem with the body. */
@@ -153,7 +153,7 @@ export function extractResultMessage(
   }
   const message: ResultMessage = { resultId, source: 'webhook' };
   for (const [field, names] of Object.entries(HINTS)) {
-    const value = hintOf(json, names);
+    const value = findHint(json, names);
     if (value !== undefined) (message as Record<string, string>)[field] = value;
   }
   return { message };
@@ -172,11 +172,11 @@ export function extractUploadMessage(
     return { problem: `transactionId is malformed: it ${RESULT_ID_RULE}` };
   }
   const message: UploadMessage = { kind: 'upload', transactionId };
-  const secureId = hintOf(json, ['secureId', 'secure_id', 'secureID']);
+  const secureId = findHint(json, ['secureId', 'secure_id', 'secureID']);
   if (secureId) message.secureId = secureId;
-  const customerReference = hintOf(json, HINTS.customerReference);
+  const customerReference = findHint(json, HINTS.customerReference);
   if (customerReference) message.customerReference = customerReference;
-  const uploaded = hintOf(json, ['uploadedAt', 'uploaded_at', 'timestamp', 'createdAt']);
+  const uploaded = findHint(json, ['uploadedAt', 'uploaded_at', 'timestamp', 'createdAt']);
   const uploadedMs = uploaded ? Date.parse(uploaded) : Number.NaN;
   message.uploadedAt = new Date(Number.isNaN(uploadedMs) ? receivedAt.getTime() : uploadedMs).toISOString();
   return { message };

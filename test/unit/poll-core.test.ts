@@ -2,6 +2,7 @@ import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { EnqueueError } from '../../shared/errors';
+import { parseQueueMessage } from '../../shared/pipeline/messages';
 import { pollAndEnqueue } from '../../shared/pipeline/poll';
 import { memoryLogger } from '../support/pipeline-fakes';
 
@@ -102,5 +103,28 @@ describe('poll core', () => {
     expect(empty).toEqual({ pending: 0, enqueued: 0, invalid: 0, oldestAgeSeconds: 0 });
     expect(mixed).toMatchObject({ pending: 3, enqueued: 1, invalid: 1 });
     expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
+  });
+
+  it('keeps hints of up to 256 characters and drops longer or empty ones, so every message parses', async () => {
+    // Prepare
+    sqsMock.on(SendMessageBatchCommand).resolves({ Failed: [] });
+    const record = {
+      resultId: 'r-hints',
+      transactionId: 't'.repeat(256),
+      customerReference: 'c'.repeat(257),
+      userId: '',
+      product: 42,
+    };
+
+    // Act
+    await pollAndEnqueue(deps([record]));
+
+    // Assess
+    const body = sqsMock.commandCalls(SendMessageBatchCommand)[0]!.args[0].input.Entries![0]!.MessageBody!;
+    expect(parseQueueMessage(body)).toEqual({
+      resultId: 'r-hints',
+      source: 'poll',
+      transactionId: 't'.repeat(256),
+    });
   });
 });

@@ -180,8 +180,12 @@ function networkCode(error: unknown): string | undefined {
 /** Parses a body as JSON; `undefined` when it is empty or not JSON. */
 export function parseJsonOrUndefined(body: Buffer): unknown {
   if (body.length === 0) return undefined;
+  return parseJsonText(body.toString('utf8'));
+}
+
+/** Parses a text as JSON, a leading byte order mark allowed; `undefined` when it is not JSON. */
+export function parseJsonText(text: string): unknown {
   // A UTF-8 byte order mark, which some servers put in front of JSON, is not JSON to JSON.parse.
-  const text = body.toString('utf8');
   try {
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch {

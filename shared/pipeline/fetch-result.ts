@@ -11,6 +11,7 @@
  */
 import type { ServiceEnvironment } from '../api/enums';
 import { NotFoundError, ResponseFormatError, ServiceError, UnauthorizedError } from '../client/errors';
+import { parseJsonText } from '../client/http';
 import { describeError } from '../errors';
 import type { EventPublisher, ResultStoredDetail, ResultUnavailableDetail } from '../events/publisher';
 import { type Logger, withCorrelation } from '../logger';
@@ -216,8 +217,8 @@ async function fetchDocument(resultId: string, source: ResultSource): Promise<Re
 }
 
 function parseResultText(text: string): Record<string, unknown> {
-  // Some servers put a UTF-8 byte order mark in front of JSON; JSON.parse refuses it.
-  const json = parseJsonText(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  // Text, not the body's buffer: the raw bytes are already released (see `fetchDocument`).
+  const json = parseJsonText(text);
   // Not a malformed *message*: the service's answer was bad (truncated, an HTML error page behind a 200).
   // Thrown so the message is redelivered and fetched again (the result stays retrievable by id), and
   // after maxReceiveCount lands in the DLQ. The body is never part of the error: it holds personal data.
@@ -234,14 +235,6 @@ function parseResultText(text: string): Record<string, unknown> {
     );
   }
   return json as Record<string, unknown>;
-}
-
-function parseJsonText(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function identifiers(item: ResultItem) {

@@ -3,7 +3,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ENV } from '../../shared/config';
+import { createDynamoDocumentClient, createS3Client, createSqsClient } from '../../shared/aws-clients';
+import { ENV, loadAwsClientConfig } from '../../shared/config';
 import { createPipelineResources, startLocalAws } from './local-aws';
 import { readLiveStack } from './stack-file';
 
@@ -46,9 +47,10 @@ export interface AwsTargetOptions {
  */
 export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarget> {
   if (!options.local) {
-    const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-    const s3 = new S3Client({ forcePathStyle: options.env[ENV.s3ForcePathStyle] === 'true' });
-    const sqs = new SQSClient({});
+    // The functions' own client builders and config reader, so the CLI reads the stack as they write it.
+    const dynamo = createDynamoDocumentClient();
+    const s3 = createS3Client(loadAwsClientConfig(options.env));
+    const sqs = createSqsClient();
     return {
       dynamo,
       s3,

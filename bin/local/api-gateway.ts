@@ -10,11 +10,11 @@ export type ApiGatewayHandler = (
   context: Context,
 ) => Promise<APIGatewayProxyResult>;
 
-/** The routes of the stack's REST API, as `METHOD /path/{param}` resources. */
-export const WEBHOOK_ROUTES = ['/webhooks/{token}/result', '/webhooks/{token}/upload'] as const;
-
-/** API Gateway's default payload limit is 10 MB; the stack allows far less for a webhook hint. */
-const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+/**
+ * API Gateway's own payload limit (10 MB). The stack sets no lower one: the webhook handler refuses bodies
+ * over 256 KB itself, so a smaller limit here would refuse locally what the deployed stack accepts.
+ */
+const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /** An HTTP request as the adapter needs it. */
 export interface RawRequest {
@@ -171,8 +171,17 @@ function matchRoute(path: string): { resource: string; pathParameters: Record<st
   if (!match) return undefined;
   return {
     resource: `/webhooks/{token}/${match[2]}`,
-    pathParameters: { token: decodeURIComponent(match[1]!) },
+    // A malformed escape stays as sent (no match for the secret, so 404) instead of failing as a 502.
+    pathParameters: { token: safeDecode(match[1]!) },
   };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function isTextual(contentType: string | undefined): boolean {

@@ -115,8 +115,6 @@ export function resultIdKeyPart(resultId: string): string {
   );
 }
 
-export { parseCompleted };
-
 /** S3 key of the stripped result JSON. */
 export function resultJsonKey(resultId: string): string {
   return `results/${resultIdKeyPart(resultId)}/result.json`;

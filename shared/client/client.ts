@@ -47,7 +47,13 @@ import {
   vogRequestSchema,
   vogResponseSchema,
 } from '../api/schemas';
-import { IdvError, MockTestNotAllowedError, ResponseFormatError, UnauthorizedError } from './errors';
+import {
+  IdvError,
+  MockTestNotAllowedError,
+  ResponseFormatError,
+  serviceErrorFields,
+  UnauthorizedError,
+} from './errors';
 import { type HttpResponse, parseJsonOrUndefined, sendWithRetry, sleep, type TransportOptions } from './http';
 import { InMemoryTokenProvider } from './in-memory-token-provider';
 import { fetchAccessToken, serviceUrl } from './oauth';
@@ -367,11 +373,7 @@ export class IdvClient {
       // A brand-new token refused too: no amount of refreshing helps, so say what to check.
       throw new UnauthorizedError(
         `the service refused a freshly issued access token for ${spec.method} ${spec.path} (401 after one refresh): check that the client has the scope for this endpoint`,
-        {
-          status: error.status,
-          ...(error.code !== undefined && { code: error.code }),
-          ...(error.requestId !== undefined && { requestId: error.requestId }),
-        },
+        serviceErrorFields(error),
         { cause: error },
       );
     }

@@ -46,6 +46,18 @@ export class ServiceError extends IdvError {
   }
 }
 
+/**
+ * The identifying fields of `error` (status, code, request id), for an error that restates it in words
+ * closer to the caller's situation and keeps it as `cause`.
+ */
+export function serviceErrorFields(error: ServiceError): ServiceErrorFields {
+  return {
+    status: error.status,
+    ...(error.code !== undefined && { code: error.code }),
+    ...(error.requestId !== undefined && { requestId: error.requestId }),
+  };
+}
+
 /** 400: the service rejected the request (validation, too-small images, not enough live photos, …). */
 export class BadRequestError extends ServiceError {
   override readonly name: string = 'BadRequestError';

@@ -4,7 +4,13 @@
  */
 import { PATHS } from '../api/enums';
 import { tokenRequestSchema, tokenResponseSchema } from '../api/schemas';
-import { NotFoundError, RequestValidationError, ResponseFormatError, UnauthorizedError } from './errors';
+import {
+  NotFoundError,
+  RequestValidationError,
+  ResponseFormatError,
+  serviceErrorFields,
+  UnauthorizedError,
+} from './errors';
 import { parseJsonOrUndefined, sendWithRetry, sleep } from './http';
 import type { RetryOptions } from './retry';
 import type { AccessToken } from './token-provider';
@@ -66,11 +72,7 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
     if (error instanceof UnauthorizedError) {
       throw new UnauthorizedError(
         'the service rejected the client credentials (401 on the token request)',
-        {
-          status: error.status,
-          ...(error.code !== undefined && { code: error.code }),
-          ...(error.requestId !== undefined && { requestId: error.requestId }),
-        },
+        serviceErrorFields(error),
         { cause: error },
       );
     }
@@ -79,11 +81,7 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
       throw new NotFoundError(
         `no token endpoint at ${serviceUrl(options.baseUrl, PATHS.oauthToken).href} (404); the base URL ` +
           'should be the address before /api/v2',
-        {
-          status: error.status,
-          ...(error.code !== undefined && { code: error.code }),
-          ...(error.requestId !== undefined && { requestId: error.requestId }),
-        },
+        serviceErrorFields(error),
         { cause: error },
       );
     }

@@ -8,6 +8,7 @@ import {
   RequestValidationError,
   ServerError,
   ServiceError,
+  serviceErrorFields,
   serviceErrorFromResponse,
   UnauthorizedError,
 } from '../../shared/client/errors';
@@ -109,5 +110,23 @@ describe('RequestValidationError', () => {
       'invalid identity upload request: images[0].data: must be base64; product: is required',
     );
     expect(error.issues).toHaveLength(2);
+  });
+});
+
+describe('serviceErrorFields', () => {
+  it('carries status, code and request id over to a restated error, and nothing else', () => {
+    // Prepare
+    const original = serviceErrorFromResponse(
+      401,
+      { code: 16, message: 'Unauthorized', details: ['x'] },
+      new Headers({ 'x-request-id': 'req-9', 'retry-after': '5' }),
+    );
+
+    // Act
+    const restated = new UnauthorizedError('restated', serviceErrorFields(original), { cause: original });
+
+    // Assess
+    expect(serviceErrorFields(original)).toEqual({ status: 401, code: 16, requestId: 'req-9' });
+    expect(restated).toMatchObject({ status: 401, code: 16, requestId: 'req-9', cause: original });
   });
 });

@@ -1,4 +1,5 @@
 import { ENVIRONMENTS, KNOWN_SCOPES, type ServiceEnvironment } from '../shared/api/enums';
+import { baseUrlProblem } from '../shared/client/oauth';
 
 /** Log levels understood by the Powertools logger (`POWERTOOLS_LOG_LEVEL`). */
 export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
@@ -104,6 +105,10 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
     throw new ConfigError(`${name}: serviceBaseUrl must be an absolute URL`, { cause });
   }
   if (url.protocol !== 'https:') throw new ConfigError(`${name}: serviceBaseUrl must use https`);
+  // The client's rule too: user info would put credentials into the functions' environment, and the
+  // functions would refuse the URL only at start-up.
+  const problem = baseUrlProblem(serviceBaseUrl);
+  if (problem) throw new ConfigError(`${name}: serviceBaseUrl ${problem}`);
 
   if (raw['retentionDays'] === undefined && RETENTION_REQUIRED.has(name)) {
     throw new ConfigError(

@@ -1,4 +1,5 @@
 import { ENVIRONMENTS, type ServiceEnvironment } from './api/enums';
+import { baseUrlProblem } from './client/oauth';
 import { ConfigError } from './errors';
 
 /**
@@ -103,7 +104,12 @@ function baseUrlOf(env: Env): string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigError(ENV.serviceBaseUrl, 'must be an absolute http(s) URL');
   }
-  return value.replace(/\/+$/, '');
+  // The client's own rule (no user info, query or fragment): refused here, naming the variable, rather
+  // than by the client when the handler module builds it.
+  const base = value.replace(/\/+$/, '');
+  const problem = baseUrlProblem(base);
+  if (problem) throw new ConfigError(ENV.serviceBaseUrl, problem);
+  return base;
 }
 
 function scopesOf(env: Env): readonly string[] {

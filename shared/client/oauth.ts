@@ -120,7 +120,12 @@ export function serviceUrl(baseUrl: string, path: string): URL {
   return new URL(`${base}${path}`);
 }
 
-function baseUrlProblem(base: string): string | undefined {
+/**
+ * What is wrong with a base URL of the service, in words that follow its name (`baseUrl …`,
+ * `IDV_BASE_URL …`), or `undefined` when it is usable. The one rule for the client, the functions'
+ * configuration and the stack's settings.
+ */
+export function baseUrlProblem(base: string): string | undefined {
   if (!URL.canParse(base))
     return 'is not a URL (expected e.g. https://service.example or http://127.0.0.1:4010)';
   const url = new URL(base);

@@ -55,6 +55,7 @@ describe('environment configuration', () => {
 
   it.each([
     [{ serviceBaseUrl: 'http://service.example' }, 'serviceBaseUrl must use https'],
+    [{ serviceBaseUrl: 'https://user:pw@service.example' }, 'serviceBaseUrl must not contain user info'],
     [{}, 'serviceBaseUrl must be set'],
     [{ ...minimal, fetchConcurrency: 1 }, 'fetchConcurrency must be an integer >= 2'],
     [{ ...minimal, fetchConcurrency: 1001 }, 'fetchConcurrency must be at most 1000'],

@@ -39,6 +39,8 @@ describe('config loaders', () => {
     [{ [ENV.eventBusName]: '' }, 'IDV_EVENT_BUS is not set'],
     [{ [ENV.environment]: 'dev' }, 'IDV_ENVIRONMENT must be one of staging, production'],
     [{ [ENV.serviceBaseUrl]: 'not a url' }, 'IDV_BASE_URL must be an absolute http(s) URL'],
+    [{ [ENV.serviceBaseUrl]: 'https://user:pw@service.example' }, 'IDV_BASE_URL must not contain user info'],
+    [{ [ENV.serviceBaseUrl]: 'https://service.example/?stage=1' }, 'IDV_BASE_URL must not have a query'],
     [{ [ENV.s3ForcePathStyle]: 'yes' }, 'IDV_S3_FORCE_PATH_STYLE must be true or false'],
   ])('throws a ConfigError naming the variable for %j', (override, message) => {
     // Act

@@ -12,7 +12,7 @@
 import type { ServiceEnvironment } from '../api/enums';
 import { NotFoundError, ResponseFormatError, ServiceError, UnauthorizedError } from '../client/errors';
 import { parseJsonText } from '../client/http';
-import { describeError } from '../errors';
+import { describeError, PipelineError } from '../errors';
 import type { EventPublisher, ResultStoredDetail, ResultUnavailableDetail } from '../events/publisher';
 import { type Logger, withCorrelation } from '../logger';
 import {
@@ -167,7 +167,7 @@ async function recordUnavailable(
       retentionDays: deps.retentionDays,
     });
     item = (await store.putUnavailableItem(candidate)) ? candidate : await store.getItem(message.resultId);
-    if (!item) throw new Error('result item vanished after a conditional check failed');
+    if (!item) throw new PipelineError('result item vanished after a conditional check failed');
   }
   if (item.eventPublishedAt) return 'duplicate';
   logger.warn('service has no result for this resultId: recorded as UNAVAILABLE', { source: message.source });

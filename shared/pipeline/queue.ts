@@ -4,6 +4,7 @@
  * is reported to the caller, which must not acknowledge those records as enqueued.
  */
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { sleep as timerSleep } from '../client/http';
 import { EnqueueError } from '../errors';
 import type { QueueMessage } from './messages';
 
@@ -19,8 +20,6 @@ export interface SendOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Sends one message (the webhook's path). */
 export async function sendMessage(sqs: SQSClient, queueUrl: string, message: QueueMessage): Promise<void> {
@@ -39,7 +38,7 @@ export async function sendMessages(
 ): Promise<void> {
   const maxAttempts = options.maxAttempts ?? 4;
   const baseDelayMs = options.baseDelayMs ?? 100;
-  const sleep = options.sleep ?? defaultSleep;
+  const sleep = options.sleep ?? timerSleep;
   const random = options.random ?? Math.random;
   let failed = 0;
   let lastError: unknown;

@@ -8,7 +8,7 @@ import type { CliCommand } from './types';
 
 export const dlqRedriveCommand: CliCommand = {
   path: ['dlq', 'redrive'],
-  summary: 'Move dead-lettered messages back to the results queue (source "redrive")',
+  summary: 'move dead-lettered messages back to the results queue (source "redrive")',
   usage: 'dlq redrive [--max N] [--local | --queue-url URL --dlq-url URL]',
   help: `  --max N              move at most N messages
   --local              the local stack (a running \`npm start\`; its queues live only while it runs)

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { IdvClient } from '../../shared/client/client';
+import { describeArgsError } from './args';
 import { COMMANDS } from './commands';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFromFlags } from './connection';
 import { UsageError } from './errors';
@@ -59,16 +60,12 @@ async function dispatch(
     return 0;
   }
   const connected = command.connection !== false;
+  const options = { ...(connected ? CONNECTION_OPTIONS : {}), ...command.options };
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({
-      args: [...rest],
-      options: { ...(connected ? CONNECTION_OPTIONS : {}), ...command.options },
-      strict: true,
-      allowPositionals: true,
-    });
+    parsed = parseArgs({ args: [...rest], options, strict: true, allowPositionals: true });
   } catch (error) {
-    throw new UsageError((error as Error).message, name);
+    throw new UsageError(describeArgsError(error, options, name), name);
   }
   const positionals = parsed.positionals;
   if (positionals.length > 0 && !command.positionals) {
@@ -118,6 +115,8 @@ function findCommand(words: readonly string[], commands: readonly CliCommand[]):
 function listHelp(commands: readonly CliCommand[], usage: string): string {
   const width = Math.max(...commands.map((c) => c.path.join(' ').length));
   const lines = commands.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
+  // `idv results --help` and `idv dlq --help` list commands that read AWS, not the service.
+  const connectionHelp = commands.some((c) => c.connection !== false) ? `\n${CONNECTION_HELP}\n` : '';
   return `Usage: ${usage}
 
 Commands:
@@ -125,9 +124,7 @@ ${lines.join('\n')}
 
 Run "idv <command> --help" for its flags. Output is JSON on stdout; errors go to stderr with a
 non-zero exit code (2 for usage errors).
-
-${CONNECTION_HELP}
-`;
+${connectionHelp}`;
 }
 
 function commandHelp(command: CliCommand): string {

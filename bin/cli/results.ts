@@ -4,6 +4,7 @@
  * terminal, plain lines otherwise).
  */
 import { resolve } from 'node:path';
+import { PRODUCTS, RESULT_VALUES } from '../../shared/api/enums';
 import {
   ChecksumMismatchError,
   downloadResult,
@@ -13,10 +14,14 @@ import {
   resultsByTransaction,
   summarize,
 } from '../../shared/queries/results';
-import { type AwsTarget, openAwsTarget } from '../local/aws-target';
+import { type AwsTarget, NoLocalDataError, openAwsTarget } from '../local/aws-target';
+import { closest } from './args';
 import { UsageError } from './errors';
 import { str } from './flags';
 import type { CliCommand, CliIo, CommandContext } from './types';
+
+/** Values of `results list --result`: the overall results, plus UNAVAILABLE for the status. */
+const LIST_RESULTS = [...RESULT_VALUES, 'UNAVAILABLE'] as const;
 
 /** Flags shared by the results and dlq commands: where the stored results are. */
 export const TARGET_OPTIONS = {
@@ -45,6 +50,10 @@ export async function openTarget(ctx: CommandContext, extra: { queueUrl?: string
     bucket: str(ctx, 'bucket'),
     ...extra,
     env: ctx.io.env,
+  }).catch((error: unknown) => {
+    // A wrong directory is a wrong command line (exit 2), not a failure of the store.
+    if (error instanceof NoLocalDataError) throw new UsageError(error.message);
+    throw error;
   });
 }
 
@@ -93,7 +102,7 @@ function onePositional(ctx: CommandContext, what: string, command: string): stri
 export const resultsGetCommand: CliCommand = {
   path: ['results', 'get'],
   summary:
-    'Print a stored result item; with --out also write result.json and every image and file (SHA-256 checked)',
+    'print a stored result item; with --out also write result.json and every image and file (SHA-256 checked)',
   usage: 'results get RESULT_ID [--out DIR] [--local | --table T --bucket B]',
   help: `  --out DIR            write result.json and the images and files of the result into DIR\n\n${TARGET_HELP}`,
   options: { ...TARGET_OPTIONS, out: { type: 'string' } },
@@ -132,12 +141,13 @@ export const resultsGetCommand: CliCommand = {
 /** `idv results list [--since DATE] [--until DATE] [--result R] [--product P]`. */
 export const resultsListCommand: CliCommand = {
   path: ['results', 'list'],
-  summary: 'List stored results by completion time (byCompletedDay index, one query per day)',
+  summary: 'list stored results by completion time (byCompletedDay index, one query per day)',
   usage: 'results list [--since DATE] [--until DATE] [--result R] [--product P] [--local | --table T]',
   help: `  --since DATE         yyyy-MM-dd or ISO timestamp, UTC (default: 7 days before --until)
   --until DATE         yyyy-MM-dd (end of that day) or ISO timestamp (default: now)
-  --result R           only this overall result (APPROVED, DISAPPROVED, TECHNICAL_REJECT, UNKNOWN)
-  --product P          only this product (e.g. IDV_STANDARD)\n\n${TARGET_HELP}`,
+  --result R           only this overall result: ${LIST_RESULTS.join(', ')}
+                       (UNAVAILABLE: results the service no longer had, status UNAVAILABLE)
+  --product P          only this product: ${PRODUCTS.join(', ')}\n\n${TARGET_HELP}`,
   options: {
     ...TARGET_OPTIONS,
     since: { type: 'string' },
@@ -146,31 +156,37 @@ export const resultsListCommand: CliCommand = {
     product: { type: 'string' },
   },
   connection: false,
-  run: (ctx) =>
-    withTarget(ctx, 'results list', async (target, tableName) => {
-      const until = parseDate(str(ctx, 'until'), 'until') ?? new Date();
-      const since = parseDate(str(ctx, 'since'), 'since') ?? new Date(until.getTime() - 7 * 86_400_000);
+  run: async (ctx) => {
+    // Flags first: a wrong one must not wait for (or start) the local emulators.
+    const until = parseDate(str(ctx, 'until'), 'until') ?? new Date();
+    const since = parseDate(str(ctx, 'since'), 'since') ?? new Date(until.getTime() - 7 * 86_400_000);
+    const result = oneOf(ctx, 'result', LIST_RESULTS);
+    const product = oneOf(ctx, 'product', PRODUCTS);
+    const unavailable = result === 'UNAVAILABLE';
+    return withTarget(ctx, 'results list', async (target, tableName) => {
       const bar = progress(ctx.io);
       try {
         const items = await listResults(
           { dynamo: target.dynamo, s3: target.s3, tableName },
-          { since, until, result: str(ctx, 'result'), product: str(ctx, 'product') },
+          // UNAVAILABLE items have a status and no result: select them by status below.
+          { since, until, result: unavailable ? undefined : result, product },
           (day, found) => bar.update(`${day}: ${found} result(s)`),
         );
-        return items.map(summarize);
+        return items.filter((item) => !unavailable || item.status === 'UNAVAILABLE').map(summarize);
       } catch (error) {
         if (error instanceof RangeError) throw new UsageError(error.message, 'results list');
         throw error;
       } finally {
         bar.done();
       }
-    }),
+    });
+  },
 };
 
 /** `idv results by-transaction ID`. */
 export const resultsByTransactionCommand: CliCommand = {
   path: ['results', 'by-transaction'],
-  summary: 'List the stored results of one transaction',
+  summary: 'list the stored results of one transaction',
   usage: 'results by-transaction TRANSACTION_ID [--local | --table T]',
   help: TARGET_HELP,
   options: TARGET_OPTIONS,
@@ -188,7 +204,7 @@ export const resultsByTransactionCommand: CliCommand = {
 /** `idv results by-reference REF`. */
 export const resultsByReferenceCommand: CliCommand = {
   path: ['results', 'by-reference'],
-  summary: 'List the stored results of one customer reference',
+  summary: 'list the stored results of one customer reference',
   usage: 'results by-reference CUSTOMER_REFERENCE [--local | --table T]',
   help: TARGET_HELP,
   options: TARGET_OPTIONS,
@@ -203,12 +219,44 @@ export const resultsByReferenceCommand: CliCommand = {
     }),
 };
 
-/** `yyyy-MM-dd` as a bound: the start of the day for --since, its end for --until. */
+/**
+ * A flag that must be one of `allowed`: the filters compare exactly, so a typo would answer `[]` as if
+ * nothing were stored.
+ */
+function oneOf<T extends string>(ctx: CommandContext, flag: string, allowed: readonly T[]): T | undefined {
+  const value = str(ctx, flag);
+  if (value === undefined || (allowed as readonly string[]).includes(value)) return value as T | undefined;
+  const guess = closest(value.toUpperCase(), allowed);
+  throw new UsageError(
+    `--${flag} must be one of ${allowed.join(', ')}${guess ? ` (did you mean ${guess}?)` : ''}`,
+    'results list',
+  );
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+/**
+ * `yyyy-MM-dd` as a bound: the start of the day for --since, its end for --until; or an ISO timestamp,
+ * UTC unless it names an offset. Only these forms: `Date` would also read `5` as the year 2001 and roll
+ * `2026-02-30` over into March.
+ */
 function parseDate(value: string | undefined, flag: 'since' | 'until'): Date | undefined {
   if (value === undefined) return undefined;
-  const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
-  const date = new Date(dayOnly ? `${value}T${flag === 'since' ? '00:00:00.000' : '23:59:59.999'}Z` : value);
-  if (Number.isNaN(date.getTime()))
-    throw new UsageError(`--${flag} must be yyyy-MM-dd or an ISO timestamp`, `results list`);
+  const match = ISO_DATE.exec(value);
+  const [, year, month, day] = match ?? [];
+  const dayOnly = match !== null && value.length === 10;
+  const text = dayOnly
+    ? `${value}T${flag === 'since' ? '00:00:00.000' : '23:59:59.999'}Z`
+    : match && match[4] === undefined
+      ? `${value}Z`
+      : value;
+  const date = new Date(text);
+  const calendar = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  const realDay =
+    calendar.getUTCFullYear() === Number(year) &&
+    calendar.getUTCMonth() + 1 === Number(month) &&
+    calendar.getUTCDate() === Number(day);
+  if (!match || !realDay || Number.isNaN(date.getTime()))
+    throw new UsageError(`--${flag} must be yyyy-MM-dd or an ISO timestamp (got "${value}")`, 'results list');
   return date;
 }

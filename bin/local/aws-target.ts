@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -6,10 +7,28 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoDocumentClient, createS3Client, createSqsClient } from '../../shared/aws-clients';
 import { ENV, loadAwsClientConfig } from '../../shared/config';
 import { createPipelineResources, startLocalAws } from './local-aws';
-import { readLiveStack } from './stack-file';
+import { readLiveStack, STACK_FILE } from './stack-file';
 
 /** Environment variable of the DLQ URL for the operator commands (the functions never need it). */
 export const DLQ_URL_VARIABLE = 'IDV_DLQ_URL';
+
+/** `--local` names a directory that `npm start` never used; nothing was opened or created. */
+export class NoLocalDataError extends Error {
+  override readonly name = 'NoLocalDataError';
+  readonly dataDir: string;
+
+  constructor(dataDir: string) {
+    super(
+      `no local data at ${dataDir}: run \`npm start\` first (in the repository root), or pass --data-dir`,
+    );
+    this.dataDir = dataDir;
+  }
+}
+
+/** Whether `dataDir` holds what `npm start` leaves: a stack file or the DynamoDB emulator's data. */
+export function hasLocalData(dataDir: string): boolean {
+  return existsSync(join(dataDir, STACK_FILE)) || existsSync(join(dataDir, 'dynamodb'));
+}
 
 /** Where the analyst and operator commands read and write. */
 export interface AwsTarget {
@@ -44,6 +63,7 @@ export interface AwsTargetOptions {
  * Opens the results store: with `local`, the running `npm start` (found through `.local/stack.json`)
  * or, when none runs, the emulators started here on the persisted data; else AWS, with names from the
  * flags or the functions' environment variables and credentials from the standard AWS chain.
+ * Throws {@link NoLocalDataError} when `local` names a directory without local data (never creates it).
  */
 export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarget> {
   if (!options.local) {
@@ -69,6 +89,9 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
   }
   const dataDir = resolve(options.dataDir ?? '.local');
   const running = readLiveStack(dataDir);
+  // Starting the emulators on a directory creates it: from a subdirectory, or with a misspelt --data-dir,
+  // that would leave a stray empty data directory behind and answer `[]` as if nothing were stored.
+  if (!running && !hasLocalData(dataDir)) throw new NoLocalDataError(dataDir);
   let endpoints = running?.endpoints;
   let resources = running?.resources;
   let region = running?.region;

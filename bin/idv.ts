@@ -1,7 +1,12 @@
 /**
  * `idv`: command-line client of the verification service. See `bin/cli/main.ts`; run `idv --help`.
+ * Both entries land here: `npx idv` (through the `bin/idv.mjs` shim) and `npm run idv` (tsx directly).
  */
-import { runCli } from './cli/main';
+
+// The AWS SDK warns on Node < 22 at its first client (`idv results …`, `idv dlq …`); a CLI user cannot act
+// on that, so keep stderr clean. Set before the CLI (and with it the SDK) is loaded.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const { runCli } = await import('./cli/main');
 
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
@@ -9,3 +14,6 @@ process.exitCode = await runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
 });
+
+// A module (for top-level await) without static imports: they would load the SDK before the line above.
+export {};

@@ -13,7 +13,8 @@
  * every sample: memory the handler really holds), a latency pass (batch size 1: one invocation per result)
  * and a throughput pass (batch size 10, Lambda's default, one concurrent execution draining a backlog).
  *
- * `npx tsx bench/fetch-result.ts [--probe N] [--latency N] [--throughput N] [--profiles small,medium,large]`
+ * `npx tsx bench/fetch-result.ts [--probe N] [--latency N] [--throughput N] [--profiles small,medium,large]
+ * [--trace]` (`--help` lists them)
  */
 
 import { pathToFileURL } from 'node:url';
@@ -26,10 +27,18 @@ import { IdvClient } from '../shared/client/client';
 import { DETAIL_TYPES } from '../shared/events/names';
 import type { ResultMessage } from '../shared/pipeline/messages';
 import { sendMessages } from '../shared/pipeline/queue';
+import {
+  BenchUsageError,
+  type BenchValues,
+  countFlag,
+  FETCH_FLAGS,
+  optionsOrExit,
+  parseBenchArgs,
+} from './support/args';
 import { type Child, startChild } from './support/child';
 import { BENCH_CREDENTIALS } from './support/credentials';
 import type { Invocation, RunAnswer } from './support/fetch-worker';
-import { formatTable, intOption, latencySummary, mib, percentile, round } from './support/stats';
+import { formatTable, latencySummary, mib, percentile, round } from './support/stats';
 
 /** A result size: what kind of transaction, and how often the proxy repeats its images. */
 export interface Profile {
@@ -354,27 +363,50 @@ export function fetchResultTable(result: FetchBenchResult): string {
   );
 }
 
-/** Options from the command line over the defaults. */
-export function fetchOptionsFromArgv(argv: readonly string[]): FetchBenchOptions {
-  const index = argv.indexOf('--profiles');
-  const names = index === -1 ? undefined : (argv[index + 1] ?? '').split(',');
-  const profiles = names ? PROFILES.filter((p) => names.includes(p.name)) : PROFILES;
-  if (profiles.length === 0)
-    throw new Error(`--profiles takes some of ${PROFILES.map((p) => p.name).join(',')}`);
+/** Help lines of the fetch-result bench's flags (also in `npm run bench -- --help`). */
+export const FETCH_FLAGS_HELP = `  --profiles LIST   some of ${PROFILES.map((p) => p.name).join(',')} (default: all)
+  --probe N         results of the memory probe per profile (default ${DEFAULT_FETCH_OPTIONS.probe})
+  --latency N       results of the latency pass (default ${DEFAULT_FETCH_OPTIONS.latency})
+  --throughput N    results of the throughput pass (default ${DEFAULT_FETCH_OPTIONS.throughput})
+  --trace           print the memory samples of the probed invocation with the highest held memory`;
+
+/** `npx tsx bench/fetch-result.ts --help`. */
+export const FETCH_USAGE = `Usage: npx tsx bench/fetch-result.ts [flags]
+
+The fetch-result benchmark (see docs/benchmarks.md). Flags:
+${FETCH_FLAGS_HELP}
+  -h, --help        show this help`;
+
+/** Options from the parsed flags (`FETCH_FLAGS`) over the defaults; a bad value is a usage error. */
+export function fetchOptionsFromValues(values: BenchValues): FetchBenchOptions {
+  const list = values['profiles'] as string | undefined;
+  let profiles: readonly Profile[] = PROFILES;
+  if (list !== undefined) {
+    const names = list.split(',').map((name) => name.trim());
+    const unknown = names.filter((name) => !PROFILES.some((p) => p.name === name));
+    if (unknown.length > 0 || names.length === 0) {
+      throw new BenchUsageError(
+        `--profiles takes some of ${PROFILES.map((p) => p.name).join(',')} (unknown: ${unknown.join(',')})`,
+      );
+    }
+    profiles = PROFILES.filter((p) => names.includes(p.name));
+  }
   return {
-    probe: Math.max(1, intOption(argv, 'probe', DEFAULT_FETCH_OPTIONS.probe)),
-    latency: Math.max(1, intOption(argv, 'latency', DEFAULT_FETCH_OPTIONS.latency)),
-    throughput: Math.max(1, intOption(argv, 'throughput', DEFAULT_FETCH_OPTIONS.throughput)),
+    probe: countFlag(values, 'probe', DEFAULT_FETCH_OPTIONS.probe),
+    latency: countFlag(values, 'latency', DEFAULT_FETCH_OPTIONS.latency),
+    throughput: countFlag(values, 'throughput', DEFAULT_FETCH_OPTIONS.throughput),
     profiles,
-    trace: argv.includes('--trace'),
+    trace: values['trace'] === true,
   };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const result = await runFetchResultBench({
-    ...fetchOptionsFromArgv(process.argv.slice(2)),
-    log: console.error,
-  });
+  const options = optionsOrExit(
+    parseBenchArgs(process.argv.slice(2), FETCH_FLAGS, fetchOptionsFromValues),
+    'bench/fetch-result',
+    FETCH_USAGE,
+  );
+  const result = await runFetchResultBench({ ...options, log: console.error });
   console.log(fetchResultTable(result));
   console.log(JSON.stringify(result, null, 2));
 }

@@ -4,18 +4,24 @@
  * Nothing here compares against expected numbers: the figures are measured and reported, never asserted.
  * The benches do fail when the pipeline loses, duplicates or fails a result, since then the figures lie.
  *
- * Flags: those of `bench/fetch-result.ts` and `bench/webhook.ts`, plus `--only fetch-result|webhook`.
+ * Flags: those of `bench/fetch-result.ts` and `bench/webhook.ts`, plus `--only fetch-result|webhook`;
+ * `--help` lists them. A bad command line exits 2 before anything runs, and `latest.json` is written only
+ * when a bench ran.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { fetchOptionsFromArgv, fetchResultTable, runFetchResultBench } from './fetch-result';
+import { fetchResultTable, runFetchResultBench } from './fetch-result';
+import { optionsOrExit, parseBenchArgs } from './support/args';
+import { RUN_FLAGS, RUN_USAGE, runOptionsFromValues } from './support/run-args';
 import { mib, round } from './support/stats';
-import { runWebhookBench, webhookOptionsFromArgv, webhookTable } from './webhook';
+import { runWebhookBench, webhookTable } from './webhook';
 
-const argv = process.argv.slice(2);
-const onlyIndex = argv.indexOf('--only');
-const only = onlyIndex === -1 ? undefined : argv[onlyIndex + 1];
+const {
+  only,
+  fetch: fetchOptions,
+  webhook: webhookOptions,
+} = optionsOrExit(parseBenchArgs(process.argv.slice(2), RUN_FLAGS, runOptionsFromValues), 'bench', RUN_USAGE);
 const log = (line: string) => console.error(line);
 const started = Date.now();
 
@@ -32,8 +38,6 @@ log(
   `bench: ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, load average ${machine.loadAverage}`,
 );
 
-const fetchOptions = fetchOptionsFromArgv(argv);
-const webhookOptions = webhookOptionsFromArgv(argv);
 const webhook =
   only === undefined || only === 'webhook' ? await runWebhookBench({ ...webhookOptions, log }) : undefined;
 const fetchResult =
@@ -57,6 +61,11 @@ const report = {
   webhook,
   fetchResult,
 };
+if (!webhook && !fetchResult) {
+  // Cannot happen with a valid --only; never replace the last figures with an empty report.
+  console.error('bench: nothing ran; bench/results/latest.json left as it was');
+  process.exit(1);
+}
 const out = fileURLToPath(new URL('./results/latest.json', import.meta.url));
 mkdirSync(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
 writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);

@@ -8,7 +8,7 @@
  * - `wrong-secret`: the same body on a wrong secret path segment → 404, nothing enqueued (what a stranger
  *   can make us spend).
  *
- * `npx tsx bench/webhook.ts [--seconds N] [--concurrency N]`
+ * `npx tsx bench/webhook.ts [--seconds N] [--concurrency N]` (`--help` lists them)
  */
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
@@ -16,8 +16,9 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { clientConfig, createPipelineResources, pipelineEnv, startLocalAws } from '../bin/local/local-aws';
 import { queueDepth } from '../bin/local/sqs-event-source';
+import { type BenchValues, countFlag, optionsOrExit, parseBenchArgs, WEBHOOK_FLAGS } from './support/args';
 import { startChild } from './support/child';
-import { formatTable, intOption, latencySummary, round } from './support/stats';
+import { formatTable, latencySummary, round } from './support/stats';
 
 /** Options of {@link runWebhookBench}. */
 export interface WebhookBenchOptions {
@@ -163,19 +164,32 @@ export function webhookTable(result: WebhookBenchResult): string {
   );
 }
 
-/** Options from the command line over the defaults. */
-export function webhookOptionsFromArgv(argv: readonly string[]): WebhookBenchOptions {
+/** Help lines of the webhook bench's flags (also in `npm run bench -- --help`). */
+export const WEBHOOK_FLAGS_HELP = `  --seconds N       measured seconds per scenario (default ${DEFAULT_WEBHOOK_OPTIONS.seconds})
+  --concurrency N   requests in flight at once (default ${DEFAULT_WEBHOOK_OPTIONS.concurrency})`;
+
+/** `npx tsx bench/webhook.ts --help`. */
+export const WEBHOOK_USAGE = `Usage: npx tsx bench/webhook.ts [flags]
+
+The webhook benchmark (see docs/benchmarks.md). Flags:
+${WEBHOOK_FLAGS_HELP}
+  -h, --help        show this help`;
+
+/** Options from the parsed flags (`WEBHOOK_FLAGS`) over the defaults; a bad value is a usage error. */
+export function webhookOptionsFromValues(values: BenchValues): WebhookBenchOptions {
   return {
-    seconds: Math.max(1, intOption(argv, 'seconds', DEFAULT_WEBHOOK_OPTIONS.seconds)),
-    concurrency: Math.max(1, intOption(argv, 'concurrency', DEFAULT_WEBHOOK_OPTIONS.concurrency)),
+    seconds: countFlag(values, 'seconds', DEFAULT_WEBHOOK_OPTIONS.seconds, 3600),
+    concurrency: countFlag(values, 'concurrency', DEFAULT_WEBHOOK_OPTIONS.concurrency, 1000),
   };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const result = await runWebhookBench({
-    ...webhookOptionsFromArgv(process.argv.slice(2)),
-    log: console.error,
-  });
+  const options = optionsOrExit(
+    parseBenchArgs(process.argv.slice(2), WEBHOOK_FLAGS, webhookOptionsFromValues),
+    'bench/webhook',
+    WEBHOOK_USAGE,
+  );
+  const result = await runWebhookBench({ ...options, log: console.error });
   console.log(webhookTable(result));
   console.log(JSON.stringify(result, null, 2));
 }

@@ -49,12 +49,3 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
     ...body.map((r) => line(r).join('  ')),
   ].join('\n');
 }
-
-/** Integer option from `--name N` in `argv`, else `fallback`. */
-export function intOption(argv: readonly string[], name: string, fallback: number): number {
-  const index = argv.indexOf(`--${name}`);
-  if (index === -1) return fallback;
-  const value = Number(argv[index + 1]);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} needs a non-negative integer`);
-  return value;
-}

@@ -1,0 +1,45 @@
+/** The command line of `npm run bench` (`bench/run.ts`), apart from it so it can be tested without running. */
+
+import { closest } from '../../bin/cli/args';
+import { FETCH_FLAGS_HELP, type FetchBenchOptions, fetchOptionsFromValues } from '../fetch-result';
+import { WEBHOOK_FLAGS_HELP, type WebhookBenchOptions, webhookOptionsFromValues } from '../webhook';
+import { BenchUsageError, type BenchValues, FETCH_FLAGS, WEBHOOK_FLAGS } from './args';
+
+/** The benches `--only` can pick. */
+export const BENCHES = ['fetch-result', 'webhook'] as const;
+
+/** `npm run bench -- --help`. */
+export const RUN_USAGE = `Usage: npm run bench -- [flags]
+
+Runs the benchmarks (see docs/benchmarks.md): a table per bench on stdout, every figure with the machine
+and the options in bench/results/latest.json.
+
+  --only NAME       one bench: ${BENCHES.join(' or ')} (default: both)
+webhook bench:
+${WEBHOOK_FLAGS_HELP}
+fetch-result bench:
+${FETCH_FLAGS_HELP}
+  -h, --help        show this help`;
+
+/** What `npm run bench` runs, from its parsed flags. */
+export function runOptionsFromValues(values: BenchValues): {
+  only: (typeof BENCHES)[number] | undefined;
+  fetch: FetchBenchOptions;
+  webhook: WebhookBenchOptions;
+} {
+  const only = values['only'] as string | undefined;
+  if (only !== undefined && !(BENCHES as readonly string[]).includes(only)) {
+    const guess = closest(only, BENCHES);
+    throw new BenchUsageError(
+      `--only must be ${BENCHES.join(' or ')}${guess ? ` (did you mean ${guess}?)` : ''}`,
+    );
+  }
+  return {
+    only: only as (typeof BENCHES)[number] | undefined,
+    fetch: fetchOptionsFromValues(values),
+    webhook: webhookOptionsFromValues(values),
+  };
+}
+
+/** Every flag of `npm run bench`. */
+export const RUN_FLAGS = { ...FETCH_FLAGS, ...WEBHOOK_FLAGS, only: { type: 'string' } } as const;

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { fetchOptionsFromValues } from '../../bench/fetch-result';
+import { FETCH_FLAGS, parseBenchArgs, WEBHOOK_FLAGS } from '../../bench/support/args';
+import { RUN_FLAGS, RUN_USAGE, runOptionsFromValues } from '../../bench/support/run-args';
+import { webhookOptionsFromValues } from '../../bench/webhook';
+
+const runArgs = (...argv: string[]) => parseBenchArgs(argv, RUN_FLAGS, runOptionsFromValues);
+
+describe('npm run bench command line', () => {
+  it('runs both benches with the defaults when no flag is given', () => {
+    // Act
+    const args = runArgs();
+
+    // Assess
+    expect(args.kind).toBe('run');
+    if (args.kind !== 'run') return;
+    expect(args.options.only).toBeUndefined();
+    expect(args.options.fetch).toMatchObject({ probe: 3, latency: 25, throughput: 40, trace: false });
+    expect(args.options.fetch.profiles.map((p) => p.name)).toEqual(['small', 'medium', 'large']);
+    expect(args.options.webhook).toEqual({ seconds: 5, concurrency: 16 });
+  });
+
+  it('asks for the help on --help and -h, whatever else is given', () => {
+    // Act
+    const long = runArgs('--help');
+    const short = runArgs('-h', '--only', 'webhook');
+
+    // Assess
+    expect(long).toEqual({ kind: 'help' });
+    expect(short).toEqual({ kind: 'help' });
+    expect(RUN_USAGE).toContain('--only NAME');
+    expect(RUN_USAGE).toContain('--profiles LIST');
+    expect(RUN_USAGE).toContain('--concurrency N');
+  });
+
+  it.each([
+    [['--bogus'], 'unknown flag --bogus'],
+    [['--prob', '2'], 'unknown flag --prob (did you mean --probe?)'],
+    [['--only', 'fetchresult'], '--only must be fetch-result or webhook (did you mean fetch-result?)'],
+    [['--only'], '--only needs a value'],
+    [['--probe', '0'], '--probe must be a whole number from 1 to 100000'],
+    [['--latency', 'ten'], '--latency must be a whole number from 1 to 100000'],
+    [['--profiles', 'small,huge'], '--profiles takes some of small,medium,large (unknown: huge)'],
+    [['--seconds', '1e3'], '--seconds must be a whole number from 1 to 3600'],
+    [['--trace=yes'], '--trace takes no value'],
+    [['extra'], 'unexpected argument "extra"'],
+  ])('refuses %j: %s', (argv, message) => {
+    // Act
+    const args = runArgs(...argv);
+
+    // Assess
+    expect(args).toEqual({ kind: 'usage', message });
+  });
+
+  it('passes --only and every bench flag on', () => {
+    // Act
+    const args = runArgs('--only', 'fetch-result', '--profiles', 'large', '--probe', '5', '--trace');
+
+    // Assess
+    expect(args.kind).toBe('run');
+    if (args.kind !== 'run') return;
+    expect(args.options.only).toBe('fetch-result');
+    expect(args.options.fetch.profiles.map((p) => p.name)).toEqual(['large']);
+    expect(args.options.fetch).toMatchObject({ probe: 5, trace: true });
+  });
+});
+
+describe('bench scripts run on their own', () => {
+  it('take only their own flags', () => {
+    // Act
+    const fetch = parseBenchArgs(['--seconds', '3'], FETCH_FLAGS, fetchOptionsFromValues);
+    const webhook = parseBenchArgs(['--seconds', '3'], WEBHOOK_FLAGS, webhookOptionsFromValues);
+
+    // Assess
+    expect(fetch).toEqual({ kind: 'usage', message: 'unknown flag --seconds' });
+    expect(webhook).toEqual({ kind: 'run', options: { seconds: 3, concurrency: 16 } });
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * The command line of `npm start`, parsed without side effects so every rule is unit-tested:
+ * `bin/local/start.ts` prints the help or the usage error and exits.
+ */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { describeArgsError, MAX_PORT, MAX_TIMER_MS, wholeNumber } from '../cli/args';
+import type { RunOptions } from './runner';
+
+/** Environment variables `npm start` reads: the credentials for `--service-url`, kept out of `ps`. */
+export const CREDENTIAL_VARIABLES = { clientId: 'IDV_CLIENT_ID', clientSecret: 'IDV_CLIENT_SECRET' } as const;
+
+/** `npm start -- --help`. */
+export const START_HELP = `Usage: npm start -- [options]
+
+Runs the results pipeline locally: simulator, DynamoDB/S3/SQS emulators, local Secrets Manager and
+EventBridge, the webhook endpoint, the poll schedule and the SQS event source around the real handlers.
+
+Options:
+  --demo N                  demo transactions to create (default 6 against the simulator, 0 otherwise)
+  --exit-when-done          exit 0 once every demo transaction is stored and announced
+  --once                    one poll, drain the queue (stored, unavailable or dead-lettered), exit
+  --poll-interval SECONDS   poll schedule (default 60)
+  --port N                  webhook endpoint port, 0–${MAX_PORT} (default 3000; 0 picks a free one)
+  --service-url URL         use this service instead of the simulator (needs the credentials below)
+  --client-id ID            client id for --service-url (or IDV_CLIENT_ID)
+  --client-secret SECRET    client secret for --service-url (or IDV_CLIENT_SECRET; prefer the
+                            variable: flags show in ps)
+  --environment ENV         staging or production (default staging; mock-test needs staging)
+  --data-dir DIR            persistent state (default .local)
+  --timeout SECONDS         limit of --exit-when-done and --once (default 300)
+  --completion-delay-ms N   simulator delay of transactions without mock-test (default 3000)
+  --seed N                  simulator seed (repeatable runs)
+  --retention-days N        retention of stored results (default 30)
+  --verbose                 handler logs at INFO (default WARN)
+  -h, --help                show this help
+
+IDV_CLIENT_ID and IDV_CLIENT_SECRET are read only together with --service-url (a flag wins over its
+variable); without --service-url the run always uses the simulator, whatever IDV_BASE_URL says.`;
+
+const OPTIONS = {
+  demo: { type: 'string' },
+  'exit-when-done': { type: 'boolean' },
+  once: { type: 'boolean' },
+  'poll-interval': { type: 'string' },
+  port: { type: 'string' },
+  'service-url': { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  environment: { type: 'string' },
+  'data-dir': { type: 'string' },
+  timeout: { type: 'string' },
+  'completion-delay-ms': { type: 'string' },
+  seed: { type: 'string' },
+  'retention-days': { type: 'string' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies NonNullable<ParseArgsConfig['options']>;
+
+/** What the command line asks for: the help, a run, or nothing (a usage error naming the problem). */
+export type StartArgs =
+  | { kind: 'help' }
+  | { kind: 'run'; options: RunOptions }
+  | { kind: 'usage'; message: string };
+
+class StartUsageError extends Error {}
+
+/** Parses `argv` (after `--`) with `env` for the credential variables. Never exits or prints. */
+export function parseStartArgs(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): StartArgs {
+  try {
+    return parse(argv, env);
+  } catch (error) {
+    if (error instanceof StartUsageError) return { kind: 'usage', message: error.message };
+    throw error;
+  }
+}
+
+function parse(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): StartArgs {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new StartUsageError(describeArgsError(error, OPTIONS));
+  }
+  if (values['help']) return { kind: 'help' };
+  const text = (name: string) => values[name] as string | undefined;
+  const number = (name: string, fallback: number, min: number, max: number): number => {
+    const parsed = wholeNumber(name, text(name), min, max);
+    if ('problem' in parsed) throw new StartUsageError(parsed.problem);
+    return parsed.value ?? fallback;
+  };
+
+  const serviceUrl = text('service-url');
+  if (serviceUrl !== undefined) {
+    try {
+      new URL(serviceUrl);
+    } catch {
+      throw new StartUsageError('--service-url must be an absolute URL');
+    }
+  }
+  // Credentials: a flag, else its variable, and only for --service-url. The simulator has its own, so
+  // credentials without --service-url are a mistake (the user meant another service) unless they come
+  // from variables set for other tools.
+  const clientId = text('client-id') || undefined;
+  const clientSecret = text('client-secret') || undefined;
+  if (serviceUrl === undefined && (clientId !== undefined || clientSecret !== undefined)) {
+    throw new StartUsageError(
+      '--client-id and --client-secret only apply with --service-url (the simulator has its own)',
+    );
+  }
+  const credentials =
+    serviceUrl === undefined
+      ? {}
+      : {
+          clientId: clientId ?? (env[CREDENTIAL_VARIABLES.clientId] || undefined),
+          clientSecret: clientSecret ?? (env[CREDENTIAL_VARIABLES.clientSecret] || undefined),
+        };
+  if (serviceUrl !== undefined) {
+    const missing = [
+      credentials.clientId ? undefined : `--client-id (or ${CREDENTIAL_VARIABLES.clientId})`,
+      credentials.clientSecret ? undefined : `--client-secret (or ${CREDENTIAL_VARIABLES.clientSecret})`,
+    ].filter((flag) => flag !== undefined);
+    if (missing.length > 0) {
+      throw new StartUsageError(
+        `--service-url needs the credentials of that service: missing ${missing.join(' and ')}`,
+      );
+    }
+  }
+
+  const environment = text('environment') ?? 'staging';
+  if (environment !== 'staging' && environment !== 'production')
+    throw new StartUsageError('--environment must be staging or production');
+  if (values['exit-when-done'] && values['once'])
+    throw new StartUsageError('use either --exit-when-done or --once');
+  const explicitDemo = values['demo'] !== undefined;
+  const maxSeconds = Math.floor(MAX_TIMER_MS / 1000);
+  const seed = wholeNumber('seed', text('seed'), 0, 2 ** 32 - 1);
+  if ('problem' in seed) throw new StartUsageError(seed.problem);
+  return {
+    kind: 'run',
+    options: {
+      dataDir: text('data-dir') ?? '.local',
+      demo: number('demo', serviceUrl ? 0 : 6, 0, 10_000),
+      // The default stream trickles in so results visibly arrive one by one; an explicit count is quick.
+      demoSpacingMs: explicitDemo ? 100 : 4000,
+      exitWhenDone: values['exit-when-done'] === true,
+      once: values['once'] === true,
+      pollIntervalSeconds: number('poll-interval', 60, 1, maxSeconds),
+      port: number('port', 3000, 0, MAX_PORT),
+      serviceUrl,
+      ...credentials,
+      environment,
+      retentionDays: number('retention-days', 30, 1, 36_500),
+      timeoutSeconds: number('timeout', 300, 1, maxSeconds),
+      completionDelayMs: number('completion-delay-ms', 3000, 0, MAX_TIMER_MS),
+      seed: seed.value,
+      logLevel: values['verbose'] ? 'INFO' : 'WARN',
+      visibilityTimeoutSeconds: 10,
+      maxReceiveCount: 3,
+    },
+  };
+}

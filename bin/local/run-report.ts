@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import type { LocalEvent } from './fake-eventbridge';
 
@@ -87,18 +88,38 @@ const MARKS: Record<string, string> = {
 export function formatEventLine(event: LocalEvent): string {
   const detail = event.detail;
   const mark = MARKS[event['detail-type']] ?? `• ${event['detail-type']}`;
-  const parts = [
-    mark,
-    stringField(detail, 'resultId') ?? '-',
-    stringField(detail, 'product') ?? '',
-    stringField(detail, 'result') ?? '',
-  ];
   const transactionId = stringField(detail, 'transactionId');
-  if (transactionId) parts.push(`tx=${transactionId}`);
   if (event['detail-type'] === DETAIL_TYPES.documentsUploaded) {
     return [mark, transactionId ? `tx=${transactionId}` : '-'].join('  ');
   }
-  return parts.filter((part) => part !== '').join('  ');
+  // Fixed columns, `-` for a missing one (a VOG has no product, an unavailable result no result), so the
+  // fields of successive lines stay in the same place.
+  const outcome =
+    event['detail-type'] === DETAIL_TYPES.resultUnavailable
+      ? stringField(detail, 'reason')
+      : stringField(detail, 'result');
+  const parts = [
+    mark,
+    stringField(detail, 'resultId') ?? '-',
+    stringField(detail, 'product') ?? '-',
+    outcome ?? '-',
+  ];
+  if (transactionId) parts.push(`tx=${transactionId}`);
+  return parts.join('  ');
+}
+
+/**
+ * ` --data-dir DIR` for the `idv … --local` hints when the run's data directory is not the default
+ * `.local` of `cwd` (the repository root, where `npm run idv` runs too); else empty.
+ */
+export function dataDirFlag(dataDir: string, cwd: string): string {
+  if (resolve(cwd, dataDir) === resolve(cwd, '.local')) return '';
+  return ` --data-dir ${shellQuote(resolve(cwd, dataDir))}`;
+}
+
+/** `value` as one shell word: unchanged when it is plain, else in single quotes. */
+function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
 function stringField(detail: Record<string, unknown>, field: string): string | undefined {

@@ -14,7 +14,7 @@ import {
   pipelineEnv,
   startLocalAws,
 } from './local-aws';
-import { EventTally, emptySummary, formatEventLine, type RunSummary } from './run-report';
+import { dataDirFlag, EventTally, emptySummary, formatEventLine, type RunSummary } from './run-report';
 import { type Schedule, scheduledEvent, startSchedule } from './scheduler';
 import { queueDepth, SqsEventSource, type SqsHandler } from './sqs-event-source';
 import { readLiveStack, STACK_FILE, type StackFile } from './stack-file';
@@ -79,6 +79,8 @@ export async function runLocal(options: RunOptions, io: RunIo): Promise<RunSumma
   const tally = new EventTally();
   const cleanups: (() => Promise<void>)[] = [];
   const dataDir = resolve(options.dataDir);
+  // The printed `idv … --local` hints must name this run's data directory when it is not the default.
+  const dirFlag = dataDirFlag(options.dataDir, process.cwd());
   let exit = 'error';
 
   try {
@@ -297,8 +299,8 @@ export async function runLocal(options: RunOptions, io: RunIo): Promise<RunSumma
           `  IDV_BASE_URL=${serviceUrl} IDV_CLIENT_ID=${LOCAL_CLIENT.clientId} IDV_CLIENT_SECRET=${LOCAL_CLIENT.clientSecret} \\`,
         );
         io.out('    npm run idv -- secure-link create --product IDV_STANDARD --mock-test APPROVED');
-        io.out('Query them:   npm run idv -- results list --local');
-        io.out('              npm run idv -- results get RESULT_ID --local --out ./result');
+        io.out(`Query them:   npm run idv -- results list --local${dirFlag}`);
+        io.out(`              npm run idv -- results get RESULT_ID --local${dirFlag} --out ./result`);
         io.out('Stop:         Ctrl-C');
         io.out('');
       }
@@ -319,7 +321,9 @@ export async function runLocal(options: RunOptions, io: RunIo): Promise<RunSumma
     }
     summary.dlq = await dlqDepth(sqs, resources.dlqUrl);
     if (summary.dlq > 0)
-      io.err(`! ${summary.dlq} message(s) in the DLQ: inspect, then \`npm run idv -- dlq redrive --local\``);
+      io.err(
+        `! ${summary.dlq} message(s) in the DLQ: inspect, then \`npm run idv -- dlq redrive --local${dirFlag}\``,
+      );
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     Object.assign(summary, tally.counts, { durationMs: Date.now() - started, exit });

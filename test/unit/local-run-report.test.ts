@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LocalEvent } from '../../bin/local/fake-eventbridge';
-import { EventTally, formatEventLine } from '../../bin/local/run-report';
+import { dataDirFlag, EventTally, formatEventLine } from '../../bin/local/run-report';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 
 function event(detailType: string, detail: Record<string, unknown>): LocalEvent {
@@ -35,14 +35,54 @@ describe('formatEventLine', () => {
     expect(line).not.toContain('customer-ref');
   });
 
-  it('marks unavailable results and uploads', () => {
+  it('marks unavailable results (with their reason) and uploads', () => {
     // Act
-    const unavailable = formatEventLine(event(DETAIL_TYPES.resultUnavailable, { resultId: 'r-2' }));
+    const unavailable = formatEventLine(
+      event(DETAIL_TYPES.resultUnavailable, { resultId: 'r-2', reason: 'NOT_FOUND', transactionId: 'tx-2' }),
+    );
     const uploaded = formatEventLine(event(DETAIL_TYPES.documentsUploaded, { transactionId: 'tx-3' }));
 
     // Assess
-    expect(unavailable).toBe('✖ unavailable  r-2');
+    expect(unavailable).toBe('✖ unavailable  r-2  -  NOT_FOUND  tx=tx-2');
     expect(uploaded).toBe('⇪ uploaded     tx=tx-3');
+  });
+
+  it('prints - for a missing product or result, so every column stays in its place', () => {
+    // Prepare: a VOG result has no product; an unavailable one found by webhook knows nothing else.
+    const vog = event(DETAIL_TYPES.resultStored, {
+      resultId: 'r-4',
+      result: 'APPROVED',
+      transactionId: 'tx-4',
+    });
+    const bare = event(DETAIL_TYPES.resultUnavailable, { resultId: 'r-5' });
+
+    // Act
+    const columns = [formatEventLine(vog), formatEventLine(bare)].map((line) => line.split('  ').length);
+
+    // Assess
+    expect(formatEventLine(vog)).toBe('✔ stored       r-4  -  APPROVED  tx=tx-4');
+    expect(formatEventLine(bare)).toBe('✖ unavailable  r-5  -  -');
+    expect(columns[0]).toBe(
+      formatEventLine(
+        event(DETAIL_TYPES.resultStored, {
+          resultId: 'r-1',
+          product: 'IDV_STANDARD',
+          result: 'APPROVED',
+          transactionId: 'tx-1',
+        }),
+      ).split('  ').length,
+    );
+  });
+});
+
+describe('dataDirFlag (the printed idv --local hints)', () => {
+  it('adds nothing for the default .local, and the absolute directory otherwise', () => {
+    // Assess
+    expect(dataDirFlag('.local', '/repo')).toBe('');
+    expect(dataDirFlag('/repo/.local', '/repo')).toBe('');
+    expect(dataDirFlag('/tmp/x', '/repo')).toBe(' --data-dir /tmp/x');
+    expect(dataDirFlag('runs/two', '/repo')).toBe(' --data-dir /repo/runs/two');
+    expect(dataDirFlag('/tmp/my runs', '/repo')).toBe(" --data-dir '/tmp/my runs'");
   });
 });
 

@@ -1,7 +1,8 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { loadEnvironments } from '../infra/config';
+import { ConfigError as EnvironmentConfigError, loadEnvironments } from '../infra/config';
 import { PipelineStack, stackName } from '../infra/pipeline-stack';
+import { ConfigError } from '../shared/errors';
 
 /**
  * CDK app: one `IdvPipeline-<env>` stack per environment of the `environments` context in cdk.json.
@@ -9,17 +10,29 @@ import { PipelineStack, stackName } from '../infra/pipeline-stack';
  * which is what `npm run synth` and CI do. cdk-nag's AwsSolutions checks run on every synth and fail
  * it on any unacknowledged finding.
  */
-const app = new App();
-const selected = app.node.tryGetContext('env') as string | undefined;
-for (const config of loadEnvironments(app.node.tryGetContext('environments'), selected)) {
-  new PipelineStack(app, stackName(config.name), {
-    config,
-    description: `Identity verification results pipeline (${config.name})`,
-    // Environment-agnostic unless pinned in cdk.json: synth needs no AWS credentials or lookups.
-    ...(config.account !== undefined || config.region !== undefined
-      ? { env: { account: config.account, region: config.region } }
-      : {}),
-  });
+function synth(): void {
+  const app = new App();
+  const selected = app.node.tryGetContext('env') as string | undefined;
+  for (const config of loadEnvironments(app.node.tryGetContext('environments'), selected)) {
+    new PipelineStack(app, stackName(config.name), {
+      config,
+      description: `Identity verification results pipeline (${config.name})`,
+      // Environment-agnostic unless pinned in cdk.json: synth needs no AWS credentials or lookups.
+      ...(config.account !== undefined || config.region !== undefined
+        ? { env: { account: config.account, region: config.region } }
+        : {}),
+    });
+  }
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  app.synth();
 }
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-app.synth();
+
+try {
+  synth();
+} catch (error) {
+  // A configuration mistake (`-c env=stagin`, production without retention) is the user's to fix: the
+  // message says what, a stack trace around it only hides it. Anything else keeps its trace.
+  if (!(error instanceof EnvironmentConfigError || error instanceof ConfigError)) throw error;
+  process.stderr.write(`idv-pipeline: ${error.message}\n`);
+  process.exitCode = 1;
+}

@@ -2,7 +2,8 @@
  * Command line entry of the simulator: `npm run simulator -- --port 4010 --client-id ID --client-secret S`.
  * Prints `Simulator listening on http://127.0.0.1:N (staging)` when ready; stops on SIGINT/SIGTERM.
  */
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { describeArgsError, MAX_PORT } from '../bin/cli/args';
 import { ENVIRONMENTS, type ServiceEnvironment } from '../shared/api/enums';
 import type { FaultOptions } from './faults';
 import { type SimulatorOptions, startSimulator } from './server';
@@ -32,6 +33,28 @@ Options:
 
 Controls for tests and the local run are served under /__sim (see simulator/README.md).`;
 
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  environment: { type: 'string' },
+  seed: { type: 'string' },
+  'completion-delay-ms': { type: 'string' },
+  'token-ttl': { type: 'string' },
+  'retention-days': { type: 'string' },
+  'result-webhook-url': { type: 'string' },
+  'upload-webhook-url': { type: 'string' },
+  'fault-5xx': { type: 'string' },
+  'fault-429': { type: 'string' },
+  'retry-after': { type: 'string' },
+  'fault-slow': { type: 'string' },
+  'slow-ms': { type: 'string' },
+  'fault-drop': { type: 'string' },
+  'fault-truncate': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies NonNullable<ParseArgsConfig['options']>;
+
 function fail(message: string): never {
   console.error(`simulator: ${message}`);
   process.exit(2);
@@ -46,35 +69,23 @@ function num(name: string, value: string | undefined, opts: { rate?: boolean } =
   return n;
 }
 
+/** A port from 0 to 65535 (`listen` would throw a RangeError above it). */
+function port(value: string | undefined): number {
+  if (value === undefined) return 0;
+  if (!/^[0-9]+$/.test(value) || Number(value) > MAX_PORT)
+    fail(`--port must be a whole number from 0 to ${MAX_PORT}`);
+  return Number(value);
+}
+
 async function main(): Promise<void> {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'client-id': { type: 'string' },
-        'client-secret': { type: 'string' },
-        environment: { type: 'string' },
-        seed: { type: 'string' },
-        'completion-delay-ms': { type: 'string' },
-        'token-ttl': { type: 'string' },
-        'retention-days': { type: 'string' },
-        'result-webhook-url': { type: 'string' },
-        'upload-webhook-url': { type: 'string' },
-        'fault-5xx': { type: 'string' },
-        'fault-429': { type: 'string' },
-        'retry-after': { type: 'string' },
-        'fault-slow': { type: 'string' },
-        'slow-ms': { type: 'string' },
-        'fault-drop': { type: 'string' },
-        'fault-truncate': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: OPTIONS,
       strict: true,
     }));
   } catch (err) {
-    fail(`${err instanceof Error ? err.message : String(err)} (see --help)`);
+    fail(`${describeArgsError(err, OPTIONS)} (see --help)`);
   }
   if (values.help) {
     console.log(HELP);
@@ -106,7 +117,7 @@ async function main(): Promise<void> {
     clientSecret,
     environment,
     host: str('host') ?? '127.0.0.1',
-    port: num('port', str('port')) ?? 0,
+    port: port(str('port')),
     faults,
     warmImagePool: true,
   };

@@ -57,23 +57,25 @@ export async function getResult(deps: ResultsQueryDeps, resultId: string): Promi
 
 /** Every result of a transaction, oldest first. */
 export function resultsByTransaction(deps: ResultsQueryDeps, transactionId: string): Promise<ResultItem[]> {
-  const index = RESULTS_TABLE.indexes.byTransactionId;
-  return queryAll(deps, {
-    IndexName: index.indexName,
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': index.partitionKey },
-    ExpressionAttributeValues: { ':pk': transactionId },
-  });
+  return queryIndex(deps, RESULTS_TABLE.indexes.byTransactionId, transactionId);
 }
 
 /** Every result of a customer reference, oldest first. */
 export function resultsByReference(deps: ResultsQueryDeps, customerReference: string): Promise<ResultItem[]> {
-  const index = RESULTS_TABLE.indexes.byCustomerReference;
+  return queryIndex(deps, RESULTS_TABLE.indexes.byCustomerReference, customerReference);
+}
+
+/** Every item of `index` whose partition key is `value`, in sort-key (`completed`) order. */
+function queryIndex(
+  deps: ResultsQueryDeps,
+  index: { readonly indexName: string; readonly partitionKey: string },
+  value: string,
+): Promise<ResultItem[]> {
   return queryAll(deps, {
     IndexName: index.indexName,
     KeyConditionExpression: '#pk = :pk',
     ExpressionAttributeNames: { '#pk': index.partitionKey },
-    ExpressionAttributeValues: { ':pk': customerReference },
+    ExpressionAttributeValues: { ':pk': value },
   });
 }
 

@@ -21,9 +21,11 @@ import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { clientConfig, createPipelineResources, pipelineEnv, startLocalAws } from '../bin/local/local-aws';
+import { clientConfig, startLocalAws } from '../local/local-aws';
+import { createPipelineResources, pipelineEnv } from '../local/pipeline-resources';
 import type { MockTestValue, Product } from '../shared/api/enums';
 import { IdvClient } from '../shared/client/client';
+import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { DETAIL_TYPES } from '../shared/events/names';
 import type { ResultMessage } from '../shared/pipeline/messages';
 import { sendMessages } from '../shared/pipeline/queue';
@@ -132,7 +134,6 @@ export interface FetchBenchResult {
 }
 
 const WRITE_SCOPES = ['productapi.secureidlink.write'];
-const PIPELINE_SCOPES = ['productapi.poll.read', 'productapi.result.read'];
 
 /** Runs every profile and returns the figures; throws if any result was lost, duplicated or failed. */
 export async function runFetchResultBench(options: FetchBenchOptions): Promise<FetchBenchResult> {
@@ -155,7 +156,7 @@ export async function runFetchResultBench(options: FetchBenchOptions): Promise<F
         serviceBaseUrl: serviceUrl,
         environment: 'staging',
         retentionDays: 30,
-        scopes: PIPELINE_SCOPES,
+        scopes: DEFAULT_PIPELINE_SCOPES,
       }),
       POWERTOOLS_METRICS_DISABLED: 'true',
     };
@@ -169,7 +170,7 @@ export async function runFetchResultBench(options: FetchBenchOptions): Promise<F
       baseUrl: serviceUrl,
       environment: 'staging',
       credentials: BENCH_CREDENTIALS,
-      scopes: [...WRITE_SCOPES, ...PIPELINE_SCOPES],
+      scopes: [...WRITE_SCOPES, ...DEFAULT_PIPELINE_SCOPES],
     });
 
     /** Creates `count` completed transactions and enqueues their poll records; returns their resultIds. */

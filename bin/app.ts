@@ -1,6 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ConfigError as EnvironmentConfigError, loadEnvironments } from '../infra/config';
+import { EnvironmentConfigError, loadEnvironments } from '../infra/config';
 import { PipelineStack, stackName } from '../infra/pipeline-stack';
 import { ConfigError } from '../shared/errors';
 

@@ -1,5 +1,6 @@
 import { ENVIRONMENTS, KNOWN_SCOPES, type ServiceEnvironment } from '../shared/api/enums';
 import { baseUrlProblem } from '../shared/client/oauth';
+import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 
 /** Log levels understood by the Powertools logger (`POWERTOOLS_LOG_LEVEL`). */
 export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
@@ -46,10 +47,10 @@ export interface EnvironmentConfig {
 }
 
 /** Thrown when the `environments` context in `cdk.json` is missing or invalid; names the setting. */
-export class ConfigError extends Error {
+export class EnvironmentConfigError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
-    this.name = 'ConfigError';
+    this.name = 'EnvironmentConfigError';
   }
 }
 
@@ -70,11 +71,11 @@ function isRecord(value: unknown): value is Raw {
 
 function integer(raw: Raw, env: string, key: string, min: number, fallback?: number): number {
   const value = raw[key] ?? fallback;
-  if (value === undefined) throw new ConfigError(`${env}: ${key} must be set`);
+  if (value === undefined) throw new EnvironmentConfigError(`${env}: ${key} must be set`);
   // `-c` overrides arrive as strings; accept "90" as well as 90.
   const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   if (typeof parsed !== 'number' || !Number.isInteger(parsed) || parsed < min) {
-    throw new ConfigError(`${env}: ${key} must be an integer >= ${min}`);
+    throw new EnvironmentConfigError(`${env}: ${key} must be an integer >= ${min}`);
   }
   return parsed;
 }
@@ -82,7 +83,7 @@ function integer(raw: Raw, env: string, key: string, min: number, fallback?: num
 function optionalString(raw: Raw, env: string, key: string): string | undefined {
   const value = raw[key];
   if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw new ConfigError(`${env}: ${key} must be a string`);
+  if (typeof value !== 'string') throw new EnvironmentConfigError(`${env}: ${key} must be a string`);
   return value;
 }
 
@@ -92,26 +93,28 @@ function optionalString(raw: Raw, env: string, key: string): string | undefined 
  */
 export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentConfig {
   if (!ENV_NAME.test(name)) {
-    throw new ConfigError(`environment name "${name}" must be lower-case letters, digits and dashes`);
+    throw new EnvironmentConfigError(
+      `environment name "${name}" must be lower-case letters, digits and dashes`,
+    );
   }
-  if (!isRecord(raw)) throw new ConfigError(`${name}: settings must be an object`);
+  if (!isRecord(raw)) throw new EnvironmentConfigError(`${name}: settings must be an object`);
 
   const serviceBaseUrl = optionalString(raw, name, 'serviceBaseUrl');
-  if (serviceBaseUrl === undefined) throw new ConfigError(`${name}: serviceBaseUrl must be set`);
+  if (serviceBaseUrl === undefined) throw new EnvironmentConfigError(`${name}: serviceBaseUrl must be set`);
   let url: URL;
   try {
     url = new URL(serviceBaseUrl);
   } catch (cause) {
-    throw new ConfigError(`${name}: serviceBaseUrl must be an absolute URL`, { cause });
+    throw new EnvironmentConfigError(`${name}: serviceBaseUrl must be an absolute URL`, { cause });
   }
-  if (url.protocol !== 'https:') throw new ConfigError(`${name}: serviceBaseUrl must use https`);
+  if (url.protocol !== 'https:') throw new EnvironmentConfigError(`${name}: serviceBaseUrl must use https`);
   // The client's rule too: user info would put credentials into the functions' environment, and the
   // functions would refuse the URL only at start-up.
   const problem = baseUrlProblem(serviceBaseUrl);
-  if (problem) throw new ConfigError(`${name}: serviceBaseUrl ${problem}`);
+  if (problem) throw new EnvironmentConfigError(`${name}: serviceBaseUrl ${problem}`);
 
   if (raw['retentionDays'] === undefined && RETENTION_REQUIRED.has(name)) {
-    throw new ConfigError(
+    throw new EnvironmentConfigError(
       `${name}: retentionDays must be set explicitly (days results are kept); ` +
         `add "retentionDays" to context.environments.${name} in cdk.json`,
     );
@@ -120,56 +123,61 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
 
   const logRetentionDays = integer(raw, name, 'logRetentionDays', 1, 30);
   if (!LOG_RETENTION_VALUES.has(logRetentionDays)) {
-    throw new ConfigError(`${name}: logRetentionDays must be one of ${[...LOG_RETENTION_VALUES].join(', ')}`);
+    throw new EnvironmentConfigError(
+      `${name}: logRetentionDays must be one of ${[...LOG_RETENTION_VALUES].join(', ')}`,
+    );
   }
 
   const pollSchedule = optionalString(raw, name, 'pollSchedule') ?? 'rate(1 minute)';
   if (!/^(rate|cron)\(.+\)$/.test(pollSchedule)) {
-    throw new ConfigError(`${name}: pollSchedule must be an EventBridge rate(...) or cron(...) expression`);
+    throw new EnvironmentConfigError(
+      `${name}: pollSchedule must be an EventBridge rate(...) or cron(...) expression`,
+    );
   }
   // The poll is the safety net that finds every result, and the PollNotRunning alarm expects a run at
   // least every 15 minutes: a slower rate would leave results waiting and keep that alarm firing.
   const rate = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(pollSchedule);
   if (rate && (!rate[2]!.startsWith('minute') || Number(rate[1]) > 10 || Number(rate[1]) < 1)) {
-    throw new ConfigError(
+    throw new EnvironmentConfigError(
       `${name}: pollSchedule must run at least every 10 minutes (the spec recommends rate(1 minute))`,
     );
   }
 
-  const scopesRaw = raw['scopes'] ?? ['productapi.poll.read', 'productapi.result.read'];
+  const scopesRaw = raw['scopes'] ?? DEFAULT_PIPELINE_SCOPES;
   if (!Array.isArray(scopesRaw) || scopesRaw.length === 0) {
-    throw new ConfigError(`${name}: scopes must be a non-empty list`);
+    throw new EnvironmentConfigError(`${name}: scopes must be a non-empty list`);
   }
   const known: readonly string[] = KNOWN_SCOPES;
   for (const scope of scopesRaw) {
     if (typeof scope !== 'string' || !known.includes(scope)) {
-      throw new ConfigError(`${name}: scopes may only contain ${KNOWN_SCOPES.join(', ')}`);
+      throw new EnvironmentConfigError(`${name}: scopes may only contain ${KNOWN_SCOPES.join(', ')}`);
     }
   }
 
   const logLevel = (optionalString(raw, name, 'logLevel') ?? 'INFO').toUpperCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new ConfigError(`${name}: logLevel must be one of ${LOG_LEVELS.join(', ')}`);
+    throw new EnvironmentConfigError(`${name}: logLevel must be one of ${LOG_LEVELS.join(', ')}`);
   }
 
   const alarmEmail = optionalString(raw, name, 'alarmEmail');
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
-    throw new ConfigError(`${name}: alarmEmail must be an e-mail address`);
+    throw new EnvironmentConfigError(`${name}: alarmEmail must be an e-mail address`);
   }
 
   const removalPolicy = optionalString(raw, name, 'removalPolicy') ?? 'retain';
   if (removalPolicy !== 'retain' && removalPolicy !== 'destroy') {
-    throw new ConfigError(`${name}: removalPolicy must be "retain" or "destroy"`);
+    throw new EnvironmentConfigError(`${name}: removalPolicy must be "retain" or "destroy"`);
   }
 
   const serviceEnvironment = optionalString(raw, name, 'serviceEnvironment') ?? name;
   if (!(ENVIRONMENTS as readonly string[]).includes(serviceEnvironment)) {
-    throw new ConfigError(`${name}: serviceEnvironment must be one of ${ENVIRONMENTS.join(', ')}`);
+    throw new EnvironmentConfigError(`${name}: serviceEnvironment must be one of ${ENVIRONMENTS.join(', ')}`);
   }
 
   // SQS event sources accept 2..1000; the value itself is what protects the service from a backlog.
   const fetchConcurrency = integer(raw, name, 'fetchConcurrency', 2, 2);
-  if (fetchConcurrency > 1000) throw new ConfigError(`${name}: fetchConcurrency must be at most 1000`);
+  if (fetchConcurrency > 1000)
+    throw new EnvironmentConfigError(`${name}: fetchConcurrency must be at most 1000`);
 
   const account = optionalString(raw, name, 'account');
   const region = optionalString(raw, name, 'region');
@@ -199,13 +207,13 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
  */
 export function loadEnvironments(environments: unknown, selected?: string): EnvironmentConfig[] {
   if (!isRecord(environments) || Object.keys(environments).length === 0) {
-    throw new ConfigError('cdk.json context "environments" must define at least one environment');
+    throw new EnvironmentConfigError('cdk.json context "environments" must define at least one environment');
   }
   if (selected === undefined || selected === 'all') {
     return Object.entries(environments).map(([name, raw]) => parseEnvironmentConfig(name, raw));
   }
   if (!(selected in environments)) {
-    throw new ConfigError(
+    throw new EnvironmentConfigError(
       `unknown environment "${selected}"; configured: ${Object.keys(environments).join(', ')}`,
     );
   }

@@ -3,8 +3,8 @@
  * Prints `Simulator listening on http://127.0.0.1:N (staging)` when ready; stops on SIGINT/SIGTERM.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { describeArgsError, MAX_PORT } from '../bin/cli/args';
 import { ENVIRONMENTS, type ServiceEnvironment } from '../shared/api/enums';
+import { describeArgsError, MAX_PORT } from '../shared/args';
 import type { FaultOptions } from './faults';
 import { type SimulatorOptions, startSimulator } from './server';
 

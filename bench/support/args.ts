@@ -3,7 +3,7 @@
  * flag or a bad value is a usage error (exit 2) instead of a silent full run with the defaults.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { describeArgsError, wholeNumber } from '../../bin/cli/args';
+import { describeArgsError, wholeNumber } from '../../shared/args';
 
 /** Parsed flag values, as `parseArgs` returns them. */
 export type BenchValues = Record<string, string | boolean | undefined>;

@@ -2,7 +2,7 @@
  * Benchmark child: the handler side of the fetch-result bench. Runs with `--expose-gc`, the environment of
  * the real function (emulator endpoints and `pipelineEnv`) and nothing else: it imports
  * `functions/fetch-result/handler.ts` and feeds it SQS events through the local event source
- * (`bin/local/sqs-event-source.ts`), like Lambda's event source mapping with one concurrent execution.
+ * (`local/sqs-event-source.ts`), like Lambda's event source mapping with one concurrent execution.
  *
  * Request `{ type: 'run', expected, batchSize, sampleMs, probe }` drains `expected` messages and answers
  * with one entry per handler invocation (duration, records, memory peaks above the pre-run baseline) plus
@@ -13,8 +13,8 @@
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { lambdaContext } from '../../bin/local/lambda-context';
-import { SqsEventSource } from '../../bin/local/sqs-event-source';
+import { lambdaContext } from '../../local/lambda-context';
+import { SqsEventSource } from '../../local/sqs-event-source';
 import { ENV } from '../../shared/config';
 import { serveParent } from './child';
 

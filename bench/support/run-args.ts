@@ -1,6 +1,6 @@
 /** The command line of `npm run bench` (`bench/run.ts`), apart from it so it can be tested without running. */
 
-import { closest } from '../../bin/cli/args';
+import { closest } from '../../shared/args';
 import { FETCH_FLAGS_HELP, type FetchBenchOptions, fetchOptionsFromValues } from '../fetch-result';
 import { WEBHOOK_FLAGS_HELP, type WebhookBenchOptions, webhookOptionsFromValues } from '../webhook';
 import { BenchUsageError, type BenchValues, FETCH_FLAGS, WEBHOOK_FLAGS } from './args';

@@ -1,14 +1,14 @@
 /**
  * Benchmark child: the real `functions/webhook/handler.ts` behind the local API Gateway adapter
- * (`bin/local/api-gateway.ts`), with the environment the parent hands over (emulator endpoints and
+ * (`local/api-gateway.ts`), with the environment the parent hands over (emulator endpoints and
  * `pipelineEnv`). The load generator and the emulators live in the parent, so this process's CPU is the
  * handler's and the adapter's alone.
  *
  * Requests (IPC): `{ type: 'cpu' }` → the process's CPU time so far (ms).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { startWebhookEndpoint } from '../../bin/local/api-gateway';
-import { lambdaContext } from '../../bin/local/lambda-context';
+import { startWebhookEndpoint } from '../../local/api-gateway';
+import { lambdaContext } from '../../local/lambda-context';
 import { serveParent } from './child';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;

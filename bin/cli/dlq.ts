@@ -1,6 +1,7 @@
 /** `idv dlq redrive`: move dead-lettered messages back to the results queue. */
+
+import { DLQ_URL_VARIABLE } from '../../local/aws-target';
 import { redriveDlq } from '../../shared/queries/dlq';
-import { DLQ_URL_VARIABLE } from '../local/aws-target';
 import { UsageError } from './errors';
 import { int, str } from './flags';
 import { openTarget, progress } from './results';

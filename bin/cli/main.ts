@@ -4,8 +4,8 @@
  * exit 2 for usage errors, 1 for everything else; a stack trace only with `IDV_DEBUG=1`.
  */
 import { parseArgs } from 'node:util';
+import { describeArgsError } from '../../shared/args';
 import type { IdvClient } from '../../shared/client/client';
-import { describeArgsError } from './args';
 import { COMMANDS } from './commands';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFromFlags } from './connection';
 import { UsageError } from './errors';

@@ -4,7 +4,9 @@
  * terminal, plain lines otherwise).
  */
 import { resolve } from 'node:path';
+import { type AwsTarget, NoLocalDataError, openAwsTarget } from '../../local/aws-target';
 import { PRODUCTS, RESULT_VALUES } from '../../shared/api/enums';
+import { closest } from '../../shared/args';
 import {
   ChecksumMismatchError,
   downloadResult,
@@ -14,8 +16,6 @@ import {
   resultsByTransaction,
   summarize,
 } from '../../shared/queries/results';
-import { type AwsTarget, NoLocalDataError, openAwsTarget } from '../local/aws-target';
-import { closest } from './args';
 import { UsageError } from './errors';
 import { str } from './flags';
 import type { CliCommand, CliIo, CommandContext } from './types';

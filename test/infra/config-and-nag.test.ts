@@ -2,7 +2,7 @@ import { App, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadEnvironments, parseEnvironmentConfig } from '../../infra/config';
+import { EnvironmentConfigError, loadEnvironments, parseEnvironmentConfig } from '../../infra/config';
 import { PipelineStack, stackName } from '../../infra/pipeline-stack';
 import { cdkJsonContext, synthesise } from './stack-fixture';
 
@@ -17,7 +17,7 @@ describe('environment configuration', () => {
     const parse = () => parseEnvironmentConfig('production', raw);
 
     // Assess
-    expect(parse).toThrow(ConfigError);
+    expect(parse).toThrow(EnvironmentConfigError);
     expect(parse).toThrow('production: retentionDays must be set explicitly (days results are kept)');
   });
 

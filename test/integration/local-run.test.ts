@@ -121,7 +121,7 @@ describe('npm start with the simulator', () => {
     // Prepare: the start script itself (no npm/tsx wrapper), so the signals reach exactly this process.
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'bin/local/start.ts', '--port', '0', '--demo', '0', '--data-dir', dataDir],
+      ['--import', 'tsx', 'bin/start.ts', '--port', '0', '--demo', '0', '--data-dir', dataDir],
       { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0' } },
     );
     let stdout = '';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebhookEndpoint, type WebhookEndpoint } from '../../bin/local/api-gateway';
-import { lambdaContext } from '../../bin/local/lambda-context';
+import { startWebhookEndpoint, type WebhookEndpoint } from '../../local/api-gateway';
+import { lambdaContext } from '../../local/lambda-context';
 import type { QueueMessage } from '../../shared/pipeline/messages';
 import { handleWebhook, webhookRouteOf } from '../../shared/pipeline/webhook';
 

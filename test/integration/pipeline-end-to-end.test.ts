@@ -10,9 +10,9 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startWebhookEndpoint, type WebhookEndpoint } from '../../bin/local/api-gateway';
-import { lambdaContext } from '../../bin/local/lambda-context';
-import { queueDepth, SqsEventSource } from '../../bin/local/sqs-event-source';
+import { startWebhookEndpoint, type WebhookEndpoint } from '../../local/api-gateway';
+import { lambdaContext } from '../../local/lambda-context';
+import { queueDepth, SqsEventSource } from '../../local/sqs-event-source';
 import {
   createDynamoDocumentClient,
   createEventBridgeClient,

@@ -1,10 +1,10 @@
 /**
  * Local AWS emulators for integration tests: start them on free ports, create the pipeline's
- * resources, and hand the handlers their environment. See `bin/local/local-aws.ts`.
+ * resources, and hand the handlers their environment. See `local/local-aws.ts`.
  */
+
 export {
   clientConfig,
-  createPipelineResources,
   LOCAL_ACCOUNT_ID,
   type LocalAws,
   type LocalAwsOptions,
@@ -12,9 +12,12 @@ export {
   type LocalClientConfig,
   type LocalEvent,
   type LocalEventListener,
+  startLocalAws,
+} from '../../local/local-aws';
+export {
+  createPipelineResources,
   type PipelineEnvSettings,
   type PipelineResourceOptions,
   type PipelineResources,
   pipelineEnv,
-  startLocalAws,
-} from '../../bin/local/local-aws';
+} from '../../local/pipeline-resources';

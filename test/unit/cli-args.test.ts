@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { closest, describeArgsError, editDistance, wholeNumber } from '../../bin/cli/args';
+import { closest, describeArgsError, editDistance, wholeNumber } from '../../shared/args';
 
 const OPTIONS = {
   product: { type: 'string' },

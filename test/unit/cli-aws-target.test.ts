@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openAwsTarget } from '../../bin/local/aws-target';
+import { openAwsTarget } from '../../local/aws-target';
 import { ConfigError } from '../../shared/errors';
 
 describe('openAwsTarget (AWS)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toApiGatewayEvent } from '../../bin/local/api-gateway';
+import { toApiGatewayEvent } from '../../local/api-gateway';
 
 const base = { headers: {}, sourceIp: '127.0.0.1' };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LocalEvent } from '../../bin/local/fake-eventbridge';
-import { dataDirFlag, EventTally, formatEventLine } from '../../bin/local/run-report';
+import type { LocalEvent } from '../../local/fake-eventbridge';
+import { dataDirFlag, EventTally, formatEventLine } from '../../local/run-report';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 
 function event(detailType: string, detail: Record<string, unknown>): LocalEvent {

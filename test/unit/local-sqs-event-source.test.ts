@@ -7,8 +7,8 @@ import {
 import type { SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { lambdaContext } from '../../bin/local/lambda-context';
-import { SqsEventSource, type SqsHandler } from '../../bin/local/sqs-event-source';
+import { lambdaContext } from '../../local/lambda-context';
+import { SqsEventSource, type SqsHandler } from '../../local/sqs-event-source';
 
 const sqsMock = mockClient(SQSClient);
 const QUEUE_URL = 'http://127.0.0.1:1/000000000000/idv-local-results';

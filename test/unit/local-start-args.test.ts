@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseStartArgs, START_HELP } from '../../bin/local/start-args';
+import { parseStartArgs, START_HELP } from '../../local/start-args';
 
 const CREDENTIALS = { IDV_CLIENT_ID: 'env-client', IDV_CLIENT_SECRET: 'env-secret' };
 

@@ -11,13 +11,6 @@ import { type LocalEvent, type LocalEventListener, startFakeEventBridge } from '
 import { startFakeSecretsManager } from './fake-secrets-manager';
 
 export type { LocalEvent, LocalEventListener } from './fake-eventbridge';
-export {
-  createPipelineResources,
-  type PipelineEnvSettings,
-  type PipelineResourceOptions,
-  type PipelineResources,
-  pipelineEnv,
-} from './pipeline-resources';
 
 /** The services the local stack emulates, named like their `AWS_ENDPOINT_URL_*` suffix. */
 export type LocalAwsService = 'dynamodb' | 's3' | 'sqs' | 'secretsManager' | 'eventBridge';

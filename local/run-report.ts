@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DETAIL_TYPES } from '../../shared/events/names';
+import { DETAIL_TYPES } from '../shared/events/names';
 import type { LocalEvent } from './fake-eventbridge';
 
 /** Counters of one local run; printed as the last stdout line, one JSON object. */

@@ -4,9 +4,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDynamoDocumentClient, createS3Client, createSqsClient } from '../../shared/aws-clients';
-import { ENV, loadAwsClientConfig } from '../../shared/config';
-import { createPipelineResources, startLocalAws } from './local-aws';
+import { createDynamoDocumentClient, createS3Client, createSqsClient } from '../shared/aws-clients';
+import { ENV, loadAwsClientConfig } from '../shared/config';
+import { startLocalAws } from './local-aws';
+import { createPipelineResources } from './pipeline-resources';
 import { readLiveStack, STACK_FILE } from './stack-file';
 
 /** Environment variable of the DLQ URL for the operator commands (the functions never need it). */

@@ -1,7 +1,7 @@
 import jpeg from 'jpeg-js';
-import type { MockTestValue, Product } from '../../shared/api/enums';
-import { MIN_UPLOAD_HEIGHT, MIN_UPLOAD_WIDTH } from '../../shared/api/enums';
-import type { IdvClient } from '../../shared/client';
+import type { MockTestValue, Product } from '../shared/api/enums';
+import { MIN_UPLOAD_HEIGHT, MIN_UPLOAD_WIDTH } from '../shared/api/enums';
+import type { IdvClient } from '../shared/client';
 
 /** One demo transaction to create. */
 export interface DemoPlan {

@@ -19,8 +19,8 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { ENV } from '../../shared/config';
-import { RESULTS_TABLE } from '../../shared/store/table-schema';
+import { ENV } from '../shared/config';
+import { RESULTS_TABLE } from '../shared/store/table-schema';
 import { clientConfig, type LocalAws } from './local-aws';
 
 /** Options of {@link createPipelineResources}. */

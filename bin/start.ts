@@ -3,9 +3,9 @@
  * the last stdout line is always one JSON summary; exit 0 on success, 1 when the run failed or timed
  * out, 2 on bad flags.
  */
-import { emptySummary } from './run-report';
-import { RunDependencyError, runLocal } from './runner';
-import { parseStartArgs, START_HELP } from './start-args';
+import { emptySummary } from '../local/run-report';
+import { RunDependencyError, runLocal } from '../local/runner';
+import { parseStartArgs, START_HELP } from '../local/start-args';
 
 // The AWS SDK's Node-version notice (Node < 22) is noise for a local run; Lambda runs Node 24.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -3,17 +3,12 @@ import { join, resolve } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
-import { ConnectionError, fetchAccessToken, IdvClient, UnauthorizedError } from '../../shared/client';
+import { ConnectionError, fetchAccessToken, IdvClient, UnauthorizedError } from '../shared/client';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
 import { createDemoTransaction, demoPlan } from './demo';
 import { lambdaContext } from './lambda-context';
-import {
-  clientConfig,
-  createPipelineResources,
-  type LocalAws,
-  pipelineEnv,
-  startLocalAws,
-} from './local-aws';
+import { clientConfig, type LocalAws, startLocalAws } from './local-aws';
+import { createPipelineResources, pipelineEnv } from './pipeline-resources';
 import { dataDirFlag, EventTally, emptySummary, formatEventLine, type RunSummary } from './run-report';
 import { type Schedule, scheduledEvent, startSchedule } from './scheduler';
 import { queueDepth, SqsEventSource, type SqsHandler } from './sqs-event-source';
@@ -148,7 +143,7 @@ export async function runLocal(options: RunOptions, io: RunIo): Promise<RunSumma
     if (external) {
       serviceUrl = options.serviceUrl!;
     } else {
-      const { startSimulator } = await import('../../simulator/server');
+      const { startSimulator } = await import('../simulator/server');
       const start = (port: number) =>
         startSimulator({
           ...LOCAL_CLIENT,
@@ -179,9 +174,9 @@ export async function runLocal(options: RunOptions, io: RunIo): Promise<RunSumma
       POWERTOOLS_METRICS_DISABLED: 'true',
     });
     const [webhookModule, pollModule, fetchModule] = await Promise.all([
-      import('../../functions/webhook/handler'),
-      import('../../functions/poll/handler'),
-      import('../../functions/fetch-result/handler'),
+      import('../functions/webhook/handler'),
+      import('../functions/poll/handler'),
+      import('../functions/fetch-result/handler'),
     ]);
     webhookHandler = webhookModule.handler as unknown as ApiGatewayHandler;
     const pollHandler = pollModule.handler as unknown as (

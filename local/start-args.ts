@@ -1,9 +1,9 @@
 /**
  * The command line of `npm start`, parsed without side effects so every rule is unit-tested:
- * `bin/local/start.ts` prints the help or the usage error and exits.
+ * `bin/start.ts` prints the help or the usage error and exits.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { describeArgsError, MAX_PORT, MAX_TIMER_MS, wholeNumber } from '../cli/args';
+import { describeArgsError, MAX_PORT, MAX_TIMER_MS, wholeNumber } from '../shared/args';
 import type { RunOptions } from './runner';
 
 /** Environment variables `npm start` reads: the credentials for `--service-url`, kept out of `ps`. */

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { readBody } from '../shared/read-body';
 import { closeServer } from './aws-json-server';
 
 /** A handler with the API Gateway proxy integration's signature. */
@@ -187,23 +188,4 @@ function safeDecode(segment: string): string {
 function isTextual(contentType: string | undefined): boolean {
   if (!contentType) return true;
   return /^(text\/|application\/(json|[\w.+-]+\+json|x-www-form-urlencoded|xml))/i.test(contentType);
-}
-
-/** Reads the body, or resolves `undefined` as soon as it exceeds `limit` bytes. */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        resolve(undefined);
-        req.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }

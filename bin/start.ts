@@ -4,11 +4,31 @@
  * out, 2 on bad flags.
  */
 import { emptySummary } from '../local/run-report';
-import { RunDependencyError, runLocal } from '../local/runner';
+import { type LocalModules, type PipelineHandlers, RunDependencyError, runLocal } from '../local/runner';
 import { parseStartArgs, START_HELP } from '../local/start-args';
 
 // The AWS SDK's Node-version notice (Node < 22) is noise for a local run; Lambda runs Node 24.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+/**
+ * What the local runtime hosts: the simulator and the three handler modules. Imported only when needed
+ * (the handlers read their environment at import, which the run sets first).
+ */
+const MODULES: LocalModules = {
+  startSimulator: async (options) => (await import('../simulator/server')).startSimulator(options),
+  loadHandlers: async () => {
+    const [webhook, poll, fetchResult] = await Promise.all([
+      import('../functions/webhook/handler'),
+      import('../functions/poll/handler'),
+      import('../functions/fetch-result/handler'),
+    ]);
+    return {
+      webhook: webhook.handler as unknown as PipelineHandlers['webhook'],
+      poll: poll.handler as unknown as PipelineHandlers['poll'],
+      fetchResult: fetchResult.handler as unknown as PipelineHandlers['fetchResult'],
+    };
+  },
+};
 
 /** A second stop signal forces only when it comes this long after the first (see main). */
 const FORCE_AFTER_MS = 1000;
@@ -46,11 +66,15 @@ async function main(): Promise<void> {
     process.on('SIGTERM', onSignal);
   });
   try {
-    const summary = await runLocal(options, {
-      out: (line) => process.stdout.write(`${line}\n`),
-      err: (line) => process.stderr.write(`${line}\n`),
-      interrupted,
-    });
+    const summary = await runLocal(
+      options,
+      {
+        out: (line) => process.stdout.write(`${line}\n`),
+        err: (line) => process.stderr.write(`${line}\n`),
+        interrupted,
+      },
+      MODULES,
+    );
     process.stdout.write(`${JSON.stringify(summary)}\n`);
     process.exitCode =
       summary.exit === 'done' || summary.exit === 'once' || summary.exit === 'signal' ? 0 : 1;

@@ -4,18 +4,16 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
 import { ConnectionError, fetchAccessToken, IdvClient, UnauthorizedError } from '../shared/client';
+import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
 import { createDemoTransaction, demoPlan } from './demo';
 import { lambdaContext } from './lambda-context';
 import { clientConfig, type LocalAws, startLocalAws } from './local-aws';
-import { createPipelineResources, pipelineEnv } from './pipeline-resources';
+import { createPipelineResources, type PipelineResources, pipelineEnv } from './pipeline-resources';
 import { dataDirFlag, EventTally, emptySummary, formatEventLine, type RunSummary } from './run-report';
-import { type Schedule, scheduledEvent, startSchedule } from './scheduler';
+import { scheduledEvent, startSchedule } from './scheduler';
 import { queueDepth, SqsEventSource, type SqsHandler } from './sqs-event-source';
 import { readLiveStack, STACK_FILE, type StackFile } from './stack-file';
-
-/** Scopes the pipeline functions request (poll and result read). */
-export const PIPELINE_SCOPES = ['productapi.poll.read', 'productapi.result.read'] as const;
 
 /** Options of one local run (the flags of `npm start`). */
 export interface RunOptions {
@@ -63,267 +61,422 @@ export class RunDependencyError extends Error {
 const LOCAL_CLIENT = { clientId: 'local-demo-client', clientSecret: 'local-demo-secret' };
 const SIMULATOR_PORT = 4010;
 
+/** What the local run needs of a simulator it starts (`simulator/server.ts` `startSimulator` fits). */
+export interface LocalSimulator {
+  url: string;
+  control: { webhooksIdle(): Promise<void> };
+  close(): Promise<void>;
+}
+
+/** Options the local run hands to the simulator it starts. */
+export interface LocalSimulatorOptions {
+  clientId: string;
+  clientSecret: string;
+  port: number;
+  environment: 'staging' | 'production';
+  completionDelayMs: number;
+  resultWebhookUrl: string;
+  uploadWebhookUrl: string;
+  seed?: number;
+}
+
+/** The three Lambda handlers, as their modules export them. */
+export interface PipelineHandlers {
+  webhook: ApiGatewayHandler;
+  poll: (event: ScheduledEvent, context: unknown) => Promise<unknown>;
+  fetchResult: SqsHandler;
+}
+
+/**
+ * What the local run hosts, handed in by the entry point (`bin/start.ts`) so that the runtime library
+ * depends on neither the simulator nor the functions. `loadHandlers` is called after the functions'
+ * environment is set, exactly like a Lambda cold start reads its environment at import.
+ */
+export interface LocalModules {
+  startSimulator(options: LocalSimulatorOptions): Promise<LocalSimulator>;
+  loadHandlers(): Promise<PipelineHandlers>;
+}
+
+type Cleanup = () => Promise<void>;
+
+/** The state one local run builds up step by step; every step registers what must be undone. */
+interface Run {
+  readonly options: RunOptions;
+  readonly io: RunIo;
+  readonly dataDir: string;
+  /** ` --data-dir DIR` for the printed `idv … --local` hints, or '' for the default directory. */
+  readonly dirFlag: string;
+  readonly external: boolean;
+  readonly credentials: { clientId: string; clientSecret: string };
+  readonly summary: RunSummary;
+  readonly tally: EventTally;
+  readonly cleanups: Cleanup[];
+}
+
+/** The webhook endpoint, started before the handler it forwards to exists. */
+interface Webhooks {
+  endpoint: WebhookEndpoint;
+  resultUrl: string;
+  uploadUrl: string;
+  setHandler(handler: ApiGatewayHandler): void;
+}
+
+/** The service the run talks to: the simulator it started, or the external one of `--service-url`. */
+interface Service {
+  url: string;
+  simulator?: LocalSimulator;
+}
+
+/** The Lambda-like plumbing around the fetch and poll handlers. */
+interface Plumbing {
+  sqs: SQSClient;
+  source: SqsEventSource;
+  runPoll(): Promise<void>;
+}
+
+/** The demo transactions being created in the background. */
+interface Demo {
+  created: string[];
+  creating: Promise<void>;
+}
+
 /**
  * Runs the whole pipeline locally: emulators, simulator (or an external service), webhook endpoint,
  * poll schedule and SQS event source around the real handler modules, plus demo transactions. Resolves
  * with the run's summary; throws {@link RunDependencyError} when something it needs cannot start.
  */
-export async function runLocal(options: RunOptions, io: RunIo): Promise<RunSummary> {
+export async function runLocal(options: RunOptions, io: RunIo, modules: LocalModules): Promise<RunSummary> {
   const started = Date.now();
-  const summary = emptySummary();
-  const tally = new EventTally();
-  const cleanups: (() => Promise<void>)[] = [];
-  const dataDir = resolve(options.dataDir);
-  // The printed `idv … --local` hints must name this run's data directory when it is not the default.
-  const dirFlag = dataDirFlag(options.dataDir, process.cwd());
+  const run = newRun(options, io);
   let exit = 'error';
-
   try {
-    mkdirSync(dataDir, { recursive: true });
-    const running = readLiveStack(dataDir);
-    if (running) {
-      throw new RunDependencyError(
-        `another local run (pid ${running.pid}) is using ${dataDir}: stop it first, or pass --data-dir DIR`,
-      );
-    }
-
-    // 1. Emulators and the pipeline's resources.
-    let aws: LocalAws;
-    try {
-      aws = await startLocalAws({ dataDir });
-    } catch (error) {
-      throw new RunDependencyError(
-        `${error instanceof Error ? error.message : error}. If ${dataDir} is damaged, move it away to start fresh.`,
-      );
-    }
-    cleanups.push(() => aws.close());
-    const external = options.serviceUrl !== undefined;
-    const credentials = external
-      ? { clientId: options.clientId ?? '', clientSecret: options.clientSecret ?? '' }
-      : LOCAL_CLIENT;
+    claimDataDir(run);
+    const aws = await startEmulators(run);
     const resources = await createPipelineResources(aws, {
-      credentials,
+      credentials: run.credentials,
       visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
       maxReceiveCount: options.maxReceiveCount,
     });
-    const webhookSecret = await readSecret(aws, resources.webhookSecretId);
-
-    // 2. Webhook endpoint first: the simulator needs its URL, the handler needs the simulator's URL.
-    let webhookHandler: ApiGatewayHandler | undefined;
-    let endpoint: WebhookEndpoint;
-    try {
-      endpoint = await startWebhookEndpoint({
-        port: options.port,
-        handler: async (event, context): Promise<APIGatewayProxyResult> => {
-          if (!webhookHandler) return { statusCode: 503, body: '{"message":"starting"}' };
-          return webhookHandler(event, context);
-        },
-        context: () => lambdaContext('idv-local-webhook', aws.region, 10_000),
-        onResponse: () => {
-          summary.webhooks++;
-        },
-      });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-        throw new RunDependencyError(
-          `port ${options.port} is taken: stop the program using it, or pass --port N (--port 0 picks a free one)`,
-        );
-      }
-      throw error;
-    }
-    cleanups.push(() => endpoint.close());
-    const resultWebhookUrl = `${endpoint.url}/webhooks/${webhookSecret}/result`;
-    const uploadWebhookUrl = `${endpoint.url}/webhooks/${webhookSecret}/upload`;
-
-    // 3. The service: the simulator, or the external one the flags name.
-    let serviceUrl: string;
-    let simulator:
-      | { url: string; control: { webhooksIdle(): Promise<void> }; close(): Promise<void> }
-      | undefined;
-    if (external) {
-      serviceUrl = options.serviceUrl!;
-    } else {
-      const { startSimulator } = await import('../simulator/server');
-      const start = (port: number) =>
-        startSimulator({
-          ...LOCAL_CLIENT,
-          port,
-          environment: options.environment,
-          completionDelayMs: options.completionDelayMs,
-          resultWebhookUrl,
-          uploadWebhookUrl,
-          ...(options.seed !== undefined ? { seed: options.seed } : {}),
-        });
-      // A fixed port keeps the printed `idv` instructions valid across restarts; any port will do.
-      simulator = await start(SIMULATOR_PORT).catch(() => start(0));
-      cleanups.push(() => simulator!.close());
-      serviceUrl = simulator.url;
-    }
-    await checkCredentials(serviceUrl, credentials, external);
-
-    // 4. The real handler modules, configured exactly like Lambda: environment first, then import.
-    Object.assign(process.env, aws.env(), {
-      ...pipelineEnv(resources, {
-        serviceBaseUrl: serviceUrl,
-        environment: options.environment,
-        retentionDays: options.retentionDays,
-        scopes: PIPELINE_SCOPES,
-      }),
-      POWERTOOLS_LOG_LEVEL: options.logLevel,
-      // Metrics would print EMF JSON to stdout; CloudWatch is not part of the local run.
-      POWERTOOLS_METRICS_DISABLED: 'true',
-    });
-    const [webhookModule, pollModule, fetchModule] = await Promise.all([
-      import('../functions/webhook/handler'),
-      import('../functions/poll/handler'),
-      import('../functions/fetch-result/handler'),
-    ]);
-    webhookHandler = webhookModule.handler as unknown as ApiGatewayHandler;
-    const pollHandler = pollModule.handler as unknown as (
-      event: ScheduledEvent,
-      context: unknown,
-    ) => Promise<unknown>;
-    const fetchHandler = fetchModule.handler as unknown as SqsHandler;
-
-    writeFileSync(
-      join(dataDir, STACK_FILE),
-      JSON.stringify(
-        {
-          pid: process.pid,
-          startedAt: new Date().toISOString(),
-          region: aws.region,
-          credentials: aws.credentials,
-          endpoints: aws.endpoints,
-          resources,
-        } satisfies StackFile,
-        null,
-        2,
-      ),
-    );
-    cleanups.push(async () => rmSync(join(dataDir, STACK_FILE), { force: true }));
-
+    const webhooks = await startWebhooks(run, aws, await readSecret(aws, resources.webhookSecretId));
+    const service = await startService(run, modules, webhooks);
+    await checkCredentials(service.url, run.credentials, run.external);
+    const handlers = await loadHandlers(run, modules, aws, resources, service.url);
+    webhooks.setHandler(handlers.webhook);
+    writeStackFile(run, aws, resources);
     aws.events.on((event) => {
-      tally.add(event);
+      run.tally.add(event);
       io.out(formatEventLine(event));
     });
+    const plumbing = startPlumbing(run, aws, resources, handlers);
+    printBanner(run, service, webhooks);
+    const demo = startDemo(run, service);
+    const timeout = sleep(options.timeoutSeconds * 1000, 'timeout' as const);
+    exit = options.once
+      ? await runOnce(run, service, plumbing, demo, timeout)
+      : await runUntilStopped(run, service, plumbing, demo, timeout);
+    await reportEnd(run, plumbing, resources, exit);
+  } finally {
+    for (const cleanup of run.cleanups.reverse()) await cleanup().catch(() => undefined);
+    Object.assign(run.summary, run.tally.counts, { durationMs: Date.now() - started, exit });
+  }
+  return run.summary;
+}
 
-    // 5. Lambda-like plumbing: SQS event source and poll schedule.
-    const sqs = new SQSClient(clientConfig(aws, 'sqs'));
-    cleanups.push(async () => sqs.destroy());
-    const source = new SqsEventSource({
-      sqs,
-      queueUrl: resources.queueUrl,
-      handler: fetchHandler,
-      context: () =>
-        lambdaContext('idv-local-fetch-result', aws.region, options.visibilityTimeoutSeconds * 1000),
-      region: aws.region,
-      onBatch: (outcome) => {
-        summary.batches++;
-        summary.redeliveries += outcome.failed;
-        if (outcome.failed > 0) {
-          io.err(`↻ ${outcome.failed} of ${outcome.received} message(s) left for redelivery`);
-        }
+function newRun(options: RunOptions, io: RunIo): Run {
+  const external = options.serviceUrl !== undefined;
+  return {
+    options,
+    io,
+    dataDir: resolve(options.dataDir),
+    // The printed `idv … --local` hints must name this run's data directory when it is not the default.
+    dirFlag: dataDirFlag(options.dataDir, process.cwd()),
+    external,
+    credentials: external
+      ? { clientId: options.clientId ?? '', clientSecret: options.clientSecret ?? '' }
+      : LOCAL_CLIENT,
+    summary: emptySummary(),
+    tally: new EventTally(),
+    cleanups: [],
+  };
+}
+
+/** One run per data directory: refuses when a live run holds it. */
+function claimDataDir(run: Run): void {
+  mkdirSync(run.dataDir, { recursive: true });
+  const running = readLiveStack(run.dataDir);
+  if (running) {
+    throw new RunDependencyError(
+      `another local run (pid ${running.pid}) is using ${run.dataDir}: stop it first, or pass --data-dir DIR`,
+    );
+  }
+}
+
+/** Step 1: the emulators, on the data directory. */
+async function startEmulators(run: Run): Promise<LocalAws> {
+  let aws: LocalAws;
+  try {
+    aws = await startLocalAws({ dataDir: run.dataDir });
+  } catch (error) {
+    throw new RunDependencyError(
+      `${error instanceof Error ? error.message : error}. If ${run.dataDir} is damaged, move it away to start fresh.`,
+    );
+  }
+  run.cleanups.push(() => aws.close());
+  return aws;
+}
+
+/** Step 2: the webhook endpoint first: the simulator needs its URL, the handler needs the simulator's URL. */
+async function startWebhooks(run: Run, aws: LocalAws, webhookSecret: string): Promise<Webhooks> {
+  let webhookHandler: ApiGatewayHandler | undefined;
+  let endpoint: WebhookEndpoint;
+  try {
+    endpoint = await startWebhookEndpoint({
+      port: run.options.port,
+      handler: async (event, context): Promise<APIGatewayProxyResult> => {
+        if (!webhookHandler) return { statusCode: 503, body: '{"message":"starting"}' };
+        return webhookHandler(event, context);
+      },
+      context: () => lambdaContext('idv-local-webhook', aws.region, 10_000),
+      onResponse: () => {
+        run.summary.webhooks++;
       },
     });
-    const runPoll = async (): Promise<void> => {
-      summary.polled++;
-      await pollHandler(
-        scheduledEvent('idv-local-poll', aws.region),
-        lambdaContext('idv-local-poll', aws.region, 60_000),
-      );
-    };
-    const reportError = (what: string) => (error: unknown) =>
-      io.err(`${what} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : 'error'}`);
-
-    io.out(`Local pipeline running (data in ${dataDir})`);
-    io.out(
-      `  service:  ${external ? serviceUrl : `simulator ${serviceUrl} (client id ${LOCAL_CLIENT.clientId})`}`,
-    );
-    io.out(`  webhooks: ${endpoint.url}/webhooks/<webhook secret>/result  (and …/upload)`);
-    io.out(`  events:   ${join(dataDir, 'events.jsonl')}`);
-    io.out(
-      `  poll every ${options.pollIntervalSeconds}s; queue visibility ${options.visibilityTimeoutSeconds}s, DLQ after ${options.maxReceiveCount} receives`,
-    );
-
-    // 6. Demo transactions.
-    const created: string[] = [];
-    let creating: Promise<void> = Promise.resolve();
-    if (options.demo > 0) {
-      const client = new IdvClient({
-        baseUrl: serviceUrl,
-        environment: options.environment,
-        credentials,
-        scopes: ['productapi.secureidlink.write', 'productapi.idverify.write'],
-      });
-      const runId = Date.now().toString(36);
-      creating = (async () => {
-        for (const plan of demoPlan(options.demo, runId)) {
-          const transactionId = await createDemoTransaction(client, plan);
-          created.push(transactionId);
-          summary.created++;
-          io.out(
-            `+ created    ${plan.kind === 'secureLink' ? 'secure link ' : 'id upload   '} ${plan.product}  ${plan.mockTest ?? 'completes later'}  tx=${transactionId}`,
-          );
-          if (options.demoSpacingMs > 0) await sleep(options.demoSpacingMs);
-        }
-      })();
-      creating.catch(reportError('creating demo transactions'));
-    }
-
-    const timeout = sleep(options.timeoutSeconds * 1000, 'timeout' as const);
-    let schedule: Schedule | undefined;
-    if (options.once) {
-      await creating.catch(() => undefined);
-      await simulator?.control.webhooksIdle();
-      await runPoll();
-      const drained = await Promise.race([
-        drain(source),
-        timeout,
-        io.interrupted.then(() => 'signal' as const),
-      ]);
-      exit = drained === 'drained' ? 'once' : drained;
-    } else {
-      source.start();
-      cleanups.push(() => source.stop());
-      schedule = startSchedule(options.pollIntervalSeconds * 1000, runPoll, reportError('poll'));
-      cleanups.push(() => schedule!.stop());
-      if (options.demo > 0 && !external && !options.exitWhenDone) {
-        io.out('');
-        io.out('Create more (another terminal):');
-        io.out(
-          `  IDV_BASE_URL=${serviceUrl} IDV_CLIENT_ID=${LOCAL_CLIENT.clientId} IDV_CLIENT_SECRET=${LOCAL_CLIENT.clientSecret} \\`,
-        );
-        io.out('    npm run idv -- secure-link create --product IDV_STANDARD --mock-test APPROVED');
-        io.out(`Query them:   npm run idv -- results list --local${dirFlag}`);
-        io.out(`              npm run idv -- results get RESULT_ID --local${dirFlag} --out ./result`);
-        io.out('Stop:         Ctrl-C');
-        io.out('');
-      }
-      const done = options.exitWhenDone
-        ? (async () => {
-            await creating;
-            while (!created.every((transactionId) => tally.hasStoredTransaction(transactionId)))
-              await sleep(200);
-            return 'done' as const;
-          })()
-        : new Promise<never>(() => undefined);
-      exit = await Promise.race([done, timeout, io.interrupted.then(() => 'signal' as const)]);
-    }
-    if (exit === 'timeout') {
-      io.err(
-        `gave up after ${options.timeoutSeconds}s: ${tally.counts.stored} stored of ${summary.created} created; raise --timeout or look at the DLQ`,
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new RunDependencyError(
+        `port ${run.options.port} is taken: stop the program using it, or pass --port N (--port 0 picks a free one)`,
       );
     }
-    summary.dlq = await dlqDepth(sqs, resources.dlqUrl);
-    if (summary.dlq > 0)
-      io.err(
-        `! ${summary.dlq} message(s) in the DLQ: inspect, then \`npm run idv -- dlq redrive --local${dirFlag}\``,
-      );
-  } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-    Object.assign(summary, tally.counts, { durationMs: Date.now() - started, exit });
+    throw error;
   }
-  return summary;
+  run.cleanups.push(() => endpoint.close());
+  return {
+    endpoint,
+    resultUrl: `${endpoint.url}/webhooks/${webhookSecret}/result`,
+    uploadUrl: `${endpoint.url}/webhooks/${webhookSecret}/upload`,
+    setHandler: (handler) => {
+      webhookHandler = handler;
+    },
+  };
+}
+
+/** Step 3: the service: the simulator, or the external one the flags name. */
+async function startService(run: Run, modules: LocalModules, webhooks: Webhooks): Promise<Service> {
+  const { options } = run;
+  if (run.external) return { url: options.serviceUrl! };
+  const start = (port: number) =>
+    modules.startSimulator({
+      ...LOCAL_CLIENT,
+      port,
+      environment: options.environment,
+      completionDelayMs: options.completionDelayMs,
+      resultWebhookUrl: webhooks.resultUrl,
+      uploadWebhookUrl: webhooks.uploadUrl,
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    });
+  // A fixed port keeps the printed `idv` instructions valid across restarts; any port will do.
+  const simulator = await start(SIMULATOR_PORT).catch(() => start(0));
+  run.cleanups.push(() => simulator.close());
+  return { url: simulator.url, simulator };
+}
+
+/** Step 4: the real handler modules, configured exactly like Lambda: environment first, then import. */
+async function loadHandlers(
+  run: Run,
+  modules: LocalModules,
+  aws: LocalAws,
+  resources: PipelineResources,
+  serviceUrl: string,
+): Promise<PipelineHandlers> {
+  Object.assign(process.env, aws.env(), {
+    ...pipelineEnv(resources, {
+      serviceBaseUrl: serviceUrl,
+      environment: run.options.environment,
+      retentionDays: run.options.retentionDays,
+      scopes: DEFAULT_PIPELINE_SCOPES,
+    }),
+    POWERTOOLS_LOG_LEVEL: run.options.logLevel,
+    // Metrics would print EMF JSON to stdout; CloudWatch is not part of the local run.
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  });
+  return modules.loadHandlers();
+}
+
+/** Step 5: `<dataDir>/stack.json`, through which `idv … --local` finds this run; removed at the end. */
+function writeStackFile(run: Run, aws: LocalAws, resources: PipelineResources): void {
+  const file = join(run.dataDir, STACK_FILE);
+  const stack: StackFile = {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    region: aws.region,
+    credentials: aws.credentials,
+    endpoints: aws.endpoints,
+    resources,
+  };
+  writeFileSync(file, JSON.stringify(stack, null, 2));
+  run.cleanups.push(async () => rmSync(file, { force: true }));
+}
+
+/** Step 6: Lambda-like plumbing: the SQS event source and the poll invocation. */
+function startPlumbing(
+  run: Run,
+  aws: LocalAws,
+  resources: PipelineResources,
+  handlers: PipelineHandlers,
+): Plumbing {
+  const { options, summary, io } = run;
+  const sqs = new SQSClient(clientConfig(aws, 'sqs'));
+  run.cleanups.push(async () => sqs.destroy());
+  const source = new SqsEventSource({
+    sqs,
+    queueUrl: resources.queueUrl,
+    handler: handlers.fetchResult,
+    context: () =>
+      lambdaContext('idv-local-fetch-result', aws.region, options.visibilityTimeoutSeconds * 1000),
+    region: aws.region,
+    onBatch: (outcome) => {
+      summary.batches++;
+      summary.redeliveries += outcome.failed;
+      if (outcome.failed > 0) {
+        io.err(`↻ ${outcome.failed} of ${outcome.received} message(s) left for redelivery`);
+      }
+    },
+  });
+  const runPoll = async (): Promise<void> => {
+    summary.polled++;
+    await handlers.poll(
+      scheduledEvent('idv-local-poll', aws.region),
+      lambdaContext('idv-local-poll', aws.region, 60_000),
+    );
+  };
+  return { sqs, source, runPoll };
+}
+
+function printBanner(run: Run, service: Service, webhooks: Webhooks): void {
+  const { io, options, dataDir } = run;
+  io.out(`Local pipeline running (data in ${dataDir})`);
+  io.out(
+    `  service:  ${run.external ? service.url : `simulator ${service.url} (client id ${LOCAL_CLIENT.clientId})`}`,
+  );
+  io.out(`  webhooks: ${webhooks.endpoint.url}/webhooks/<webhook secret>/result  (and …/upload)`);
+  io.out(`  events:   ${join(dataDir, 'events.jsonl')}`);
+  io.out(
+    `  poll every ${options.pollIntervalSeconds}s; queue visibility ${options.visibilityTimeoutSeconds}s, DLQ after ${options.maxReceiveCount} receives`,
+  );
+}
+
+/** Step 7: the demo transactions, created in the background one after another. */
+function startDemo(run: Run, service: Service): Demo {
+  const { options, io, summary } = run;
+  const created: string[] = [];
+  if (options.demo <= 0) return { created, creating: Promise.resolve() };
+  const client = new IdvClient({
+    baseUrl: service.url,
+    environment: options.environment,
+    credentials: run.credentials,
+    scopes: ['productapi.secureidlink.write', 'productapi.idverify.write'],
+  });
+  const runId = Date.now().toString(36);
+  const creating = (async () => {
+    for (const plan of demoPlan(options.demo, runId)) {
+      const transactionId = await createDemoTransaction(client, plan);
+      created.push(transactionId);
+      summary.created++;
+      io.out(
+        `+ created    ${plan.kind === 'secureLink' ? 'secure link ' : 'id upload   '} ${plan.product}  ${plan.mockTest ?? 'completes later'}  tx=${transactionId}`,
+      );
+      if (options.demoSpacingMs > 0) await sleep(options.demoSpacingMs);
+    }
+  })();
+  creating.catch(reportError(io, 'creating demo transactions'));
+  return { created, creating };
+}
+
+/** `--once`: the demo, one poll, drain the queue, exit. */
+async function runOnce(
+  run: Run,
+  service: Service,
+  plumbing: Plumbing,
+  demo: Demo,
+  timeout: Promise<'timeout'>,
+): Promise<string> {
+  await demo.creating.catch(() => undefined);
+  await service.simulator?.control.webhooksIdle();
+  await plumbing.runPoll();
+  const drained = await Promise.race([
+    drain(plumbing.source),
+    timeout,
+    run.io.interrupted.then(() => 'signal' as const),
+  ]);
+  return drained === 'drained' ? 'once' : drained;
+}
+
+/** The event source and the poll schedule, until Ctrl-C, the timeout or (`--exit-when-done`) the demo is stored. */
+async function runUntilStopped(
+  run: Run,
+  service: Service,
+  plumbing: Plumbing,
+  demo: Demo,
+  timeout: Promise<'timeout'>,
+): Promise<string> {
+  const { options, io, tally } = run;
+  plumbing.source.start();
+  run.cleanups.push(() => plumbing.source.stop());
+  const schedule = startSchedule(
+    options.pollIntervalSeconds * 1000,
+    plumbing.runPoll,
+    reportError(io, 'poll'),
+  );
+  run.cleanups.push(() => schedule.stop());
+  if (options.demo > 0 && !run.external && !options.exitWhenDone) printHints(run, service);
+  const done = options.exitWhenDone
+    ? (async () => {
+        await demo.creating;
+        while (!demo.created.every((transactionId) => tally.hasStoredTransaction(transactionId)))
+          await sleep(200);
+        return 'done' as const;
+      })()
+    : new Promise<never>(() => undefined);
+  return Promise.race([done, timeout, io.interrupted.then(() => 'signal' as const)]);
+}
+
+function printHints(run: Run, service: Service): void {
+  const { io, dirFlag } = run;
+  io.out('');
+  io.out('Create more (another terminal):');
+  io.out(
+    `  IDV_BASE_URL=${service.url} IDV_CLIENT_ID=${LOCAL_CLIENT.clientId} IDV_CLIENT_SECRET=${LOCAL_CLIENT.clientSecret} \\`,
+  );
+  io.out('    npm run idv -- secure-link create --product IDV_STANDARD --mock-test APPROVED');
+  io.out(`Query them:   npm run idv -- results list --local${dirFlag}`);
+  io.out(`              npm run idv -- results get RESULT_ID --local${dirFlag} --out ./result`);
+  io.out('Stop:         Ctrl-C');
+  io.out('');
+}
+
+/** The closing lines: a timeout's reason, and the DLQ depth with what to do. */
+async function reportEnd(
+  run: Run,
+  plumbing: Plumbing,
+  resources: PipelineResources,
+  exit: string,
+): Promise<void> {
+  const { io, summary, tally, options, dirFlag } = run;
+  if (exit === 'timeout') {
+    io.err(
+      `gave up after ${options.timeoutSeconds}s: ${tally.counts.stored} stored of ${summary.created} created; raise --timeout or look at the DLQ`,
+    );
+  }
+  summary.dlq = await dlqDepth(plumbing.sqs, resources.dlqUrl);
+  if (summary.dlq > 0)
+    io.err(
+      `! ${summary.dlq} message(s) in the DLQ: inspect, then \`npm run idv -- dlq redrive --local${dirFlag}\``,
+    );
+}
+
+function reportError(io: RunIo, what: string) {
+  return (error: unknown) =>
+    io.err(`${what} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : 'error'}`);
 }
 
 /** Processes batches until the queue is empty, in-flight (left for redelivery) messages included. */
@@ -363,7 +516,12 @@ async function checkCredentials(
     );
   }
   try {
-    await fetchAccessToken({ baseUrl, ...credentials, scopes: PIPELINE_SCOPES, retry: { maxAttempts: 2 } });
+    await fetchAccessToken({
+      baseUrl,
+      ...credentials,
+      scopes: DEFAULT_PIPELINE_SCOPES,
+      retry: { maxAttempts: 2 },
+    });
   } catch (error) {
     if (error instanceof UnauthorizedError) {
       throw new RunDependencyError(

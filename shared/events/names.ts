@@ -1,7 +1,7 @@
 /** EventBridge `source` of every event this pipeline publishes. */
 export const EVENT_SOURCE = 'idv.pipeline';
 
-/** `detail-type` values of the events this pipeline publishes (ARCHITECTURE.md, "Events"). */
+/** `detail-type` values of the events this pipeline publishes (docs/pipeline.md, "Event catalog"). */
 export const DETAIL_TYPES = {
   resultStored: 'VerificationResultStored',
   resultUnavailable: 'VerificationResultUnavailable',

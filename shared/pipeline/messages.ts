@@ -1,5 +1,5 @@
 /**
- * The results queue's message contract (ARCHITECTURE.md, "Queue message"): result messages from the
+ * The results queue's message contract (docs/pipeline.md, "Flow"): result messages from the
  * webhook, the poll and the redrive command, and upload notifications from the upload webhook.
  */
 import { z } from 'zod';

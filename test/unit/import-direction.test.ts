@@ -68,7 +68,7 @@ function importGraph(): Map<string, string[]> {
 }
 
 /** Every import cycle, each as the chain of files (relative to the root) that closes it. */
-export function findCycles(graph: Map<string, string[]>): string[][] {
+function findCycles(graph: Map<string, string[]>): string[][] {
   const cycles: string[][] = [];
   const state = new Map<string, 'visiting' | 'done'>();
   const stack: string[] = [];

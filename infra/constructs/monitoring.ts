@@ -44,7 +44,7 @@ export class Monitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
-    const { config, functions } = props;
+    const { config } = props;
     const prefix = `idv-pipeline-${config.name}`;
 
     this.topic = new sns.Topic(this, 'AlarmTopic', {
@@ -55,21 +55,13 @@ export class Monitoring extends Construct {
     if (config.alarmEmail !== undefined) {
       this.topic.addSubscription(new subscriptions.EmailSubscription(config.alarmEmail));
     }
-    const notify = new actions.SnsAction(this.topic);
+    this.#addAlarms(props, prefix, new actions.SnsAction(this.topic));
+    this.dashboard = this.#addDashboard(props, prefix);
+  }
 
-    const pipelineMetric = (metricName: string, statistic: string): cloudwatch.Metric =>
-      new cloudwatch.Metric({
-        namespace: METRICS.namespace,
-        metricName,
-        // Powertools adds the `service` dimension; the functions add the environment.
-        dimensionsMap: {
-          service: METRICS.serviceName,
-          [METRICS.environmentDimension]: config.serviceEnvironment,
-        },
-        statistic,
-        period: Duration.minutes(1),
-      });
-
+  #addAlarms(props: MonitoringProps, prefix: string, notify: actions.SnsAction): void {
+    const { config, functions } = props;
+    const pipelineMetric = metricOf(config);
     const alarm = (
       key: string,
       metric: cloudwatch.IMetric,
@@ -138,13 +130,16 @@ export class Monitoring extends Construct {
       `A finished result has waited > ${config.pendingAlarmMinutes} min at the service without being ` +
         'stored; unretrieved results are deleted after the account retention period.',
     );
+  }
 
-    const functionList = Object.entries(functions);
-    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+  #addDashboard(props: MonitoringProps, prefix: string): cloudwatch.Dashboard {
+    const pipelineMetric = metricOf(props.config);
+    const functionList = Object.entries(props.functions);
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: prefix,
       defaultInterval: Duration.hours(6),
     });
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       new cloudwatch.AlarmStatusWidget({
         title: 'Alarms',
         alarms: Object.values(this.alarms),
@@ -152,7 +147,7 @@ export class Monitoring extends Construct {
         height: 4,
       }),
     );
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Results queue',
         left: [
@@ -174,7 +169,7 @@ export class Monitoring extends Construct {
         width: 12,
       }),
     );
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Results stored / unavailable',
         left: [
@@ -197,5 +192,22 @@ export class Monitoring extends Construct {
         width: 8,
       }),
     );
+    return dashboard;
   }
+}
+
+/** A metric the pipeline's functions publish, with the dimensions Powertools and the functions add. */
+function metricOf(config: EnvironmentConfig) {
+  return (metricName: string, statistic: string): cloudwatch.Metric =>
+    new cloudwatch.Metric({
+      namespace: METRICS.namespace,
+      metricName,
+      // Powertools adds the `service` dimension; the functions add the environment.
+      dimensionsMap: {
+        service: METRICS.serviceName,
+        [METRICS.environmentDimension]: config.serviceEnvironment,
+      },
+      statistic,
+      period: Duration.minutes(1),
+    });
 }

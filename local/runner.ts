@@ -7,6 +7,7 @@ import { ConnectionError, fetchAccessToken, IdvClient, UnauthorizedError } from 
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
 import { createDemoTransaction, demoPlan } from './demo';
+import { captureHandlerLogs } from './handler-logs';
 import { lambdaContext } from './lambda-context';
 import { clientConfig, type LocalAws, startLocalAws } from './local-aws';
 import { createPipelineResources, type PipelineResources, pipelineEnv } from './pipeline-resources';
@@ -296,9 +297,13 @@ async function loadHandlers(
       scopes: DEFAULT_PIPELINE_SCOPES,
     }),
     POWERTOOLS_LOG_LEVEL: run.options.logLevel,
+    // The logger writes through the global console, which `captureHandlerLogs` turns into readable lines.
+    POWERTOOLS_DEV: 'true',
     // Metrics would print EMF JSON to stdout; CloudWatch is not part of the local run.
     POWERTOOLS_METRICS_DISABLED: 'true',
   });
+  const restore = captureHandlerLogs(run.io.err);
+  run.cleanups.push(async () => restore());
   return modules.loadHandlers();
 }
 
@@ -360,8 +365,11 @@ function printBanner(run: Run, service: Service, webhooks: Webhooks): void {
   );
   io.out(`  webhooks: ${webhooks.endpoint.url}/webhooks/<webhook secret>/result  (and …/upload)`);
   io.out(`  events:   ${join(dataDir, 'events.jsonl')}`);
+  const polling = options.once
+    ? `one poll, then the queue is drained (at most ${options.timeoutSeconds}s)`
+    : `poll every ${options.pollIntervalSeconds}s`;
   io.out(
-    `  poll every ${options.pollIntervalSeconds}s; queue visibility ${options.visibilityTimeoutSeconds}s, DLQ after ${options.maxReceiveCount} receives`,
+    `  ${polling}; queue visibility ${options.visibilityTimeoutSeconds}s, DLQ after ${options.maxReceiveCount} receives`,
   );
 }
 
@@ -429,14 +437,14 @@ async function runUntilStopped(
   );
   run.cleanups.push(() => schedule.stop());
   if (options.demo > 0 && !run.external && !options.exitWhenDone) printHints(run, service);
-  const done = options.exitWhenDone
-    ? (async () => {
-        await demo.creating;
-        while (!demo.created.every((transactionId) => tally.hasStoredTransaction(transactionId)))
-          await sleep(200);
-        return 'done' as const;
-      })()
-    : new Promise<never>(() => undefined);
+  // A plain run goes on until Ctrl-C: the timeout limits only a run that is meant to end by itself.
+  if (!options.exitWhenDone) return io.interrupted.then(() => 'signal' as const);
+  const done = (async () => {
+    await demo.creating;
+    while (!demo.created.every((transactionId) => tally.hasStoredTransaction(transactionId)))
+      await sleep(200);
+    return 'done' as const;
+  })();
   return Promise.race([done, timeout, io.interrupted.then(() => 'signal' as const)]);
 }
 
@@ -447,9 +455,9 @@ function printHints(run: Run, service: Service): void {
   io.out(
     `  IDV_BASE_URL=${service.url} IDV_CLIENT_ID=${LOCAL_CLIENT.clientId} IDV_CLIENT_SECRET=${LOCAL_CLIENT.clientSecret} \\`,
   );
-  io.out('    npm run idv -- secure-link create --product IDV_STANDARD --mock-test APPROVED');
-  io.out(`Query them:   npm run idv -- results list --local${dirFlag}`);
-  io.out(`              npm run idv -- results get RESULT_ID --local${dirFlag} --out ./result`);
+  io.out('    npx idv secure-link create --product IDV_STANDARD --mock-test APPROVED');
+  io.out(`Query them:   npx idv results list --local${dirFlag}`);
+  io.out(`              npx idv results get RESULT_ID --local${dirFlag} --out ./result`);
   io.out('Stop:         Ctrl-C');
   io.out('');
 }
@@ -469,9 +477,7 @@ async function reportEnd(
   }
   summary.dlq = await dlqDepth(plumbing.sqs, resources.dlqUrl);
   if (summary.dlq > 0)
-    io.err(
-      `! ${summary.dlq} message(s) in the DLQ: inspect, then \`npm run idv -- dlq redrive --local${dirFlag}\``,
-    );
+    io.err(`! ${summary.dlq} message(s) in the DLQ: inspect, then \`npx idv dlq redrive --local${dirFlag}\``);
 }
 
 function reportError(io: RunIo, what: string) {

@@ -27,7 +27,8 @@ Options:
                             variable: flags show in ps)
   --environment ENV         staging or production (default staging; mock-test needs staging)
   --data-dir DIR            persistent state (default .local)
-  --timeout SECONDS         limit of --exit-when-done and --once (default 300)
+  --timeout SECONDS         limit of --exit-when-done and --once only (default 300); a plain
+                            run goes on until Ctrl-C
   --completion-delay-ms N   simulator delay of transactions without mock-test (default 3000)
   --seed N                  simulator seed (repeatable runs)
   --retention-days N        retention of stored results (default 30)

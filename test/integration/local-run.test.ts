@@ -24,6 +24,31 @@ async function listening(): Promise<{ server: Server; port: number }> {
 }
 const idv = (...args: string[]) => run('npx', ['tsx', 'bin/idv.ts', ...args]);
 
+/**
+ * The start script itself (no npm/tsx wrapper, so signals reach exactly this process), resolved once it
+ * printed that the pipeline runs.
+ */
+async function startedRun(...args: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('Local pipeline running')) resolve();
+    });
+    child.on('close', () => reject(new Error(`npm start ended early: ${stderr}`)));
+  });
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}
+
 describe('npm start with the simulator', () => {
   let dataDir: string;
 
@@ -118,38 +143,41 @@ describe('npm start with the simulator', () => {
   });
 
   it('stops cleanly on Ctrl-C even when the signal arrives twice at once', async () => {
-    // Prepare: the start script itself (no npm/tsx wrapper), so the signals reach exactly this process.
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'bin/start.ts', '--port', '0', '--demo', '0', '--data-dir', dataDir],
-      { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0' } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        if (stdout.includes('Local pipeline running')) resolve();
-      });
-      child.on('close', () => reject(new Error(`npm start ended early: ${stderr}`)));
-    });
+    // Prepare
+    const started = await startedRun('--port', '0', '--demo', '0', '--data-dir', dataDir);
 
     // Act: what a terminal plus tsx's relay deliver for one Ctrl-C: a second SIGINT moments after the
     // first (sent once the first was handled; two pending signals would merge into one).
-    child.kill('SIGINT');
-    await until(() => stderr.includes('Stopping'));
-    child.kill('SIGINT');
-    const code = await exited;
+    started.child.kill('SIGINT');
+    await until(() => started.stderr().includes('Stopping'));
+    started.child.kill('SIGINT');
+    const code = await started.exited;
 
     // Assess
-    expect(code, stderr).toBe(0);
-    expect(stderr).not.toContain('Forced stop');
-    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toMatchObject({ exit: 'signal' });
+    expect(code, started.stderr()).toBe(0);
+    expect(started.stderr()).not.toContain('Forced stop');
+    expect(JSON.parse(started.stdout().trim().split('\n').at(-1)!)).toMatchObject({ exit: 'signal' });
     expect(existsSync(join(dataDir, 'stack.json'))).toBe(false);
+  });
+
+  it('runs past --timeout until Ctrl-C when neither --once nor --exit-when-done is given', async () => {
+    // Prepare: a one-second timeout, which limits only runs that are meant to end by themselves.
+    const started = await startedRun('--port', '0', '--demo', '0', '--timeout', '1', '--data-dir', dataDir);
+
+    // Act
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const stillRunning = started.child.exitCode === null;
+    started.child.kill('SIGINT');
+    const code = await started.exited;
+
+    // Assess
+    expect(stillRunning, started.stderr()).toBe(true);
+    expect(code, started.stderr()).toBe(0);
+    const lines = started.stdout().trim().split('\n');
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ exit: 'signal' });
+    expect(started.stderr()).not.toContain('gave up');
+    // Only the summary is JSON: handler log lines are turned into readable ones.
+    expect(lines.slice(0, -1).filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
   });
 
   it('stops with what to do when the webhook port is taken', async () => {

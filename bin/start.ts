@@ -64,6 +64,17 @@ async function main(): Promise<void> {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // Killed wrappers (npm, tsx) leave this process behind, holding the data directory and its ports:
+    // when the parent is gone, stop as if Ctrl-C was pressed (nothing is lost: see docs/local-run.md).
+    const parent = process.ppid;
+    const watch = setInterval(() => {
+      if (process.ppid !== parent && stopRequestedAt === undefined) {
+        process.stderr.write('\nThe process that started this run is gone: stopping.\n');
+        stopRequestedAt = Date.now();
+        resolve();
+      }
+    }, 1000);
+    watch.unref();
   });
   try {
     const summary = await runLocal(

@@ -9,6 +9,7 @@ import S3rver from 's3rver';
 import { closeServer } from './aws-json-server';
 import { type LocalEvent, type LocalEventListener, startFakeEventBridge } from './fake-eventbridge';
 import { startFakeSecretsManager } from './fake-secrets-manager';
+import { type JournaledStore, type MessageFactory, QueueJournal } from './queue-journal';
 
 export type { LocalEvent, LocalEventListener } from './fake-eventbridge';
 
@@ -41,9 +42,17 @@ export interface LocalAws {
   env(): Record<string, string>;
   /** Events accepted by the local EventBridge since start. */
   readonly events: { entries(): LocalEvent[]; on(listener: LocalEventListener): () => void };
+  /**
+   * With a data directory: puts back every message the queue journal holds that was never consumed
+   * (call once the queues exist, before anything receives). Returns the count per queue name.
+   */
+  restoreQueues(): Record<string, number>;
   /** Stops every emulator (and removes the temporary S3 directory when no dataDir was given). */
   close(): Promise<void>;
 }
+
+/** The queue journal's file name in the data directory. */
+export const QUEUE_JOURNAL = 'queue-journal.jsonl';
 
 /** SDK client settings for one emulator, for code that builds its own clients (tests, the CLI). */
 export interface LocalClientConfig {
@@ -77,6 +86,8 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
   const dataDir = options.dataDir;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const closers: (() => Promise<void>)[] = [];
+  const journal = dataDir ? new QueueJournal(join(dataDir, QUEUE_JOURNAL)) : undefined;
+  let sqsStore: (JournaledStore & { constructor: { createMessage: MessageFactory } }) | undefined;
   const closeAll = async (): Promise<void> => {
     // Reverse start order; keep going when one fails so no server is left listening.
     const errors: unknown[] = [];
@@ -123,7 +134,13 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
 
   const sqs = await step('SQS', async () => {
     // buildApp instead of startFauxqs: startFauxqs always listens on 0.0.0.0, we want loopback only.
-    const app = buildApp({ logger: false, defaultRegion: LOCAL_REGION, stores: await fauxqsStores() });
+    const stores = await fauxqsStores();
+    if (dataDir) {
+      // fauxqs keeps queues in memory: the journal makes them survive a crash (see queue-journal.ts).
+      stores.sqsStore.spy = journal!.spy;
+    }
+    sqsStore = stores.sqsStore;
+    const app = buildApp({ logger: false, defaultRegion: LOCAL_REGION, stores });
     const address = await app.listen({ port: 0, host });
     closers.push(() => app.close());
     return address.replace('localhost', host);
@@ -175,6 +192,10 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
       IDV_S3_FORCE_PATH_STYLE: 'true',
     }),
     events: { entries: () => eventBridge.entries(), on: (listener) => eventBridge.on(listener) },
+    restoreQueues: () =>
+      journal && sqsStore
+        ? journal.restore(sqsStore, (body) => sqsStore!.constructor.createMessage(body))
+        : {},
     close: closeAll,
   };
 }

@@ -14,7 +14,7 @@ import { createPipelineResources, type PipelineResources, pipelineEnv } from './
 import { dataDirFlag, EventTally, emptySummary, formatEventLine, type RunSummary } from './run-report';
 import { scheduledEvent, startSchedule } from './scheduler';
 import { queueDepth, SqsEventSource, type SqsHandler } from './sqs-event-source';
-import { readLiveStack, STACK_FILE, type StackFile } from './stack-file';
+import { processStartTime, readStack, restrictToOwner, STACK_FILE, type StackFile } from './stack-file';
 
 /** Options of one local run (the flags of `npm start`). */
 export interface RunOptions {
@@ -158,6 +158,7 @@ export async function runLocal(options: RunOptions, io: RunIo, modules: LocalMod
       visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
       maxReceiveCount: options.maxReceiveCount,
     });
+    reportRestored(run, aws.restoreQueues());
     const webhooks = await startWebhooks(run, aws, await readSecret(aws, resources.webhookSecretId));
     const service = await startService(run, modules, webhooks);
     await checkCredentials(service.url, run.credentials, run.external);
@@ -201,13 +202,35 @@ function newRun(options: RunOptions, io: RunIo): Run {
   };
 }
 
-/** One run per data directory: refuses when a live run holds it. */
+/**
+ * One run per data directory: refuses when a live run holds it, takes it over (and says so) when the
+ * run that held it ended without stopping. The directory can hold real identity documents (with
+ * `--service-url`), so everything in it is owner-only.
+ */
 function claimDataDir(run: Run): void {
-  mkdirSync(run.dataDir, { recursive: true });
-  const running = readLiveStack(run.dataDir);
-  if (running) {
+  // Owner-only for everything this process creates from here on: emulator files, journals, results.
+  process.umask(0o077);
+  mkdirSync(run.dataDir, { recursive: true, mode: 0o700 });
+  restrictToOwner(run.dataDir);
+  const holder = readStack(run.dataDir);
+  if (holder?.alive) {
     throw new RunDependencyError(
-      `another local run (pid ${running.pid}) is using ${run.dataDir}: stop it first, or pass --data-dir DIR`,
+      `another local run (pid ${holder.stack.pid}) is using ${run.dataDir}: stop it first, or pass --data-dir DIR`,
+    );
+  }
+  if (holder) {
+    run.io.err(
+      `↺ taking over ${run.dataDir} from a local run that ended without stopping (pid ${holder.stack.pid})`,
+    );
+  }
+}
+
+/** Says how many queued messages an earlier run left behind and this one put back. */
+function reportRestored(run: Run, restored: Record<string, number>): void {
+  const total = Object.values(restored).reduce((sum, n) => sum + n, 0);
+  if (total > 0) {
+    run.io.err(
+      `↺ ${total} queued message(s) of the earlier run put back into their queues (queue-journal.jsonl)`,
     );
   }
 }
@@ -312,6 +335,7 @@ function writeStackFile(run: Run, aws: LocalAws, resources: PipelineResources): 
   const file = join(run.dataDir, STACK_FILE);
   const stack: StackFile = {
     pid: process.pid,
+    pidStartTime: processStartTime(process.pid),
     startedAt: new Date().toISOString(),
     region: aws.region,
     credentials: aws.credentials,

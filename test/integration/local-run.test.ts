@@ -10,6 +10,8 @@ import { type RunningSimulator, startSimulator } from '../../simulator/server';
 import { ROOT, run } from '../support/run-process';
 
 const npmStart = (...args: string[]) => run('npm', ['start', '--silent', '--', '--port', '0', ...args]);
+const npmStartEnv = (env: Record<string, string>, ...args: string[]) =>
+  run('npm', ['start', '--silent', '--', '--port', '0', ...args], 120_000, env);
 
 /** Resolves once `condition` holds (checked every 10 ms). */
 async function until(condition: () => boolean): Promise<void> {
@@ -28,10 +30,12 @@ const idv = (...args: string[]) => run('npx', ['tsx', 'bin/idv.ts', ...args]);
  * The start script itself (no npm/tsx wrapper, so signals reach exactly this process), resolved once it
  * printed that the pipeline runs.
  */
-async function startedRun(...args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts', ...args], {
+async function startedRun(...args: (string | { env: Record<string, string> })[]) {
+  const extraEnv = args.find((arg) => typeof arg !== 'string')?.env ?? {};
+  const flags = args.filter((arg) => typeof arg === 'string');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts', ...flags], {
     cwd: ROOT,
-    env: { ...process.env, FORCE_COLOR: '0' },
+    env: { ...process.env, ...extraEnv, FORCE_COLOR: '0' },
   });
   let stdout = '';
   let stderr = '';
@@ -260,6 +264,53 @@ describe('npm start against an external service', () => {
     expect(first.summary).toMatchObject({ created: 0, polled: 1, stored: 3, events: 3, dlq: 0 });
     expect(second.summary).toMatchObject({ stored: 0, events: 0 });
     expect(Object.values(service.control.stats().resultFetches)).toEqual([1, 1, 1]);
+  });
+
+  it('loses nothing when the run is killed with SIGKILL mid-way and started again', async () => {
+    // Prepare: a data directory of its own, eight finished transactions, and result fetches that take 1.5 s,
+    // so the kill lands while fetched results are not yet stored (their poll records are gone by then).
+    const killDir = mkdtempSync(join(tmpdir(), 'idv-local-kill-'));
+    const slow = await startSimulator({ ...credentials, seed: 11 });
+    const client = new IdvClient({ baseUrl: slow.url, environment: 'staging', credentials });
+    const transactions = new Set<string>();
+    for (let i = 0; i < 8; i++) {
+      const link = await client.createSecureLink(
+        { product: 'IDV_STANDARD', disableCommunication: true },
+        { mockTest: i % 2 ? 'DISAPPROVED' : 'APPROVED' },
+      );
+      transactions.add(link.transactionId);
+    }
+    slow.control.setFaults({ slowRate: 1, slowMs: 1500, paths: ['/api/v2/result'] });
+    const flags = ['--port', '0', '--service-url', slow.url, '--client-id', credentials.clientId];
+    const env = { IDV_CLIENT_SECRET: credentials.clientSecret };
+    try {
+      // Act: a plain run, killed while the service works on its second result request (it removes that
+      // result's poll record all the same); then a --once run on the same directory.
+      const first = await startedRun(...flags, '--data-dir', killDir, { env });
+      const resultRequests = () => slow.requests.filter((r) => r.path.startsWith('/api/v2/result/')).length;
+      await until(() => resultRequests() >= 2);
+      first.child.kill('SIGKILL');
+      await first.exited;
+      await until(() => slow.control.stats().pollRecords <= 6);
+      slow.control.setFaults(undefined);
+      const second = await npmStartEnv(env, ...flags.slice(2), '--once', '--data-dir', killDir);
+
+      // Assess: every transaction's result stored and announced, nothing dead-lettered.
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toContain('taking over');
+      expect(second.summary).toMatchObject({ dlq: 0, exit: 'once' });
+      const stored = readFileSync(join(killDir, 'events.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+        .filter((event) => event['detail-type'] === DETAIL_TYPES.resultStored);
+      expect(new Set(stored.map((event) => event.detail.transactionId))).toEqual(transactions);
+      expect(statSync(killDir).mode & 0o777).toBe(0o700);
+      expect(statSync(join(killDir, 'events.jsonl')).mode & 0o777).toBe(0o600);
+    } finally {
+      await slow.close();
+      rmSync(killDir, { recursive: true, force: true });
+    }
   });
 
   it('stops with a message that says what to do when the service is down', async () => {

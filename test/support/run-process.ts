@@ -18,9 +18,14 @@ export interface Run {
 }
 
 /** Runs `command args` (killed after `timeoutMs`); resolves with what it printed and its exit code. */
-export function run(command: string, args: string[], timeoutMs = 120_000): Promise<Run> {
+export function run(
+  command: string,
+  args: string[],
+  timeoutMs = 120_000,
+  env: Record<string, string> = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0' } });
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env, FORCE_COLOR: '0' } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -1,0 +1,118 @@
+import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+
+/**
+ * A durable local queue. The SQS emulator (fauxqs) keeps its queues in memory, so a local run killed
+ * with SIGKILL would lose every message not yet processed — and a result the service already handed out
+ * has no poll record left to find it again. The journal makes the queues durable without changing the
+ * emulator: fauxqs reports every message it takes (`published`), deletes after processing (`consumed`)
+ * and moves to a DLQ (`dlq`, followed by a `published` on the DLQ) to a spy; each report is appended to
+ * `<data-dir>/queue-journal.jsonl` before the request is answered. At the next start every message that
+ * was taken and never consumed — waiting, in flight, or in the DLQ — is put back into its queue with its
+ * message id, and the journal is rewritten to just those. Processing is idempotent per resultId, so a
+ * message that was being processed at the crash is simply processed again.
+ */
+
+/** One line of the journal. */
+type JournalEntry = { op: 'put'; q: string; id: string; body: string } | { op: 'del'; q: string; id: string };
+
+/** What fauxqs hands its spy (`SqsQueue.enqueue`, `deleteMessage`, `dequeue`). */
+interface SpyMessage {
+  service: string;
+  queueName: string;
+  messageId: string;
+  body: string;
+  status: string;
+}
+
+/** A spy as fauxqs calls it. */
+interface Spy {
+  addMessage(message: SpyMessage): void;
+}
+
+/** The parts of a fauxqs queue the journal uses. */
+interface JournaledQueue {
+  spy?: Spy | undefined;
+  enqueue(message: object): void;
+}
+
+/** The parts of fauxqs's store the journal uses. */
+export interface JournaledStore {
+  getQueueByName(name: string): JournaledQueue | undefined;
+}
+
+/** Builds a fauxqs message (`SqsStore.createMessage`). */
+export type MessageFactory = (body: string) => { messageId: string };
+
+/** The messages a journal holds that were taken and never consumed, per queue name, in order. */
+export function pendingMessages(text: string): Map<string, Map<string, string>> {
+  const queues = new Map<string, Map<string, string>>();
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let entry: JournalEntry;
+    try {
+      entry = JSON.parse(line) as JournalEntry;
+    } catch {
+      // A line torn by a crash mid-write: its request was never answered, so its sender retries.
+      continue;
+    }
+    const queue = queues.get(entry.q) ?? new Map<string, string>();
+    queues.set(entry.q, queue);
+    if (entry.op === 'put') queue.set(entry.id, entry.body);
+    else queue.delete(entry.id);
+  }
+  return queues;
+}
+
+/** The journal of one data directory. */
+export class QueueJournal {
+  readonly #file: string;
+
+  constructor(file: string) {
+    this.#file = file;
+  }
+
+  /** The spy to set on the store before any queue exists (fauxqs copies it into each new queue). */
+  readonly spy: Spy = {
+    addMessage: (message: SpyMessage): void => {
+      const entry: JournalEntry | undefined =
+        message.status === 'published'
+          ? { op: 'put', q: message.queueName, id: message.messageId, body: message.body }
+          : message.status === 'consumed' || message.status === 'dlq'
+            ? { op: 'del', q: message.queueName, id: message.messageId }
+            : undefined;
+      if (entry) appendFileSync(this.#file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+    },
+  };
+
+  /**
+   * Puts every pending message of the journal back into its queue (which must exist by now) and
+   * rewrites the journal to just them. Returns how many were restored, per queue name.
+   */
+  restore(store: JournaledStore, createMessage: MessageFactory): Record<string, number> {
+    const pending = existsSync(this.#file) ? pendingMessages(readFileSync(this.#file, 'utf8')) : new Map();
+    const restored: Record<string, number> = {};
+    const lines: string[] = [];
+    for (const [name, messages] of pending as Map<string, Map<string, string>>) {
+      const queue = store.getQueueByName(name);
+      if (!queue || messages.size === 0) continue;
+      // Not through the spy: the journal is rewritten below with exactly these entries.
+      const spy = queue.spy;
+      queue.spy = undefined;
+      try {
+        for (const [id, body] of messages) {
+          const message = createMessage(body);
+          message.messageId = id;
+          queue.enqueue(message);
+          lines.push(JSON.stringify({ op: 'put', q: name, id, body } satisfies JournalEntry));
+        }
+      } finally {
+        queue.spy = spy;
+      }
+      restored[name] = messages.size;
+    }
+    const next = `${this.#file}.next`;
+    writeFileSync(next, lines.map((line) => `${line}\n`).join(''), { mode: 0o600 });
+    renameSync(next, this.#file);
+    return restored;
+  }
+}

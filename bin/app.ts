@@ -1,6 +1,6 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { Annotations, App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { EnvironmentConfigError, loadEnvironments } from '../infra/config';
+import { EnvironmentConfigError, loadEnvironments, placeholderUrlProblem } from '../infra/config';
 import { PipelineStack, stackName } from '../infra/pipeline-stack';
 import { ConfigError } from '../shared/errors';
 
@@ -8,13 +8,18 @@ import { ConfigError } from '../shared/errors';
  * CDK app: one `IdvPipeline-<env>` stack per environment of the `environments` context in cdk.json.
  * `-c env=staging` selects one; without it (or with `-c env=all`) every environment is synthesised,
  * which is what `npm run synth` and CI do. cdk-nag's AwsSolutions checks run on every synth and fail
- * it on any unacknowledged finding.
+ * it on any unacknowledged finding. A placeholder service URL stops production (`cdk deploy`, `cdk diff`)
+ * and warns elsewhere; `-c allowPlaceholderServiceUrls=true` (only `npm run synth`, a template check that
+ * deploys nothing) turns the production stop into a warning.
  */
 function synth(): void {
   const app = new App();
   const selected = app.node.tryGetContext('env') as string | undefined;
+  const allowPlaceholders = String(app.node.tryGetContext('allowPlaceholderServiceUrls')) === 'true';
   for (const config of loadEnvironments(app.node.tryGetContext('environments'), selected)) {
-    new PipelineStack(app, stackName(config.name), {
+    const placeholder = placeholderUrlProblem(config, allowPlaceholders);
+    if (placeholder?.level === 'error') throw new EnvironmentConfigError(placeholder.message);
+    const stack = new PipelineStack(app, stackName(config.name), {
       config,
       description: `Identity verification results pipeline (${config.name})`,
       // Environment-agnostic unless pinned in cdk.json: synth needs no AWS credentials or lookups.
@@ -22,6 +27,7 @@ function synth(): void {
         ? { env: { account: config.account, region: config.region } }
         : {}),
     });
+    if (placeholder) Annotations.of(stack).addWarningV2('idv:placeholder-service-url', placeholder.message);
   }
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   app.synth();

@@ -22,6 +22,11 @@ export interface EnvironmentConfig {
   readonly serviceEnvironment: ServiceEnvironment;
   /** Base URL of the verification service environment this stack talks to (https). */
   readonly serviceBaseUrl: string;
+  /**
+   * True when `serviceBaseUrl` is on a reserved example or test domain (`.example`, `example.com`,
+   * `.invalid`, `.test`, `localhost`): a placeholder still waiting for the URL the service gave you.
+   */
+  readonly serviceBaseUrlIsPlaceholder: boolean;
   /** EventBridge schedule expression of the poll safety net. @default 'rate(1 minute)' */
   readonly pollSchedule: string;
   /** Days a stored result is kept (DynamoDB TTL, S3 lifecycle). Required for production. */
@@ -187,6 +192,7 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
     ...(region !== undefined && { region }),
     serviceEnvironment: serviceEnvironment as ServiceEnvironment,
     serviceBaseUrl,
+    serviceBaseUrlIsPlaceholder: isPlaceholderHost(url.hostname),
     pollSchedule,
     retentionDays,
     logRetentionDays,
@@ -199,6 +205,43 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
     webhookBurstLimit: integer(raw, name, 'webhookBurstLimit', 1, 40),
     removalPolicy,
   };
+}
+
+/** Domains reserved for examples and tests (RFC 2606, RFC 6761): never a real service. */
+const PLACEHOLDER_DOMAINS = [
+  'example',
+  'example.com',
+  'example.net',
+  'example.org',
+  'invalid',
+  'test',
+  'localhost',
+];
+
+/** True for a host name on a domain reserved for examples and tests. */
+export function isPlaceholderHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return PLACEHOLDER_DOMAINS.some((domain) => host === domain || host.endsWith(`.${domain}`));
+}
+
+/** Environments that may never be deployed against a placeholder service URL. */
+const PLACEHOLDER_REFUSED = new Set(['production']);
+
+/**
+ * What to do about a placeholder `serviceBaseUrl`: `undefined` when there is none, a warning for most
+ * environments, and for production an error — unless `allow` (the offline template check of CI and
+ * `npm run synth`, which deploys nothing) turns it into a warning too.
+ */
+export function placeholderUrlProblem(
+  config: EnvironmentConfig,
+  allow: boolean,
+): { level: 'error' | 'warning'; message: string } | undefined {
+  if (!config.serviceBaseUrlIsPlaceholder) return undefined;
+  const where = `context.environments.${config.name}.serviceBaseUrl in cdk.json`;
+  const message = `${config.name}: serviceBaseUrl ${config.serviceBaseUrl} is a placeholder; set ${where} to the base URL the service gave you for ${config.serviceEnvironment}`;
+  return PLACEHOLDER_REFUSED.has(config.name) && !allow
+    ? { level: 'error', message }
+    : { level: 'warning', message };
 }
 
 /**

@@ -2,7 +2,13 @@ import { App, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { EnvironmentConfigError, loadEnvironments, parseEnvironmentConfig } from '../../infra/config';
+import {
+  EnvironmentConfigError,
+  isPlaceholderHost,
+  loadEnvironments,
+  parseEnvironmentConfig,
+  placeholderUrlProblem,
+} from '../../infra/config';
 import { PipelineStack, stackName } from '../../infra/pipeline-stack';
 import { cdkJsonContext, synthesise } from './stack-fixture';
 
@@ -142,5 +148,40 @@ describe('both environments synthesise with zero unacknowledged cdk-nag findings
 
     // Assess
     expect(synth).toThrow('AwsSolutions-IAM5[Action::s3:*]');
+  });
+});
+
+describe('placeholder service URLs', () => {
+  it.each([
+    ['verification-service.example', true],
+    ['staging.verification-service.example', true],
+    ['api.example.com', true],
+    ['svc.invalid', true],
+    ['localhost', true],
+    ['EXAMPLE.ORG.', true],
+    ['api.verification.eu', false],
+    ['example.company.com', false],
+    ['notexample.com', false],
+  ])('%s is a placeholder: %s', (host, expected) => {
+    expect(isPlaceholderHost(host)).toBe(expected);
+  });
+
+  it('stops production, warns for staging, and lets the template check through with a warning', () => {
+    // Prepare
+    const production = parseEnvironmentConfig('production', { ...minimal, retentionDays: 90 });
+    const staging = parseEnvironmentConfig('staging', minimal);
+    const real = parseEnvironmentConfig('production', {
+      serviceBaseUrl: 'https://api.idv.eu',
+      retentionDays: 90,
+    });
+
+    // Act / Assess
+    expect(placeholderUrlProblem(production, false)?.level).toBe('error');
+    expect(placeholderUrlProblem(production, true)?.level).toBe('warning');
+    expect(placeholderUrlProblem(staging, false)?.level).toBe('warning');
+    expect(placeholderUrlProblem(real, false)).toBeUndefined();
+    expect(placeholderUrlProblem(production, false)?.message).toContain(
+      'context.environments.production.serviceBaseUrl',
+    );
   });
 });

@@ -96,4 +96,34 @@ describe('CDK app (bin/app.ts)', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toBe('idv-pipeline: unknown environment "stagin"; configured: staging, production\n');
   });
+
+  it('refuses production with a placeholder service URL, unless the template check allows it', async () => {
+    // Prepare: cdk.json as shipped (example-domain URLs).
+    const { context } = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8')) as {
+      context: Record<string, unknown>;
+    };
+    const synth = async (extra: Record<string, unknown>) => {
+      const outdir = mkdtempSync(join(tmpdir(), 'idv-cdk-out-'));
+      return tsx('bin/app.ts', [], {
+        CDK_CONTEXT_JSON: JSON.stringify({
+          ...context,
+          env: 'production',
+          'aws:cdk:bundling-stacks': [],
+          ...extra,
+        }),
+        CDK_OUTDIR: outdir,
+      }).finally(() => rmSync(outdir, { recursive: true, force: true }));
+    };
+
+    // Act
+    const refused = await synth({});
+    const allowed = await synth({ allowPlaceholderServiceUrls: 'true' });
+
+    // Assess
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'idv-pipeline: production: serviceBaseUrl https://verification-service.example is a placeholder; set context.environments.production.serviceBaseUrl in cdk.json to the base URL the service gave you for production\n',
+    );
+    expect(allowed.code, allowed.stderr).toBe(0);
+  });
 });

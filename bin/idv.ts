@@ -7,13 +7,17 @@
 // on that, so keep stderr clean. Set before the CLI (and with it the SDK) is loaded.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const { runCli } = await import('./cli/main');
+const { terminalAsk } = await import('./cli/prompt');
 
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   env: process.env,
   cwd: process.cwd(),
+  ask: terminalAsk(process.stdin, process.stderr),
 });
+// An answer read from stdin (`idv setup credentials`) leaves it open; nothing else will read it.
+process.stdin.destroy();
 
 // A module (for top-level await) without static imports: they would load the SDK before the line above.
 export {};

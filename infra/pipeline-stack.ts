@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { secretNamePrefix } from '../shared/secret-names';
 import type { EnvironmentConfig } from './config';
 import { DataBucket } from './constructs/data-bucket';
 import { EncryptionKey } from './constructs/encryption-key';
@@ -54,7 +55,7 @@ export class PipelineStack extends Stack {
 
     const { key } = new EncryptionKey(this, 'EncryptionKey', { aliasName: name, removalPolicy: dataRemoval });
     const secrets = new Secrets(this, 'Secrets', {
-      namePrefix: `idv-pipeline/${config.name}`,
+      namePrefix: secretNamePrefix(config.name),
       encryptionKey: key,
       removalPolicy: dataRemoval,
     });

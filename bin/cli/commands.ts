@@ -11,6 +11,7 @@ import {
   resultsListCommand,
 } from './results';
 import { secureLinkBulkCommand, secureLinkCreateCommand } from './secure-link';
+import { setupCredentialsCommand } from './setup';
 import {
   faceLinkPackageCommand,
   pollCommand,
@@ -40,4 +41,5 @@ export const COMMANDS: readonly CliCommand[] = [
   resultsByTransactionCommand,
   resultsByReferenceCommand,
   dlqRedriveCommand,
+  setupCredentialsCommand,
 ];

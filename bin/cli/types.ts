@@ -4,6 +4,7 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 import type { IdvClient } from '../../shared/client/client';
+import type { Ask } from './prompt';
 
 /** Where the CLI reads and writes; the real process in `bin/idv.ts`, fakes in unit tests. */
 export interface CliIo {
@@ -14,6 +15,8 @@ export interface CliIo {
   readonly cwd: string;
   /** Transport of the service client (tests pass a recording fetch). @default globalThis.fetch */
   readonly fetch?: typeof fetch;
+  /** Asks the operator for one value (`bin/cli/prompt.ts`); absent where there is no input. */
+  readonly ask?: Ask;
 }
 
 /** Parsed flag values, as `node:util` `parseArgs` returns them. */

@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { SECRET_PURPOSES } from '../../shared/secret-names';
 import { keyUseThrough } from './encryption-key';
 
 /** Properties of {@link Secrets}. */
@@ -36,7 +37,7 @@ export class Secrets extends Construct {
     this.encryptionKey = props.encryptionKey;
 
     this.credentials = new secretsmanager.Secret(this, 'CredentialsSecret', {
-      secretName: `${props.namePrefix}/client-credentials`,
+      secretName: `${props.namePrefix}/${SECRET_PURPOSES.credentials}`,
       description:
         'Client credentials of the verification service: {"clientId","clientSecret"}; set by the operator.',
       encryptionKey: props.encryptionKey,
@@ -52,7 +53,7 @@ export class Secrets extends Construct {
     });
 
     this.tokenCache = new secretsmanager.Secret(this, 'TokenCacheSecret', {
-      secretName: `${props.namePrefix}/access-token-cache`,
+      secretName: `${props.namePrefix}/${SECRET_PURPOSES.tokenCache}`,
       description: 'Shared access-token cache of the pipeline functions; rewritten on every token refresh.',
       encryptionKey: props.encryptionKey,
       secretStringValue: SecretValue.unsafePlainText('{}'),
@@ -64,7 +65,7 @@ export class Secrets extends Construct {
     });
 
     this.webhook = new secretsmanager.Secret(this, 'WebhookSecret', {
-      secretName: `${props.namePrefix}/webhook-path-secret`,
+      secretName: `${props.namePrefix}/${SECRET_PURPOSES.webhookPath}`,
       description: 'Secret path segment of the webhook URL registered at the verification service.',
       encryptionKey: props.encryptionKey,
       generateSecretString: {

@@ -22,11 +22,11 @@ export interface IdvRun {
  */
 export function runIdv(
   args: readonly string[],
-  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string } = {},
 ): Promise<IdvRun> {
   const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' };
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [IDV_BIN, ...args],
       {
@@ -40,5 +40,7 @@ export function runIdv(
         resolve({ code, stdout, stderr, json: <T>() => JSON.parse(stdout) as T });
       },
     );
+    // A pipe on stdin, like `… | idv setup credentials`; closed at once when there is nothing to send.
+    child.stdin?.end(options.input ?? '');
   });
 }

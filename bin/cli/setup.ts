@@ -1,0 +1,126 @@
+/**
+ * `idv setup credentials`: puts the service's client credentials into the stack's secret. The values are
+ * asked for (the secret without echo) or read from a pipe, checked against the service with a token
+ * request, and written with the AWS SDK as JSON the SDK encodes — no JSON typed by hand, nothing in the
+ * shell history or the process list.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  PutSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { type EnvironmentConfig, loadEnvironments } from '../../infra/config';
+import { fetchAccessToken } from '../../shared/client';
+import { UnauthorizedError } from '../../shared/client/errors';
+import { DEFAULT_PIPELINE_SCOPES } from '../../shared/config';
+import { secretName } from '../../shared/secret-names';
+import { UsageError } from './errors';
+import { flag, required, str } from './flags';
+import type { CliCommand, CommandContext } from './types';
+
+const COMMAND = 'setup credentials';
+
+export const setupCredentialsCommand: CliCommand = {
+  path: ['setup', 'credentials'],
+  summary: "put the service's client credentials into the stack's secret (asked for, never echoed)",
+  usage: 'setup credentials --environment ENV [--secret-id ID] [--service-url URL] [--skip-verify]',
+  help: `  --environment ENV    the stack's environment in cdk.json (staging, production, …)
+  --secret-id ID       the secret to write (default idv-pipeline/<ENV>/client-credentials)
+  --service-url URL    check the credentials against this service (default: the environment's
+                       serviceBaseUrl in cdk.json, unless it is a placeholder)
+  --skip-verify        write without asking the service for a token first
+The client id and secret are asked for on the terminal (the secret is not echoed); with a pipe on
+stdin they are its first two lines. AWS credentials and region come from the standard AWS environment
+(AWS_PROFILE after \`aws sso login\`, AWS_REGION). Prints the secret's id and version, never its value.`,
+  options: {
+    environment: { type: 'string' },
+    'secret-id': { type: 'string' },
+    'service-url': { type: 'string' },
+    'skip-verify': { type: 'boolean' },
+  },
+  connection: false,
+  run: async (ctx) => {
+    const environment = required(ctx, 'environment', COMMAND);
+    if (!/^[a-z][a-z0-9-]{0,19}$/.test(environment)) {
+      throw new UsageError('--environment must be lower-case letters, digits and dashes', COMMAND);
+    }
+    const secretId = str(ctx, 'secret-id') ?? secretName(environment, 'credentials');
+    const config = stackConfig(ctx, environment);
+    const serviceUrl =
+      str(ctx, 'service-url') ?? (config?.serviceBaseUrlIsPlaceholder ? undefined : config?.serviceBaseUrl);
+
+    const clientId = await ask(ctx, 'client id: ', false);
+    const clientSecret = await ask(ctx, 'client secret: ', true);
+
+    let verified: string | false = false;
+    if (!flag(ctx, 'skip-verify')) {
+      if (!serviceUrl) {
+        ctx.io.stderr(
+          `not checked against the service: cdk.json has no real serviceBaseUrl for ${environment} (pass --service-url URL)\n`,
+        );
+      } else {
+        await verify(serviceUrl, clientId, clientSecret, config?.scopes ?? DEFAULT_PIPELINE_SCOPES);
+        verified = serviceUrl;
+      }
+    }
+    const versionId = await putSecret(secretId, JSON.stringify({ clientId, clientSecret }), environment);
+    return { environment, secretId, versionId, verified };
+  },
+};
+
+/** The environment's settings from `cdk.json` in the working directory, when there is one. */
+function stackConfig(ctx: CommandContext, environment: string): EnvironmentConfig | undefined {
+  const file = join(ctx.io.cwd, 'cdk.json');
+  if (!existsSync(file)) return undefined;
+  const context = (JSON.parse(readFileSync(file, 'utf8')) as { context?: Record<string, unknown> }).context;
+  const environments = context?.environments as Record<string, unknown> | undefined;
+  if (!environments || !(environment in environments)) return undefined;
+  return loadEnvironments(environments, environment)[0];
+}
+
+async function ask(ctx: CommandContext, question: string, hidden: boolean): Promise<string> {
+  if (!ctx.io.ask) throw new UsageError('cannot ask for the credentials here (no input)', COMMAND);
+  const answer = (await ctx.io.ask(question, { hidden }))?.trim();
+  const what = question.replace(/: $/, '');
+  if (answer === undefined) throw new UsageError(`no ${what} given (the input ended)`, COMMAND);
+  if (!answer) throw new UsageError(`the ${what} must not be empty`, COMMAND);
+  return answer;
+}
+
+async function verify(baseUrl: string, clientId: string, clientSecret: string, scopes: readonly string[]) {
+  try {
+    await fetchAccessToken({ baseUrl, clientId, clientSecret, scopes, retry: { maxAttempts: 2 } });
+  } catch (error) {
+    if (error instanceof UnauthorizedError) {
+      throw new Error(
+        `the service at ${baseUrl} refused these credentials (401); nothing was written. Check them, or pass --skip-verify`,
+      );
+    }
+    throw new Error(
+      `could not check the credentials at ${baseUrl} (${error instanceof Error ? error.message : 'error'}); nothing was written. Pass --skip-verify to write anyway`,
+    );
+  }
+}
+
+async function putSecret(secretId: string, value: string, environment: string): Promise<string | undefined> {
+  const client = new SecretsManagerClient({});
+  try {
+    const answer = await client.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: value }));
+    return answer.VersionId;
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) {
+      throw new Error(
+        `secret ${secretId} does not exist in this account and region: deploy the stack first (npx cdk deploy -c env=${environment}) or check AWS_PROFILE and AWS_REGION`,
+      );
+    }
+    const name = error instanceof Error ? error.name : 'error';
+    if (name === 'CredentialsProviderError') {
+      throw new Error('no AWS credentials: sign in (aws sso login --profile P) and set AWS_PROFILE');
+    }
+    throw new Error(`writing ${secretId} failed: ${name}`);
+  } finally {
+    client.destroy();
+  }
+}

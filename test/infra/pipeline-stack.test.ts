@@ -507,6 +507,11 @@ describe('table, bus and API', () => {
 
     // Assess
     template.hasResourceProperties('AWS::Events::Archive', { EventPattern: { source: ['idv.pipeline'] } });
+    template.hasResourceProperties('AWS::Events::Archive', {
+      ArchiveName: Match.stringLikeRegexp('^[.\\-_A-Za-z0-9]{1,43}-archive$'),
+    });
+    const outputs = template.findOutputs('EventArchiveName');
+    expect(Object.keys(outputs)).toHaveLength(1);
     expect(schemas.map((s) => JSON.parse(s.Properties.Content).title).sort()).toEqual(
       Object.values(DETAIL_TYPES).sort(),
     );

@@ -17,6 +17,7 @@ import {
   replayNameAt,
   selectRecordedEvents,
 } from '../../shared/events/replay';
+import { patternOfRuleDocument } from '../../shared/events/rule-document';
 import { readLiveStack } from '../local/stack-file';
 import { UsageError } from './errors';
 import { readInput, required, str } from './flags';
@@ -44,17 +45,6 @@ async function readJson(ctx: CommandContext, flagName: string): Promise<unknown>
       `the file of --${flagName} ${path} is not valid JSON (${(error as Error).message})`,
     );
   }
-}
-
-/**
- * The pattern of a pattern file: a bare pattern, or a rule `{ "EventPattern": {…} | "<json>" }` as
- * `aws events describe-rule` prints it, so a deployed rule can be tried as it is.
- */
-export function patternOfFile(value: unknown): unknown {
-  if (value && typeof value === 'object' && !Array.isArray(value) && 'EventPattern' in value) {
-    return (value as { EventPattern: unknown }).EventPattern;
-  }
-  return value;
 }
 
 /** An event must be an object with the fields every EventBridge event has that patterns usually name. */
@@ -87,7 +77,7 @@ e.g. Event pattern is not valid. Reason: "result" must be an object or an array 
   options: { pattern: { type: 'string' }, event: { type: 'string' } },
   connection: false,
   run: async (ctx) => {
-    const pattern = patternOfFile(await readJson(ctx, 'pattern'));
+    const pattern = patternOfRuleDocument(await readJson(ctx, 'pattern'));
     const event = await readJson(ctx, 'event');
     let compiled: ReturnType<typeof compileEventPattern>;
     try {

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
+import { LocalRuleSet, loadRuleFiles, RuleFileError, ruleMarks } from '../../local/event-rules';
 import { ConnectionError, fetchAccessToken, IdvClient, UnauthorizedError } from '../../shared/client';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
 import { createDemoTransaction, demoPlan } from './demo';
@@ -50,6 +51,8 @@ export interface RunOptions {
   /** Queue settings of the local stack. */
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
+  /** `--rule` files: local EventBridge rules applied to every event. @default [] */
+  ruleFiles?: string[];
 }
 
 /** Where output goes (stdout lines; the summary is always the last). */
@@ -82,8 +85,15 @@ export async function runLocal(options: RunOptions, io: RunIo): Promise<RunSumma
   // The printed `idv … --local` hints must name this run's data directory when it is not the default.
   const dirFlag = dataDirFlag(options.dataDir, process.cwd());
   let exit = 'error';
+  let rules = new LocalRuleSet([]);
 
   try {
+    try {
+      rules = new LocalRuleSet(loadRuleFiles(options.ruleFiles ?? [], dataDir));
+    } catch (error) {
+      if (error instanceof RuleFileError) throw new RunDependencyError(error.message);
+      throw error;
+    }
     mkdirSync(dataDir, { recursive: true });
     const running = readLiveStack(dataDir);
     if (running) {
@@ -209,7 +219,7 @@ export async function runLocal(options: RunOptions, io: RunIo): Promise<RunSumma
 
     aws.events.on((event) => {
       tally.add(event);
-      io.out(formatEventLine(event));
+      io.out(formatEventLine(event) + ruleMarks(rules.apply(event)));
     });
 
     // 5. Lambda-like plumbing: SQS event source and poll schedule.
@@ -246,6 +256,7 @@ export async function runLocal(options: RunOptions, io: RunIo): Promise<RunSumma
     );
     io.out(`  webhooks: ${endpoint.url}/webhooks/<webhook secret>/result  (and …/upload)`);
     io.out(`  events:   ${join(dataDir, 'events.jsonl')}`);
+    for (const rule of rules.rules) io.out(`  rule:     ${rule.name} → ${rule.outputFile}`);
     io.out(
       `  poll every ${options.pollIntervalSeconds}s; queue visibility ${options.visibilityTimeoutSeconds}s, DLQ after ${options.maxReceiveCount} receives`,
     );
@@ -327,6 +338,7 @@ export async function runLocal(options: RunOptions, io: RunIo): Promise<RunSumma
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     Object.assign(summary, tally.counts, { durationMs: Date.now() - started, exit });
+    if (rules.rules.length > 0) summary.rules = rules.counts();
   }
   return summary;
 }

@@ -187,6 +187,8 @@ export async function runLocal(options: RunOptions, io: RunIo): Promise<RunSumma
       POWERTOOLS_LOG_LEVEL: options.logLevel,
       // Metrics would print EMF JSON to stdout; CloudWatch is not part of the local run.
       POWERTOOLS_METRICS_DISABLED: 'true',
+      // No X-Ray daemon here: the tracer stays a no-op (it already is without AWS_EXECUTION_ENV).
+      POWERTOOLS_TRACE_ENABLED: 'false',
     });
     const [webhookModule, pollModule, fetchModule] = await Promise.all([
       import('../../functions/webhook/handler'),

@@ -33,6 +33,8 @@ export class EventBus extends Construct {
     // No customer-managed key on the bus: by contract events carry no personal data (identifiers and
     // outcomes only), and a CMK would have to be granted to every consumer's rule target.
     this.bus = new events.EventBus(this, 'Bus', { eventBusName: props.busName });
+    // A fixed name lets `idv events replay --bus NAME` find the archive without a stack lookup. On a stack
+    // deployed before the name was set, CloudFormation replaces the archive (its events are not kept).
     this.archive = this.bus.archive('Archive', {
       archiveName: archiveNameOfBus(props.busName),
       description: 'Every event of the pipeline, for replay to consumers after an outage.',

@@ -73,7 +73,7 @@ export class PipelineStack extends Stack {
       accessLogRetentionDays: Math.max(config.logRetentionDays, 90),
       removalPolicy: dataRemoval,
     });
-    const { bus } = new EventBus(this, 'EventBus', {
+    const { bus, archive } = new EventBus(this, 'EventBus', {
       busName: name,
       archiveRetentionDays: config.retentionDays,
       schemaDirectory: path.join(PROJECT_ROOT, 'shared', 'events', 'schemas'),
@@ -131,6 +131,7 @@ export class PipelineStack extends Stack {
       ],
       EventBusName: [bus.eventBusName, 'Bus the pipeline publishes its events on'],
       EventBusArn: [bus.eventBusArn, 'ARN of the event bus (for consumer rules)'],
+      EventArchiveName: [archive.archiveName, 'Archive of every event (idv events replay --archive NAME)'],
       ResultsTableName: [table.tableName, 'DynamoDB table of stored results'],
       DataBucketName: [data.bucket.bucketName, 'S3 bucket of result.json, images and files'],
       ResultsQueueUrl: [results.queue.queueUrl, 'SQS queue of resultIds to fetch'],

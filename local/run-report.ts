@@ -18,6 +18,8 @@ export interface RunSummary {
   durationMs: number;
   /** Why the run ended: `done`, `once`, `signal`, `timeout` or `error`. */
   exit: string;
+  /** Events matched per `--rule` (only when rules were given). */
+  rules?: Record<string, number>;
 }
 
 /** A summary with every counter at zero. */

@@ -7,6 +7,7 @@ import { ConnectionError, fetchAccessToken, IdvClient, UnauthorizedError } from 
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
 import { createDemoTransaction, demoPlan } from './demo';
+import { LocalRuleSet, loadRuleFiles, RuleFileError, ruleMarks } from './event-rules';
 import { captureHandlerLogs } from './handler-logs';
 import { lambdaContext } from './lambda-context';
 import { clientConfig, type LocalAws, startLocalAws } from './local-aws';
@@ -44,6 +45,8 @@ export interface RunOptions {
   /** Queue settings of the local stack. */
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
+  /** `--rule` files: local EventBridge rules applied to every event. @default [] */
+  ruleFiles?: string[];
 }
 
 /** Where output goes (stdout lines; the summary is always the last). */
@@ -112,6 +115,8 @@ interface Run {
   readonly summary: RunSummary;
   readonly tally: EventTally;
   readonly cleanups: Cleanup[];
+  /** The `--rule` rules every event goes through. */
+  rules: LocalRuleSet;
 }
 
 /** The webhook endpoint, started before the handler it forwards to exists. */
@@ -151,6 +156,7 @@ export async function runLocal(options: RunOptions, io: RunIo, modules: LocalMod
   const run = newRun(options, io);
   let exit = 'error';
   try {
+    run.rules = loadRules(run);
     claimDataDir(run);
     const aws = await startEmulators(run);
     const resources = await createPipelineResources(aws, {
@@ -167,7 +173,7 @@ export async function runLocal(options: RunOptions, io: RunIo, modules: LocalMod
     writeStackFile(run, aws, resources);
     aws.events.on((event) => {
       run.tally.add(event);
-      io.out(formatEventLine(event));
+      io.out(formatEventLine(event) + ruleMarks(run.rules.apply(event)));
     });
     const plumbing = startPlumbing(run, aws, resources, handlers);
     printBanner(run, service, webhooks);
@@ -180,6 +186,7 @@ export async function runLocal(options: RunOptions, io: RunIo, modules: LocalMod
   } finally {
     for (const cleanup of run.cleanups.reverse()) await cleanup().catch(() => undefined);
     Object.assign(run.summary, run.tally.counts, { durationMs: Date.now() - started, exit });
+    if (run.rules.rules.length > 0) run.summary.rules = run.rules.counts();
   }
   return run.summary;
 }
@@ -199,7 +206,18 @@ function newRun(options: RunOptions, io: RunIo): Run {
     summary: emptySummary(),
     tally: new EventTally(),
     cleanups: [],
+    rules: new LocalRuleSet([]),
   };
+}
+
+/** The `--rule` files, read and checked before anything starts. */
+function loadRules(run: Run): LocalRuleSet {
+  try {
+    return new LocalRuleSet(loadRuleFiles(run.options.ruleFiles ?? [], run.dataDir));
+  } catch (error) {
+    if (error instanceof RuleFileError) throw new RunDependencyError(error.message);
+    throw error;
+  }
 }
 
 /**
@@ -324,6 +342,8 @@ async function loadHandlers(
     POWERTOOLS_DEV: 'true',
     // Metrics would print EMF JSON to stdout; CloudWatch is not part of the local run.
     POWERTOOLS_METRICS_DISABLED: 'true',
+    // No X-Ray daemon here: the tracer stays a no-op (it already is without AWS_EXECUTION_ENV).
+    POWERTOOLS_TRACE_ENABLED: 'false',
   });
   const restore = captureHandlerLogs(run.io.err);
   run.cleanups.push(async () => restore());
@@ -389,6 +409,7 @@ function printBanner(run: Run, service: Service, webhooks: Webhooks): void {
   );
   io.out(`  webhooks: ${webhooks.endpoint.url}/webhooks/<webhook secret>/result  (and …/upload)`);
   io.out(`  events:   ${join(dataDir, 'events.jsonl')}`);
+  for (const rule of run.rules.rules) io.out(`  rule:     ${rule.name} → ${rule.outputFile}`);
   const polling = options.once
     ? `one poll, then the queue is drained (at most ${options.timeoutSeconds}s)`
     : `poll every ${options.pollIntervalSeconds}s`;

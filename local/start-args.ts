@@ -33,6 +33,8 @@ Options:
   --seed N                  simulator seed (repeatable runs)
   --retention-days N        retention of stored results (default 30)
   --verbose                 handler logs at INFO (default WARN)
+  --rule FILE.json          a local EventBridge rule (repeatable): event lines name the rules they
+                            match, matching events go to <data-dir>/rules/<rule name>.jsonl
   -h, --help                show this help
 
 IDV_CLIENT_ID and IDV_CLIENT_SECRET are read only together with --service-url (a flag wins over its
@@ -54,6 +56,7 @@ const OPTIONS = {
   seed: { type: 'string' },
   'retention-days': { type: 'string' },
   verbose: { type: 'boolean' },
+  rule: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } satisfies NonNullable<ParseArgsConfig['options']>;
 
@@ -79,7 +82,7 @@ export function parseStartArgs(
 }
 
 function parse(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): StartArgs {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }));
   } catch (error) {
@@ -158,6 +161,7 @@ function parse(argv: readonly string[], env: Readonly<Record<string, string | un
       completionDelayMs: number('completion-delay-ms', 3000, 0, MAX_TIMER_MS),
       seed: seed.value,
       logLevel: values['verbose'] ? 'INFO' : 'WARN',
+      ruleFiles: (values['rule'] as string[] | undefined) ?? [],
       visibilityTimeoutSeconds: 10,
       maxReceiveCount: 3,
     },

@@ -3,6 +3,7 @@
  * (one line); help and dispatch pick it up.
  */
 import { dlqRedriveCommand } from './dlq';
+import { eventsReplayCommand, eventsTestPatternCommand } from './events';
 import { resultGetCommand } from './result';
 import {
   resultsByReferenceCommand,
@@ -41,5 +42,7 @@ export const COMMANDS: readonly CliCommand[] = [
   resultsByTransactionCommand,
   resultsByReferenceCommand,
   dlqRedriveCommand,
+  eventsTestPatternCommand,
+  eventsReplayCommand,
   setupCredentialsCommand,
 ];

@@ -23,20 +23,22 @@ import {
 import { createMetrics, MetricUnit, publishMetrics } from '../../shared/pipeline/metrics';
 import { createServiceClient } from '../../shared/pipeline/service-client';
 import { ResultStore } from '../../shared/store/result-store';
+import { createTracer, inSubsegment, queueMessageIds } from '../../shared/tracing';
 
 const config = loadFetchResultConfig();
 const logger = createLogger({ environment: config.environment, functionName: 'fetch-result' });
 const metrics = createMetrics(config.environment);
-const { client } = createServiceClient(config, createSecretsClient(), logger);
+const tracer = createTracer();
+const { client } = createServiceClient(config, createSecretsClient(tracer), logger);
 const deps: FetchResultDeps = {
   source: client,
   store: new ResultStore({
-    s3: createS3Client(config),
-    dynamo: createDynamoDocumentClient(),
+    s3: createS3Client(config, tracer),
+    dynamo: createDynamoDocumentClient(tracer),
     bucket: config.dataBucketName,
     table: config.resultsTableName,
   }),
-  publisher: new EventBridgePublisher(createEventBridgeClient(), config.eventBusName),
+  publisher: new EventBridgePublisher(createEventBridgeClient(tracer), config.eventBusName),
   environment: config.environment,
   retentionDays: config.retentionDays,
   logger,
@@ -50,20 +52,31 @@ const OUTCOME_METRICS: Partial<Record<FetchOutcome, string>> = {
 };
 
 async function recordHandler(record: SQSRecord): Promise<FetchOutcome> {
-  const outcome = await processQueueRecord(record.body, deps);
+  const ids = queueMessageIds(record.body);
+  const outcome = await inSubsegment(tracer, '### record', () => processQueueRecord(record.body, deps), {
+    ids,
+  });
   const metric = OUTCOME_METRICS[outcome];
   if (metric) metrics.addMetric(metric, MetricUnit.Count, 1);
   return outcome;
 }
 
 export const handler = async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
+  if (context) logger.addContext(context);
+  metrics.captureColdStartMetric();
   try {
-    return await processPartialResponse(event, recordHandler, processor, {
-      ...(context && { context }),
-      processInParallel: false,
-      // A batch where every message failed is still a partial response: SQS redelivers each one.
-      throwOnFullBatchFailure: false,
-    });
+    return await inSubsegment(
+      tracer,
+      '## fetch-result',
+      () =>
+        processPartialResponse(event, recordHandler, processor, {
+          ...(context && { context }),
+          processInParallel: false,
+          // A batch where every message failed is still a partial response: SQS redelivers each one.
+          throwOnFullBatchFailure: false,
+        }),
+      { handler: true },
+    );
   } finally {
     publishMetrics(metrics);
   }

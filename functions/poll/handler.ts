@@ -2,6 +2,7 @@
  * Scheduled poll (every 60 s): GET /api/v2/poll → every record onto the results queue.
  * Logic: shared/pipeline/poll. A failure throws; the records stay at the service for the next run.
  */
+import type { Context } from 'aws-lambda';
 import { createSecretsClient, createSqsClient } from '../../shared/aws-clients';
 import { loadPollConfig } from '../../shared/config';
 import { describeError } from '../../shared/errors';
@@ -10,14 +11,22 @@ import { METRICS } from '../../shared/metrics-names';
 import { createMetrics, MetricUnit, publishMetrics } from '../../shared/pipeline/metrics';
 import { type PollSummary, pollAndEnqueue } from '../../shared/pipeline/poll';
 import { createServiceClient } from '../../shared/pipeline/service-client';
+import { createTracer, inSubsegment } from '../../shared/tracing';
 
 const config = loadPollConfig();
 const logger = createLogger({ environment: config.environment, functionName: 'poll' });
 const metrics = createMetrics(config.environment);
-const sqs = createSqsClient();
-const { client } = createServiceClient(config, createSecretsClient(), logger);
+const tracer = createTracer();
+const sqs = createSqsClient(tracer);
+const { client } = createServiceClient(config, createSecretsClient(tracer), logger);
 
-export const handler = async (): Promise<PollSummary> => {
+export const handler = async (_event?: unknown, context?: Context): Promise<PollSummary> => {
+  if (context) logger.addContext(context);
+  metrics.captureColdStartMetric();
+  return inSubsegment(tracer, '## poll', poll, { handler: true });
+};
+
+async function poll(): Promise<PollSummary> {
   try {
     const summary = await pollAndEnqueue({ source: client, sqs, queueUrl: config.resultsQueueUrl, logger });
     metrics.addMetric(METRICS.names.pendingResults, MetricUnit.Count, summary.pending);
@@ -30,4 +39,4 @@ export const handler = async (): Promise<PollSummary> => {
   } finally {
     publishMetrics(metrics);
   }
-};
+}

@@ -4,7 +4,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventschemas from 'aws-cdk-lib/aws-eventschemas';
 import { Construct } from 'constructs';
-import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
+import { archiveNameOfBus, DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 
 /** Properties of {@link EventBus}. */
 export interface EventBusProps {
@@ -23,6 +23,8 @@ export interface EventBusProps {
 export class EventBus extends Construct {
   /** The bus. */
   readonly bus: events.EventBus;
+  /** The archive, named `<busName>-archive` so `idv events replay --bus NAME` finds it without lookups. */
+  readonly archive: events.Archive;
   /** Detail types whose schema was found and registered. */
   readonly registeredSchemas: string[] = [];
 
@@ -31,7 +33,10 @@ export class EventBus extends Construct {
     // No customer-managed key on the bus: by contract events carry no personal data (identifiers and
     // outcomes only), and a CMK would have to be granted to every consumer's rule target.
     this.bus = new events.EventBus(this, 'Bus', { eventBusName: props.busName });
-    this.bus.archive('Archive', {
+    // A fixed name lets `idv events replay --bus NAME` find the archive without a stack lookup. On a stack
+    // deployed before the name was set, CloudFormation replaces the archive (its events are not kept).
+    this.archive = this.bus.archive('Archive', {
+      archiveName: archiveNameOfBus(props.busName),
       description: 'Every event of the pipeline, for replay to consumers after an outage.',
       eventPattern: { source: [EVENT_SOURCE] },
       retention: Duration.days(props.archiveRetentionDays),

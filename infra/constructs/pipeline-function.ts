@@ -81,6 +81,11 @@ export class PipelineFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: METRICS.serviceName,
         POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
         POWERTOOLS_LOG_LEVEL: config.logLevel,
+        // Tracer (shared/tracing.ts): on, but never the handler's response or error text in a trace —
+        // either may carry personal data; the code adds only ids and error names itself.
+        POWERTOOLS_TRACE_ENABLED: 'true',
+        POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
+        POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
         [ENV.environment]: config.serviceEnvironment,
       },
       bundling: {

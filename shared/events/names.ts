@@ -8,3 +8,11 @@ export const DETAIL_TYPES = {
   documentsUploaded: 'VerificationDocumentsUploaded',
 } as const;
 export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
+
+/** The archive of a bus as the stack names it (`<bus name>-archive`; the stack also outputs it). */
+export function archiveNameOfBus(busNameOrArn: string): string {
+  const name = busNameOrArn.startsWith('arn:')
+    ? busNameOrArn.slice(busNameOrArn.lastIndexOf('/') + 1)
+    : busNameOrArn;
+  return `${name}-archive`;
+}

@@ -1,46 +1,48 @@
 /**
- * The webhook's secret path segment, read from Secrets Manager and cached per container for a limited
- * time, so that a rotated secret is in force within `ttlMs` without redeploying (warm containers would
- * otherwise answer 404 on the new URL for their whole life).
+ * The webhook's secret path segment, read from Secrets Manager through Powertools Parameters (the
+ * `getSecret` provider, with our own — traced — client) and cached per container for `maxAge`, so that a
+ * rotated secret is in force within that time without redeploying (warm containers would otherwise answer
+ * 404 on the new URL for their whole life). The value is never logged: Powertools does not log values,
+ * and the errors here name the secret's role only.
  */
-import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretFormatError } from '../errors';
 
 /** Options of {@link webhookSecretReader}. */
 export interface WebhookSecretReaderOptions {
-  /** How long a read value is used before it is read again. @default 300_000 (5 minutes) */
-  readonly ttlMs?: number;
-  /** Clock, for tests. @default Date.now */
-  readonly now?: () => number;
+  /** How long a read value is used before it is read again (Powertools `maxAge`). @default 300 (5 minutes) */
+  readonly maxAgeSeconds?: number;
 }
 
 /**
- * Returns a function that yields the current webhook secret. Concurrent callers share one read; a failed
- * read is not cached (the next request tries again).
+ * Returns a function that yields the current webhook secret. Concurrent callers share one read (Powertools
+ * caches values, not reads in flight: a burst of webhooks on a cold container would read once per request);
+ * a failed or empty read is not cached (the next request tries again).
  */
 export function webhookSecretReader(
   secrets: SecretsManagerClient,
   secretId: string,
   options: WebhookSecretReaderOptions = {},
 ): () => Promise<string> {
-  const ttlMs = options.ttlMs ?? 300_000;
-  const now = options.now ?? Date.now;
-  let cached: { value: Promise<string>; readAt: number } | undefined;
+  const maxAge = options.maxAgeSeconds ?? 300;
+  const provider = new SecretsProvider({ awsSdkV3Client: secrets });
+  let inFlight: Promise<string> | undefined;
+  // After an empty value the cache holds it: the next read must go to Secrets Manager again.
+  let forceFetch = false;
+
+  const read = async (): Promise<string> => {
+    const value = await provider.get(secretId, { maxAge, forceFetch });
+    const text = typeof value === 'string' ? value.trim() : '';
+    forceFetch = text === '';
+    if (!text) throw new SecretFormatError('webhook secret is empty');
+    return text;
+  };
 
   return () => {
-    if (cached && now() - cached.readAt < ttlMs) return cached.value;
-    const entry = {
-      readAt: now(),
-      value: secrets.send(new GetSecretValueCommand({ SecretId: secretId })).then((response) => {
-        const value = response.SecretString?.trim();
-        if (!value) throw new SecretFormatError('webhook secret is empty');
-        return value;
-      }),
-    };
-    entry.value.catch(() => {
-      if (cached === entry) cached = undefined;
+    inFlight ??= read().finally(() => {
+      inFlight = undefined;
     });
-    cached = entry;
-    return entry.value;
+    return inFlight;
   };
 }

@@ -411,6 +411,34 @@ describe('functions', () => {
     }
   });
 
+  it('gives every function the tracer: X-Ray write permissions and the tracer variables', () => {
+    // Prepare
+    const fns = [
+      synth.stack.webhookApi.webhookFunction,
+      synth.stack.poller.pollFunction,
+      synth.stack.resultFetcher.fetchResultFunction,
+    ];
+
+    // Act
+    const traced = fns.map((fn) => ({
+      actions: allActions(statementsOf(fn))
+        .filter((action) => action.startsWith('xray:'))
+        .sort(),
+      environment: environmentOf(fn),
+    }));
+
+    // Assess
+    for (const fn of traced) {
+      expect(fn.actions).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+      expect(fn.environment).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: METRICS.serviceName,
+        POWERTOOLS_TRACE_ENABLED: 'true',
+        POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
+        POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
+      });
+    }
+  });
+
   it('sets exactly the environment variables each function loads from shared/config', () => {
     // Prepare
     const idvNames = (fn: PipelineFunction): string[] =>
@@ -507,6 +535,11 @@ describe('table, bus and API', () => {
 
     // Assess
     template.hasResourceProperties('AWS::Events::Archive', { EventPattern: { source: ['idv.pipeline'] } });
+    template.hasResourceProperties('AWS::Events::Archive', {
+      ArchiveName: Match.stringLikeRegexp('^[.\\-_A-Za-z0-9]{1,43}-archive$'),
+    });
+    const outputs = template.findOutputs('EventArchiveName');
+    expect(Object.keys(outputs)).toHaveLength(1);
     expect(schemas.map((s) => JSON.parse(s.Properties.Content).title).sort()).toEqual(
       Object.values(DETAIL_TYPES).sort(),
     );

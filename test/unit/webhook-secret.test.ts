@@ -1,6 +1,6 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { webhookSecretReader } from '../../shared/pipeline/webhook-secret';
 
 const secretsMock = mockClient(SecretsManagerClient);
@@ -9,24 +9,27 @@ describe('webhookSecretReader', () => {
   beforeEach(() => {
     secretsMock.reset();
   });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it('reads once within the TTL and again after it, so a rotation takes effect', async () => {
     // Prepare
-    let clock = 1_000;
+    // Powertools keeps a value until its maxAge has passed, by the system clock.
+    vi.useFakeTimers({ toFake: ['Date'], now: 1_000 });
+    const advance = (ms: number) => vi.setSystemTime(Date.now() + ms);
     secretsMock
       .on(GetSecretValueCommand)
       .resolvesOnce({ SecretString: 'first-secret' })
       .resolvesOnce({ SecretString: 'rotated-secret' });
-    const read = webhookSecretReader(new SecretsManagerClient({}), 'webhook', {
-      ttlMs: 60_000,
-      now: () => clock,
-    });
+    const read = webhookSecretReader(new SecretsManagerClient({}), 'webhook', { maxAgeSeconds: 60 });
 
     // Act
     const [a, b] = await Promise.all([read(), read()]);
-    clock += 59_999;
+    advance(59_999);
     const c = await read();
-    clock += 1;
+    // Powertools expires a value strictly after maxAge (the hand-written cache did at maxAge).
+    advance(2);
     const d = await read();
 
     // Assess

@@ -1,9 +1,8 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
-import { ConnectionError, fetchAccessToken, IdvClient, UnauthorizedError } from '../shared/client';
+import { IdvClient } from '../shared/client';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
 import { createDemoTransaction, demoPlan } from './demo';
@@ -14,6 +13,7 @@ import { clientConfig, type LocalAws, startLocalAws } from './local-aws';
 import { createPipelineResources, type PipelineResources, pipelineEnv } from './pipeline-resources';
 import { dataDirFlag, EventTally, emptySummary, formatEventLine, type RunSummary } from './run-report';
 import { scheduledEvent, startSchedule } from './scheduler';
+import { checkCredentials, RunDependencyError, readSecret } from './service-access';
 import { queueDepth, SqsEventSource, type SqsHandler } from './sqs-event-source';
 import { processStartTime, readStack, restrictToOwner, STACK_FILE, type StackFile } from './stack-file';
 
@@ -57,10 +57,7 @@ export interface RunIo {
   interrupted: Promise<void>;
 }
 
-/** A dependency could not be set up; the message says what to do. */
-export class RunDependencyError extends Error {
-  override readonly name = 'RunDependencyError';
-}
+export { RunDependencyError } from './service-access';
 
 const LOCAL_CLIENT = { clientId: 'local-demo-client', clientSecret: 'local-demo-secret' };
 const SIMULATOR_PORT = 4010;
@@ -543,51 +540,6 @@ async function drain(source: SqsEventSource): Promise<'drained'> {
 async function dlqDepth(sqs: SQSClient, dlqUrl: string): Promise<number> {
   const depth = await queueDepth(sqs, dlqUrl).catch(() => ({ visible: 0, inFlight: 0, delayed: 0 }));
   return depth.visible + depth.inFlight + depth.delayed;
-}
-
-async function readSecret(aws: LocalAws, secretId: string): Promise<string> {
-  const client = new SecretsManagerClient(clientConfig(aws, 'secretsManager'));
-  try {
-    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
-    return SecretString ?? '';
-  } finally {
-    client.destroy();
-  }
-}
-
-/** Fails early, with what to do, when the service cannot be reached or refuses the credentials. */
-async function checkCredentials(
-  baseUrl: string,
-  credentials: { clientId: string; clientSecret: string },
-  external: boolean,
-): Promise<void> {
-  if (external && (!credentials.clientId || !credentials.clientSecret)) {
-    throw new RunDependencyError(
-      '--service-url needs --client-id and --client-secret (the credentials of that environment)',
-    );
-  }
-  try {
-    await fetchAccessToken({
-      baseUrl,
-      ...credentials,
-      scopes: DEFAULT_PIPELINE_SCOPES,
-      retry: { maxAttempts: 2 },
-    });
-  } catch (error) {
-    if (error instanceof UnauthorizedError) {
-      throw new RunDependencyError(
-        `the service at ${baseUrl} refused the client credentials (401): check --client-id and --client-secret`,
-      );
-    }
-    if (error instanceof ConnectionError) {
-      throw new RunDependencyError(
-        `cannot reach the service at ${baseUrl}: check --service-url and your network`,
-      );
-    }
-    throw new RunDependencyError(
-      `getting an access token from ${baseUrl} failed (${error instanceof Error ? error.name : 'error'}): check the service and its scopes`,
-    );
-  }
 }
 
 function sleep<T = undefined>(ms: number, value?: T): Promise<T> {

@@ -1,0 +1,59 @@
+/**
+ * What the local run needs from the service and the local secrets before it starts: the webhook path
+ * secret, and a check that the service answers and accepts the credentials, failing with what to do.
+ */
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { ConnectionError, fetchAccessToken, UnauthorizedError } from '../shared/client';
+import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
+import { clientConfig, type LocalAws } from './local-aws';
+
+/** A dependency could not be set up; the message says what to do. */
+export class RunDependencyError extends Error {
+  override readonly name = 'RunDependencyError';
+}
+
+/** The value of a local secret. */
+export async function readSecret(aws: LocalAws, secretId: string): Promise<string> {
+  const client = new SecretsManagerClient(clientConfig(aws, 'secretsManager'));
+  try {
+    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+    return SecretString ?? '';
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Fails early, with what to do, when the service cannot be reached or refuses the credentials. */
+export async function checkCredentials(
+  baseUrl: string,
+  credentials: { clientId: string; clientSecret: string },
+  external: boolean,
+): Promise<void> {
+  if (external && (!credentials.clientId || !credentials.clientSecret)) {
+    throw new RunDependencyError(
+      '--service-url needs --client-id and --client-secret (the credentials of that environment)',
+    );
+  }
+  try {
+    await fetchAccessToken({
+      baseUrl,
+      ...credentials,
+      scopes: DEFAULT_PIPELINE_SCOPES,
+      retry: { maxAttempts: 2 },
+    });
+  } catch (error) {
+    if (error instanceof UnauthorizedError) {
+      throw new RunDependencyError(
+        `the service at ${baseUrl} refused the client credentials (401): check --client-id and --client-secret`,
+      );
+    }
+    if (error instanceof ConnectionError) {
+      throw new RunDependencyError(
+        `cannot reach the service at ${baseUrl}: check --service-url and your network`,
+      );
+    }
+    throw new RunDependencyError(
+      `getting an access token from ${baseUrl} failed (${error instanceof Error ? error.name : 'error'}): check the service and its scopes`,
+    );
+  }
+}

@@ -6,8 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
+import type { KNOWN_SCOPES } from '../shared/api/enums';
 import type { VerificationResultDocument } from '../shared/api/schemas';
 import { jsonStringBytes } from './images';
+import { stripUnknownFields } from './tolerant';
 
 /** An error answer: the status and the default error body (§7), plus any headers. */
 export interface ApiError {
@@ -51,9 +53,19 @@ export const badRequest = (field: string, message: string): HttpError =>
     details: [{ field, message }],
   });
 
-/** Validates with a shared schema; a failure is a 400 naming each field, never echoing values. */
-export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const parsed = schema.safeParse(input);
+/**
+ * Validates with a shared schema, read tolerantly: fields the schema does not define are dropped first
+ * (and passed to `onIgnored`), as a server ignores what it does not use. A failure is a 400 naming each
+ * field, never echoing values.
+ */
+export function validate<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  onIgnored?: (fields: string[]) => void,
+): z.infer<S> {
+  const ignored: string[] = [];
+  const parsed = schema.safeParse(stripUnknownFields(schema, input, ignored));
+  if (ignored.length > 0) onIgnored?.(ignored);
   if (parsed.success) return parsed.data;
   const details = parsed.error.issues.map((i) => ({
     field: i.path.length > 0 ? i.path.join('.') : '(body)',
@@ -83,8 +95,22 @@ export interface Route {
   method: 'GET' | 'POST';
   pattern: RegExp;
   auth: 'basic' | 'bearer' | 'none';
+  /** OAuth scope a Bearer token needs (when scopes are enforced); none: any live token. */
+  scope?: KnownScope;
   handler: Handler;
 }
+
+/** A scope of `KNOWN_SCOPES`. */
+export type KnownScope = (typeof KNOWN_SCOPES)[number];
+
+/** 403 for a token without the scope the endpoint needs (gRPC 7, PERMISSION_DENIED). */
+export const permissionDenied = (scope: string): HttpError =>
+  new HttpError({
+    status: 403,
+    code: CODE.permissionDenied,
+    message: 'PermissionDenied',
+    details: [{ requiredScope: scope }],
+  });
 
 /** A pattern matching exactly `path`. */
 export function exact(path: string): RegExp {

@@ -40,15 +40,32 @@ export interface ResultInput {
     readonly faceVerify?: boolean;
     readonly faceLink?: boolean;
     readonly vog?: VogInput;
+    /** The RTW driving license workflow applied (§4.1, §4.5). */
+    readonly drivingLicense?: boolean;
+    /** A single payroll tax statement was uploaded; `inputData` when the end user typed it in. */
+    readonly payrollTaxStatement?: { readonly inputData: boolean };
+    readonly additionalDocuments?: readonly AdditionalDocumentInput[];
+    readonly digitalSigning?: { readonly linkedTransactions: readonly string[] };
   };
+  /** The LIVE images of a face verify upload lacked the SDK watermark (`validateWatermark`). */
+  readonly watermarkRejected?: boolean;
   /** `customerReference` of each uploaded image, in upload order (results echo them). */
   readonly imageCustomerReferences?: readonly (string | undefined)[];
   readonly completedAt: number;
 }
 
+/** An additional document the transaction captured. */
+export interface AdditionalDocumentInput {
+  readonly additionalDocumentType: string;
+  /** The upload's own customerReference, when it had one. */
+  readonly customerReference?: string;
+}
+
 /** What a VOG request supplied. */
 export interface VogInput {
   readonly createdAt: number;
+  /** §4.12: the person already has a VOG and gets the upload link at once. */
+  readonly hasExistingVog?: boolean;
   readonly givenNames: string;
   readonly surname: string;
   readonly companyName: string;
@@ -88,9 +105,10 @@ export function addImage(
   documentType: string,
   pageType: string,
   offset = 0,
+  customerReference: string | undefined = (ctx.input.imageCustomerReferences ?? [])[ctx.images.length],
 ): void {
   const img = pooledImage(slot, ctx.variant + offset);
-  const ref = (ctx.input.imageCustomerReferences ?? [])[ctx.images.length];
+  const ref = customerReference;
   ctx.images.push({
     data: img.base64,
     documentType,
@@ -242,9 +260,10 @@ export function faceLinkSection(ctx: SectionContext): Doc['faceLink'] {
 
 /** `vog`: the request's data as found on the uploaded certificate (no data for a technical reject). */
 export function vogSection(ctx: SectionContext, v: VogInput): Doc['vog'] {
+  // §4.12: with an existing VOG no new one is requested; the person uploads the one they have.
   const section = {
     createdAt: new Date(v.createdAt).toISOString(),
-    status: 'COMPLETED',
+    status: v.hasExistingVog ? 'UPLOAD_LINK_SENT' : 'VOG_REQUESTED',
     ...sectionBase(ctx),
     ...(ctx.overall === 'TECHNICAL_REJECT'
       ? {}
@@ -253,7 +272,12 @@ export function vogSection(ctx: SectionContext, v: VogInput): Doc['vog'] {
             givenNames: v.givenNames,
             surname: v.surname,
             dateOfBirth: fakePerson(ctx.prng, ctx.input.completedAt).dateOfBirth,
-            dateOfIssuance: isoDate(ctx.input.completedAt - DAY),
+            dateOfIssuance: isoDate(
+              // An existing VOG was issued before the request; a new one after it, by completion.
+              v.hasExistingVog
+                ? v.createdAt - (30 + ctx.prng.int(330)) * DAY
+                : Math.max(v.createdAt, ctx.input.completedAt - DAY),
+            ),
             companyName: v.companyName,
             profiles: [...v.profiles],
           },
@@ -261,4 +285,146 @@ export function vogSection(ctx: SectionContext, v: VogInput): Doc['vog'] {
   };
   addImage(ctx, 'documentFront', 'PAPER', 'ANY');
   return section;
+}
+
+/** The person on the extra documents: the identity document's holder, or a new fake person. */
+function holder(ctx: SectionContext, facts: IdentityFacts | undefined): Person {
+  return facts?.person ?? fakePerson(ctx.prng, ctx.input.completedAt);
+}
+
+function nameOf(p: Person) {
+  return { fullname: `${p.givenNames} ${p.surname}`, givenNames: p.givenNames, surname: p.surname };
+}
+
+/** `drivingLicense` of the RTW driving license workflow, with the licence's front and back images. */
+export function drivingLicenseSection(
+  ctx: SectionContext,
+  facts: IdentityFacts | undefined,
+): Doc['drivingLicense'] {
+  const { input, prng } = ctx;
+  const person = holder(ctx, facts);
+  const issued = input.completedAt - (60 + prng.int(3000)) * DAY;
+  const expiry = issued + 3652 * DAY;
+  const number = fakeDocumentNumber(prng);
+  addImage(ctx, 'documentFront', 'DRIVING_LICENSE', 'FRONT', 1, undefined);
+  addImage(ctx, 'documentBack', 'DRIVING_LICENSE', 'BACK', 1, undefined);
+  if (input.outcome === 'TECHNICAL_REJECT') return sectionBase(ctx);
+  return {
+    ...sectionBase(ctx),
+    data: {
+      name: nameOf(person),
+      dateOfBirth: person.dateOfBirth,
+      dateOfIssuance: isoDate(issued),
+      dateOfExpiry: isoDate(expiry),
+      documentNumber: number,
+      issuingStateOrOrganization: 'NLD',
+      personalGovernmentId: person.bsn,
+      placeOfBirth: 'Specimenstad',
+      class: 'B',
+      classes: [
+        { name: 'AM', dateOfExpiry: isoDate(expiry) },
+        { name: 'B', dateOfExpiry: isoDate(expiry) },
+      ],
+    },
+  };
+}
+
+/** `payrollTaxStatement` from the one uploaded statement; `inputData` when the end user gave it. */
+export function payrollTaxStatementSection(
+  ctx: SectionContext,
+  facts: IdentityFacts | undefined,
+  withInputData: boolean,
+): Doc['payrollTaxStatement'] {
+  const { input, prng } = ctx;
+  const person = holder(ctx, facts);
+  const applyPayrollTax = prng.next() < 0.8;
+  const payrollTaxDate = isoDate(input.completedAt + 14 * DAY);
+  const signDate = isoDate(input.completedAt - (1 + prng.int(10)) * DAY);
+  const technical = input.outcome === 'TECHNICAL_REJECT';
+  return {
+    ...sectionBase(ctx),
+    ...(technical
+      ? {}
+      : {
+          data: {
+            personalGovernmentIdPresent: true,
+            signDatePresent: true,
+            nameAddressResidencePresent: true,
+            signaturePresent: true,
+            applyPayrollTax,
+            payrollTaxDate,
+            signDate,
+            personalGovernmentId: person.bsn,
+          },
+        }),
+    ...(withInputData
+      ? {
+          inputData: {
+            applyPayrollTax,
+            addressInNld: true,
+            city: 'Specimenstad',
+            houseNumber: String(1 + prng.int(200)),
+            houseNumberAddition: 'A',
+            payrollTaxDate,
+            postalCode: '9999 ZZ',
+            street: 'Voorbeeldstraat',
+            country: 'NLD',
+            bsn: person.bsn,
+            dateOfBirth: person.dateOfBirth,
+            fullname: nameOf(person).fullname,
+            nationality: 'NLD',
+          },
+        }
+      : {}),
+  };
+}
+
+/** One `additionalDocuments` entry per captured additional document. */
+export function additionalDocumentsSection(
+  ctx: SectionContext,
+  facts: IdentityFacts | undefined,
+  documents: readonly AdditionalDocumentInput[],
+): Doc['additionalDocuments'] {
+  const person = holder(ctx, facts);
+  const technical = ctx.input.outcome === 'TECHNICAL_REJECT';
+  return documents.map((d) => {
+    const base = sectionBase(ctx);
+    return {
+      additionalDocumentType: d.additionalDocumentType,
+      customerReferences: d.customerReference !== undefined ? [d.customerReference] : base.customerReferences,
+      result: base.result,
+      messages: base.messages,
+      ...(technical
+        ? {}
+        : {
+            data: {
+              socialSecurityNumber: person.bsn,
+              personalGovernmentId: person.bsn,
+              name: nameOf(person),
+            },
+          }),
+    };
+  });
+}
+
+/** `digitalSigning`: the signature was placed; `linkedTransactions` names the transactions it signs for. */
+export function digitalSigningSection(
+  ctx: SectionContext,
+  linkedTransactions: readonly string[],
+): Doc['digitalSigning'] {
+  return { ...sectionBase(ctx), linkedTransactions: [...linkedTransactions] };
+}
+
+/** Reason key of a face verify upload whose LIVE images lack the FACE_VERIFY SDK's watermark. */
+export const WATERMARK_REASON = 'WATERMARK_INVALID';
+
+/** Marks the face verification (and an approved overall result) disapproved for a missing watermark. */
+export function rejectWatermark(doc: Doc): void {
+  doc.faceVerify = {
+    ...doc.faceVerify,
+    result: 'DISAPPROVED',
+    messages: [...(doc.faceVerify?.messages ?? []), WATERMARK_REASON],
+  };
+  doc.result = 'DISAPPROVED';
+  doc.messages = [...(doc.messages ?? []), WATERMARK_REASON];
 }

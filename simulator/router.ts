@@ -7,7 +7,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../shared/read-body';
 import { checkBasic, checkBearer } from './auth';
 import { controlRoute } from './controls';
-import { badRequest, CODE, HttpError, notFound, type Route, sendError, sendJson } from './http';
+import {
+  badRequest,
+  CODE,
+  HttpError,
+  notFound,
+  permissionDenied,
+  type Route,
+  sendError,
+  sendJson,
+} from './http';
 import type { SimulatorState } from './state';
 import type { SimulatorControl } from './types';
 
@@ -92,7 +101,12 @@ export function createRequestHandler(
     try {
       const route = findRoute(routes, method, url.pathname);
       if (route.auth === 'basic') checkBasic(state, req);
-      else if (route.auth === 'bearer') checkBearer(state, req);
+      else if (route.auth === 'bearer') {
+        const token = checkBearer(state, req);
+        if (state.enforceScopes && route.scope && !token.scopes.includes(route.scope)) {
+          throw permissionDenied(route.scope);
+        }
+      }
       if (malformed) throw badRequest('(body)', 'is not valid JSON');
       const params = route.pattern.exec(url.pathname)?.slice(1) ?? [];
       const payload = await route.handler({ req, url, body, params });

@@ -4,11 +4,26 @@
  * webhooks, retention expiry). Route handlers and controls read and change this one object.
  */
 import { randomBytes } from 'node:crypto';
-import type { MockTestValue, Product, RtwType, SdkService, ServiceEnvironment } from '../shared/api/enums';
+import type { z } from 'zod';
+import type {
+  MockTestValue,
+  Product,
+  RtwType,
+  SdkService,
+  ServiceEnvironment,
+  UploadImageType,
+} from '../shared/api/enums';
 import type { PollRecord, VerificationResultDocument } from '../shared/api/schemas';
 import { FaultInjector } from './faults';
+import { validate } from './http';
 import { createPrng, deriveSeed, type Prng, prngUuid } from './prng';
-import { buildResult, drawOutcome, type Outcome, type VogInput } from './results';
+import {
+  type AdditionalDocumentInput,
+  buildResult,
+  drawOutcome,
+  type Outcome,
+  type VogInput,
+} from './results';
 import type { RecordedRequest, SimulatorOptions, SimulatorStats } from './types';
 import { WebhookSender } from './webhooks';
 
@@ -38,9 +53,25 @@ export interface Transaction {
   identityUploaded?: boolean;
   faceVerified?: boolean;
   imageCustomerReferences: (string | undefined)[];
+  /** Type and references of every uploaded image (identity and face verify uploads), in order. */
+  uploads: UploadedImage[];
+  /** The documents a secure link asks the end user to capture (§4.1 `additionalDocuments`). */
+  additionalDocuments?: string[];
+  linkedTransactionId?: string;
+  /** An SDK token with `validateWatermark`: face verify checks the LIVE images' watermark. */
+  validateWatermark?: boolean;
+  /** A face verify upload whose LIVE images lacked the SDK's watermark. */
+  watermarkRejected?: boolean;
   vog?: VogInput;
   faceLinkToken?: string;
   resultIds: string[];
+}
+
+/** What the simulator keeps of an uploaded image: never its bytes. */
+export interface UploadedImage {
+  type?: UploadImageType;
+  additionalDocumentType?: string;
+  customerReference?: string;
 }
 
 /** A completed transaction's result, with its poll record until the result is fetched. */
@@ -69,6 +100,8 @@ export class SimulatorState {
   readonly retentionMs: number;
   readonly maxRecorded: number;
   readonly defaultUserId: string;
+  readonly enforceScopes: boolean;
+  readonly drivingLicenseCheck: boolean;
   readonly idPrng: Prng;
   readonly faults: FaultInjector;
   readonly webhooks: WebhookSender;
@@ -101,6 +134,8 @@ export class SimulatorState {
     this.retentionMs = options.retentionMs ?? 30 * DAY_MS;
     this.maxRecorded = options.maxRecordedRequests ?? 1000;
     this.defaultUserId = options.defaultUserId ?? 'api-user';
+    this.enforceScopes = options.enforceScopes ?? false;
+    this.drivingLicenseCheck = options.drivingLicenseCheck ?? true;
     this.#wallClock = options.now ?? Date.now;
     this.idPrng = createPrng(deriveSeed(this.seed, 'ids'));
     this.#outcomePrng = createPrng(deriveSeed(this.seed, 'outcomes'));
@@ -124,6 +159,18 @@ export class SimulatorState {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advanceTime needs a non-negative number of ms');
     this.#offsetMs += ms;
     this.tick();
+  }
+
+  /** A debug line for `options.onDebug` (never values of a request, only names). */
+  debug(message: string): void {
+    this.options.onDebug?.(message);
+  }
+
+  /** Reads a request body with a shared schema, tolerantly: unknown fields are dropped and logged. */
+  read<S extends z.ZodType>(schema: S, input: unknown, what: string): z.infer<S> {
+    return validate(schema, input, (fields) =>
+      this.debug(`${what}: ignored unknown field(s) ${fields.join(', ')}`),
+    );
   }
 
   /** Records a request to the service endpoints, keeping at most `maxRecorded`. */
@@ -163,6 +210,7 @@ export class SimulatorState {
       createdAt: this.now(),
       state: 'created',
       imageCustomerReferences: [],
+      uploads: [],
       resultIds: [],
       ...init,
     };
@@ -199,7 +247,7 @@ export class SimulatorState {
     t.state = 'completed';
     this.completedCount++;
     const completedAt = this.now();
-    const outcome: Outcome = t.mock ?? drawOutcome(this.#outcomePrng);
+    const outcome: Outcome = t.mock ?? this.options.outcome ?? drawOutcome(this.#outcomePrng);
     const doc = this.#buildDocument(t, outcome, completedAt);
     const resultId = prngUuid(this.idPrng);
     const completed = new Date(completedAt).toISOString();
@@ -256,10 +304,58 @@ export class SimulatorState {
         faceVerify,
         faceLink: isFaceLink,
         ...(t.vog ? { vog: t.vog } : {}),
+        // mock-test keeps the content §1 defines; the other sections follow from real requests.
+        ...(t.mock ? {} : this.#requestedSections(t, identity)),
       },
+      ...(t.watermarkRejected ? { watermarkRejected: true } : {}),
       imageCustomerReferences: t.imageCustomerReferences,
       completedAt,
     });
+  }
+
+  /**
+   * The sections the requests and uploads of `t` call for: `drivingLicense` (the RTW driving license
+   * workflow, when the customer setting is on), `payrollTaxStatement` (exactly one statement),
+   * `additionalDocuments` and `digitalSigning` (a SIGNATURE upload or request).
+   */
+  #requestedSections(t: Transaction, identity: boolean) {
+    const requested = t.additionalDocuments ?? [];
+    const rtw = t.product === 'RTW_STANDARD' || t.product === 'RTW_PREMIUM';
+    const drivingLicenseUpload = (u: UploadedImage) =>
+      u.type === 'ADDITIONAL' && u.additionalDocumentType === 'DRIVING_LICENSE';
+    const drivingLicense =
+      this.drivingLicenseCheck &&
+      rtw &&
+      identity &&
+      (requested.includes('DRIVING_LICENSE') || t.uploads.some(drivingLicenseUpload));
+    const statements =
+      t.uploads.filter((u) => u.type === 'PAYROLL_TAX_STATEMENT').length +
+      requested.filter((d) => d === 'PAYROLL_TAX_STATEMENT').length;
+    // Sections of their own are not listed again as additional documents.
+    const own = (type: string) =>
+      type === 'PAYROLL_TAX_STATEMENT' ||
+      type === 'SIGNATURE' ||
+      (drivingLicense && type === 'DRIVING_LICENSE');
+    const additional: AdditionalDocumentInput[] = [
+      ...t.uploads
+        .filter((u) => u.type === 'ADDITIONAL' && u.additionalDocumentType && !own(u.additionalDocumentType))
+        .map((u) => ({
+          additionalDocumentType: u.additionalDocumentType!,
+          ...(u.customerReference !== undefined ? { customerReference: u.customerReference } : {}),
+        })),
+      ...requested.filter((d) => !own(d)).map((d) => ({ additionalDocumentType: d })),
+    ];
+    const signing = requested.includes('SIGNATURE') || t.uploads.some((u) => u.type === 'SIGNATURE');
+    return {
+      ...(drivingLicense ? { drivingLicense: true } : {}),
+      // §2.5: only when a single payroll tax statement was uploaded. Input data is what the end user
+      // types in the secure link's onboarding; a direct upload has no field for it.
+      ...(statements === 1 ? { payrollTaxStatement: { inputData: t.origin === 'secureLink' } } : {}),
+      ...(additional.length > 0 ? { additionalDocuments: additional } : {}),
+      ...(signing
+        ? { digitalSigning: { linkedTransactions: t.linkedTransactionId ? [t.linkedTransactionId] : [] } }
+        : {}),
+    };
   }
 
   /** Completes every pending transaction now; returns how many. */

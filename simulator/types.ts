@@ -3,7 +3,7 @@
  * recorded requests). `simulator/server.ts` re-exports them.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ServiceEnvironment } from '../shared/api/enums';
+import type { MockTestValue, ServiceEnvironment } from '../shared/api/enums';
 import type { FaultCounts, FaultOptions } from './faults';
 import type { WebhookCounts, WebhookRetryOptions } from './webhooks';
 
@@ -44,6 +44,25 @@ export interface SimulatorOptions {
    * should not pay for it); the CLI turns it on.
    */
   warmImagePool?: boolean;
+  /**
+   * Refuse a token that lacks the scope an endpoint needs (403, code 7 `PermissionDenied`); endpoints
+   * without a known scope take any live token. @default false in process (tests that are not about
+   * scopes need not know them); `npm run simulator` turns it on.
+   */
+  enforceScopes?: boolean;
+  /**
+   * The customer setting of the driving license workflow (§4.1, §4.5): when on, an additional
+   * DRIVING_LICENSE document of an RTW_STANDARD/RTW_PREMIUM transaction yields a `drivingLicense`
+   * section; when off, no such section appears. @default true
+   */
+  drivingLicenseCheck?: boolean;
+  /**
+   * Outcome of every transaction completed without `mock-test` (one of the `mock-test` values).
+   * @default a seeded mix of all of them
+   */
+  outcome?: MockTestValue;
+  /** Receives debug lines (e.g. request fields that were ignored). @default none */
+  onDebug?: (message: string) => void;
   /** Wall clock; the virtual clock adds `advanceTime` offsets to it. @default Date.now */
   now?: () => number;
 }

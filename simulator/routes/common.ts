@@ -46,7 +46,11 @@ export function imageBytes(image: UploadImage, field: string): Buffer {
 export function qualityOf(images: Buffer[]): { result: string; message?: string } {
   for (const bytes of images) {
     const dims = imageDimensions(bytes);
-    if (!dims) return { result: 'TECHNICAL_REJECT', message: 'The image is not a readable JPEG or PNG.' };
+    if (!dims)
+      return {
+        result: 'TECHNICAL_REJECT',
+        message: 'The image is not a readable JPEG, PNG, WebP, GIF or TIFF image.',
+      };
     if (dims.width < MIN_UPLOAD_WIDTH || dims.height < MIN_UPLOAD_HEIGHT) {
       return { result: 'DISAPPROVED', message: 'The image resolution is too low.' };
     }

@@ -10,12 +10,14 @@ export function resultRoutes(state: SimulatorState): Route[] {
       method: 'GET',
       pattern: exact(PATHS.poll),
       auth: 'bearer',
+      scope: 'productapi.poll.read',
       handler: () => ({ results: state.pollRecords() }),
     },
     {
       method: 'GET',
       pattern: /^\/api\/v2\/result\/([^/]+)$/,
       auth: 'bearer',
+      scope: 'productapi.result.read',
       handler: ({ params }) => {
         const resultId = safeDecode(params[0]!);
         const r = state.results.get(resultId);

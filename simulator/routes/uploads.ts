@@ -15,10 +15,13 @@ import {
   idVerifyRequestSchema,
   qualityRequestSchema,
   sdkTokenRequestSchema,
+  type UploadImage,
 } from '../../shared/api/schemas';
-import { imageDimensions } from '../../shared/image';
+import { allowedUploadContentTypes, describeAllowedUploads } from '../../shared/api/upload-formats';
+import { imageDimensions, sniffContentType } from '../../shared/image';
 import { badRequest, exact, type Route, validate } from '../http';
-import type { SimulatorState, Transaction } from '../state';
+import type { SimulatorState, Transaction, UploadedImage } from '../state';
+import { hasSdkWatermark } from '../watermark';
 import { checkUser, imageBytes, mockValue, qualityOf, sdkQuery } from './common';
 
 /** The SDK, upload and quality routes. */
@@ -29,7 +32,7 @@ export function uploadRoutes(state: SimulatorState): Route[] {
       pattern: exact(PATHS.faceQuality),
       auth: 'bearer',
       handler: ({ body }) => {
-        const input = validate(faceQualityRequestSchema, body);
+        const input = state.read(faceQualityRequestSchema, body, 'face quality');
         return qualityOf([Buffer.from(input.image, 'base64')]);
       },
     },
@@ -38,7 +41,7 @@ export function uploadRoutes(state: SimulatorState): Route[] {
       pattern: exact(PATHS.quality),
       auth: 'bearer',
       handler: ({ body }) => {
-        const input = validate(qualityRequestSchema, body);
+        const input = state.read(qualityRequestSchema, body, 'quality');
         return qualityOf(input.images.map((i) => Buffer.from(i, 'base64')));
       },
     },
@@ -46,6 +49,7 @@ export function uploadRoutes(state: SimulatorState): Route[] {
       method: 'GET',
       pattern: exact(PATHS.sdkToken),
       auth: 'bearer',
+      scope: 'productapi.sdk.read',
       handler: ({ url }) => {
         const input = validate(sdkTokenRequestSchema, sdkQuery(url.searchParams));
         const t = state.newTransaction('sdk', {
@@ -54,6 +58,7 @@ export function uploadRoutes(state: SimulatorState): Route[] {
             services: input.services,
             numberOfChallenges: input.numberOfChallenges ?? DEFAULT_NUMBER_OF_CHALLENGES,
           },
+          ...(input.validateWatermark ? { validateWatermark: true } : {}),
         });
         const token = randomBytes(32).toString('base64url');
         state.sdkTokens.set(token, t.transactionId);
@@ -64,15 +69,16 @@ export function uploadRoutes(state: SimulatorState): Route[] {
       method: 'POST',
       pattern: exact(PATHS.faceVerify),
       auth: 'bearer',
+      scope: 'productapi.faceverify.write',
       handler: ({ body }) => {
-        const input = validate(faceVerifyRequestSchema, body);
+        const input = state.read(faceVerifyRequestSchema, body, 'face verify');
         const t = state.transactions.get(input.transactionId);
         if (t?.origin !== 'sdk') throw badRequest('transactionId', 'is not a transaction of an SDK token');
         if (t.state === 'completed') throw badRequest('transactionId', 'is already completed');
         if (!t.sdk?.services.includes('FACE_VERIFY')) {
           throw badRequest('transactionId', 'was not created with the FACE_VERIFY service');
         }
-        for (const [i, img] of input.images.entries()) imageBytes(img, `images.${i}.data`);
+        const bytes = input.images.map((img, i) => imageBytes(img, `images.${i}.data`));
         const live = input.images.filter((i) => i.type === 'LIVE').length;
         const required = Math.max(2, t.sdk.numberOfChallenges);
         if (live < required)
@@ -80,7 +86,16 @@ export function uploadRoutes(state: SimulatorState): Route[] {
         if (!input.images.some((i) => i.type === 'COMPARE'))
           throw badRequest('images', 'must contain a COMPARE image');
         t.faceVerified = true;
+        // §4.11: with validateWatermark the SDK marks the images it takes (the LIVE challenges); an
+        // upload without the mark is not refused but its face verification is disapproved.
+        if (t.validateWatermark) {
+          const marked = input.images.every(
+            (img, i) => img.type !== 'LIVE' || hasSdkWatermark(bytes[i]!, t.transactionId),
+          );
+          if (!marked) t.watermarkRejected = true;
+        }
         t.imageCustomerReferences.push(...input.images.map((i) => i.customerReference));
+        t.uploads.push(...input.images.map(uploadedImage));
         if (t.state === 'created') state.schedule(t);
         return { success: true };
       },
@@ -89,18 +104,12 @@ export function uploadRoutes(state: SimulatorState): Route[] {
       method: 'POST',
       pattern: exact(PATHS.idVerify),
       auth: 'bearer',
+      scope: 'productapi.idverify.write',
       handler: ({ req, body }) => {
         const mock = mockValue(state, req);
-        const input = validate(idVerifyRequestSchema, body);
+        const input = state.read(idVerifyRequestSchema, body, 'identity upload');
         const userId = checkUser(state, input.userId);
-        input.images.forEach((image, i) => {
-          const field = `images.${i}.data`;
-          const dims = imageDimensions(imageBytes(image, field));
-          if (!dims) throw badRequest(field, 'must be a JPEG or PNG image');
-          if (dims.width < MIN_UPLOAD_WIDTH || dims.height < MIN_UPLOAD_HEIGHT) {
-            throw badRequest(field, `is smaller than ${MIN_UPLOAD_WIDTH} x ${MIN_UPLOAD_HEIGHT} pixels`);
-          }
-        });
+        for (const [i, image] of input.images.entries()) checkIdentityUpload(image, `images.${i}.data`);
         let t: Transaction;
         if (input.transactionId !== undefined) {
           const existing = state.transactions.get(input.transactionId);
@@ -123,10 +132,40 @@ export function uploadRoutes(state: SimulatorState): Route[] {
           ...(mock !== undefined ? { mock } : {}),
         });
         t.imageCustomerReferences.unshift(...input.images.map((i) => i.customerReference));
+        t.uploads.unshift(...input.images.map(uploadedImage));
         if (mock) state.complete(t);
         else if (t.state === 'created') state.schedule(t);
         return { transactionId: t.transactionId };
       },
     },
   ];
+}
+
+/**
+ * §4.5 and §8: an upload in a format its type allows (`shared/api/upload-formats.ts`), and an image at
+ * least 640 × 480. A 400 names the field.
+ */
+function checkIdentityUpload(image: UploadImage, field: string): void {
+  const bytes = imageBytes(image, field);
+  const contentType = sniffContentType(bytes).contentType;
+  if (!allowedUploadContentTypes(image.type).includes(contentType)) {
+    throw badRequest(field, `must be ${describeAllowedUploads(image.type)}`);
+  }
+  if (contentType === 'application/pdf') return;
+  const dims = imageDimensions(bytes);
+  if (!dims) throw badRequest(field, `must be ${describeAllowedUploads(image.type)}`);
+  if (dims.width < MIN_UPLOAD_WIDTH || dims.height < MIN_UPLOAD_HEIGHT) {
+    throw badRequest(field, `is smaller than ${MIN_UPLOAD_WIDTH} x ${MIN_UPLOAD_HEIGHT} pixels`);
+  }
+}
+
+/** What the simulator keeps of an upload: its type and references, never the bytes. */
+function uploadedImage(image: UploadImage): UploadedImage {
+  return {
+    ...(image.type !== undefined ? { type: image.type } : {}),
+    ...(image.additionalDocumentType !== undefined
+      ? { additionalDocumentType: image.additionalDocumentType }
+      : {}),
+    ...(image.customerReference !== undefined ? { customerReference: image.customerReference } : {}),
+  };
 }

@@ -1,7 +1,7 @@
 /** POST /api/v2/vog (§4.12), GET /api/v2/reasons (§4.13) and POST /api/v2/facelinkpackage (§4.10). */
 import { PATHS } from '../../shared/api/enums';
 import { faceLinkPackageRequestSchema, vogRequestSchema } from '../../shared/api/schemas';
-import { exact, notFound, type Route, validate } from '../http';
+import { exact, notFound, type Route } from '../http';
 import { createPrng, deriveSeed } from '../prng';
 import { ALL_REASONS } from '../reasons';
 import type { SimulatorState } from '../state';
@@ -15,13 +15,14 @@ export function vogRoutes(state: SimulatorState): Route[] {
       pattern: exact(PATHS.vog),
       auth: 'bearer',
       handler: ({ body }) => {
-        const input = validate(vogRequestSchema, body);
+        const input = state.read(vogRequestSchema, body, 'VOG request');
         const userId = checkUser(state, input.userId);
         const t = state.newTransaction('vog', {
           userId,
           ...(input.customerReference !== undefined ? { customerReference: input.customerReference } : {}),
           vog: {
             createdAt: state.now(),
+            ...(input.hasExistingVog ? { hasExistingVog: true } : {}),
             givenNames: input.givenNames,
             surname: input.surname,
             companyName: input.vogRequest.companyName,
@@ -43,7 +44,7 @@ export function vogRoutes(state: SimulatorState): Route[] {
       pattern: exact(PATHS.faceLinkPackage),
       auth: 'bearer',
       handler: ({ body }) => {
-        const { token } = validate(faceLinkPackageRequestSchema, body);
+        const { token } = state.read(faceLinkPackageRequestSchema, body, 'FaceLink package');
         const transactionId = state.faceLinkTokens.get(token);
         if (transactionId === undefined) throw notFound();
         // §3.4: the package is deleted after it has been retrieved once.

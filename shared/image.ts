@@ -35,12 +35,68 @@ export function sniffContentType(bytes: Uint8Array): SniffedType {
   return OCTET_STREAM;
 }
 
-/** Pixel size of a JPEG or PNG image read from its header, or `undefined` if it cannot be read. */
+/**
+ * Pixel size of a JPEG, PNG, WebP, GIF or TIFF image read from its header, or `undefined` if it cannot
+ * be read (another format, or a header cut short).
+ */
 export function imageDimensions(bytes: Uint8Array): { width: number; height: number } | undefined {
   const type = sniffContentType(bytes).contentType;
   if (type === 'image/png') return pngDimensions(bytes);
   if (type === 'image/jpeg') return jpegDimensions(bytes);
+  if (type === 'image/webp') return webpDimensions(bytes);
+  if (type === 'image/gif') return gifDimensions(bytes);
+  if (type === 'image/tiff') return tiffDimensions(bytes);
   return undefined;
+}
+
+function gifDimensions(bytes: Uint8Array): { width: number; height: number } | undefined {
+  // "GIF89a" (6), then the logical screen width and height, little-endian.
+  if (bytes.length < 10) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { width: view.getUint16(6, true), height: view.getUint16(8, true) };
+}
+
+function webpDimensions(bytes: Uint8Array): { width: number; height: number } | undefined {
+  // RIFF header (12), then the first chunk: VP8 (lossy), VP8L (lossless) or VP8X (extended).
+  if (bytes.length < 30) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const chunk = String.fromCharCode(bytes[12]!, bytes[13]!, bytes[14]!, bytes[15]!);
+  if (chunk === 'VP8 ') {
+    // Frame tag (3) and start code (3) after the chunk header, then 14-bit width and height.
+    return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff };
+  }
+  if (chunk === 'VP8L') {
+    const bits = view.getUint32(21, true);
+    return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
+  }
+  if (chunk === 'VP8X') {
+    const w = bytes[24]! | (bytes[25]! << 8) | (bytes[26]! << 16);
+    const h = bytes[27]! | (bytes[28]! << 8) | (bytes[29]! << 16);
+    return { width: w + 1, height: h + 1 };
+  }
+  return undefined;
+}
+
+function tiffDimensions(bytes: Uint8Array): { width: number; height: number } | undefined {
+  if (bytes.length < 8) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const little = bytes[0] === 0x49;
+  const ifd = view.getUint32(4, little);
+  if (ifd + 2 > bytes.length) return undefined;
+  const entries = view.getUint16(ifd, little);
+  let width: number | undefined;
+  let height: number | undefined;
+  for (let i = 0; i < entries; i++) {
+    const entry = ifd + 2 + i * 12;
+    if (entry + 12 > bytes.length) return undefined;
+    const tag = view.getUint16(entry, little);
+    const type = view.getUint16(entry + 2, little);
+    // ImageWidth (256) and ImageLength (257) are SHORT (3) or LONG (4) values stored in place.
+    const value = type === 3 ? view.getUint16(entry + 8, little) : view.getUint32(entry + 8, little);
+    if (tag === 256) width = value;
+    if (tag === 257) height = value;
+  }
+  return width !== undefined && height !== undefined ? { width, height } : undefined;
 }
 
 function pngDimensions(bytes: Uint8Array): { width: number; height: number } | undefined {

@@ -3,7 +3,12 @@
  * Prints `Simulator listening on http://127.0.0.1:N (staging)` when ready; stops on SIGINT/SIGTERM.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { ENVIRONMENTS, type ServiceEnvironment } from '../shared/api/enums';
+import {
+  ENVIRONMENTS,
+  MOCK_TEST_VALUES,
+  type MockTestValue,
+  type ServiceEnvironment,
+} from '../shared/api/enums';
 import { describeArgsError, MAX_PORT } from '../shared/args';
 import type { FaultOptions } from './faults';
 import { type SimulatorOptions, startSimulator } from './server';
@@ -29,6 +34,13 @@ Options:
   --slow-ms N                 delay of slow requests (default 2000)
   --fault-drop RATE           share of requests whose connection is dropped
   --fault-truncate RATE       share of responses cut off half-way
+  --ignore-scopes             accept any live token on every endpoint (default: a token needs the
+                              scope of the endpoint, else 403 PermissionDenied)
+  --no-driving-license-check  the account's driving license workflow is off: an additional
+                              DRIVING_LICENSE document of an RTW product yields no drivingLicense section
+  --outcome VALUE             outcome of every transaction completed without mock-test (a mock-test
+                              value; default a seeded mix)
+  --debug                     print debug lines on stderr (request fields that were ignored)
   -h, --help                  show this help
 
 Controls for tests and the local run are served under /__sim (see simulator/README.md).`;
@@ -52,6 +64,10 @@ const OPTIONS = {
   'slow-ms': { type: 'string' },
   'fault-drop': { type: 'string' },
   'fault-truncate': { type: 'string' },
+  'ignore-scopes': { type: 'boolean' },
+  'no-driving-license-check': { type: 'boolean' },
+  outcome: { type: 'string' },
+  debug: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } satisfies NonNullable<ParseArgsConfig['options']>;
 
@@ -120,7 +136,17 @@ async function main(): Promise<void> {
     port: port(str('port')),
     faults,
     warmImagePool: true,
+    enforceScopes: values['ignore-scopes'] !== true,
+    drivingLicenseCheck: values['no-driving-license-check'] !== true,
   };
+  const outcome = str('outcome');
+  if (outcome !== undefined) {
+    if (!(MOCK_TEST_VALUES as readonly string[]).includes(outcome)) {
+      fail(`--outcome must be one of ${MOCK_TEST_VALUES.join(', ')}`);
+    }
+    options.outcome = outcome as MockTestValue;
+  }
+  if (values.debug) options.onDebug = (message) => console.error(`simulator: debug: ${message}`);
   const seed = num('seed', str('seed'));
   if (seed !== undefined) options.seed = seed;
   const delay = num('completion-delay-ms', str('completion-delay-ms'));

@@ -100,6 +100,13 @@ export const ALL_REASONS: readonly Reason[] = [
     },
   },
   {
+    key: 'WATERMARK_INVALID',
+    translations: {
+      en: 'The selfie images do not carry the watermark of the capture SDK.',
+      nl: 'De selfies hebben niet het watermerk van de opname-SDK.',
+    },
+  },
+  {
     key: 'SANCTION_LIST_HIT',
     translations: {
       en: 'The person appears on a sanction list.',

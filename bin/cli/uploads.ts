@@ -39,7 +39,10 @@ const IMAGE_TYPES_HELP = `TYPE is an upload image type: ADDITIONAL, BSN_STATEMEN
   LIVE, PAPER, PASSPORT, PAYROLL_TAX_STATEMENT, PORTRAIT, RESIDENCE_PERMIT, RTW_DOCUMENT, SIGNATURE,
   WORK_PERMIT. ADDITIONAL:DRIVING_LICENSE=PATH also sets additionalDocumentType.`;
 
-/** `idv id-verify`: upload identity documents (JPEG/PNG, at least 640×480, checked before sending). */
+/**
+ * `idv id-verify`: upload identity documents (images of at least 640×480, a PDF payroll tax statement;
+ * checked before sending).
+ */
 export const idVerifyCommand: CliCommand = {
   path: ['id-verify'],
   summary: 'upload identity documents (POST /api/v2/idverify)',
@@ -47,7 +50,8 @@ export const idVerifyCommand: CliCommand = {
     'id-verify --product P --image TYPE=PATH [--image TYPE=PATH]… [--transaction-id T] ' +
     '[--customer-reference R] [--user-id U] [--rtw-type RTW_…] [--mock-test VALUE]',
   help: `  --product P               IDV_LITE, IDV_STANDARD, RTW_STANDARD
-  --image TYPE=PATH         an image file, JPEG or PNG, at least 640×480 (repeatable)
+  --image TYPE=PATH         an image file (JPEG, PNG, WebP, GIF or TIFF) of at least 640×480;
+                            PAYROLL_TAX_STATEMENT may also be a PDF (repeatable)
   --transaction-id T        the transactionId from an SDK token, if one was requested
   --customer-reference R    your reference
   --user-id U               a user defined for the account

@@ -227,7 +227,10 @@ export class IdvClient {
     });
   }
 
-  /** POST /api/v2/idverify (§4.5); images must be JPEG/PNG of at least 640×480. `mockTest` only on staging. */
+  /**
+   * POST /api/v2/idverify (§4.5); uploads in a format their type allows (images of at least 640×480, a
+   * PDF payroll tax statement; see `validateIdVerifyRequest`). `mockTest` only on staging.
+   */
   async verifyIdentity(request: IdVerifyInput, options: MockTestOptions = {}): Promise<IdVerifyResponse> {
     return this.#call({
       method: 'POST',

@@ -1,9 +1,12 @@
 /**
  * Strict validation of our own requests before anything is sent: the shared zod schemas plus the rules
- * a schema cannot express (image sizes from the header bytes, face verify image mix, bulk CSV layout).
+ * a schema cannot express (upload formats and image sizes from the bytes, face verify image mix, bulk
+ * CSV layout).
  * Every problem is reported with a path naming the field (`images[0].data`), never with the value.
  */
+import { parse as parseCsv } from 'csv-parse/sync';
 import type { z } from 'zod';
+import { BULK_CSV_PARSE_OPTIONS, describeCsvError } from '../api/bulk-csv';
 import { BULK_CSV_COLUMNS, MIN_UPLOAD_HEIGHT, MIN_UPLOAD_WIDTH, MOCK_TEST_VALUES } from '../api/enums';
 import {
   type BulkSecureLinksRequest,
@@ -13,7 +16,8 @@ import {
   type IdVerifyRequest,
   idVerifyRequestSchema,
 } from '../api/schemas';
-import { imageDimensions } from '../image';
+import { allowedUploadContentTypes, describeAllowedUploads } from '../api/upload-formats';
+import { imageDimensions, sniffContentType } from '../image';
 import { RequestValidationError, type ValidationIssue } from './errors';
 
 /** Path segments as the messages show them: `images[0].data`. */
@@ -52,15 +56,29 @@ export function validateRequest<S extends z.ZodType>(
   return parsed.data;
 }
 
-/** Identity upload (§4.5): the schema plus every image a readable JPEG/PNG of at least 640×480 (§8). */
+/**
+ * Identity upload (§4.5): the schema plus every upload in a format its type allows (images of a
+ * readable format, a PDF for a payroll tax statement; see `shared/api/upload-formats.ts`) and every
+ * image at least 640×480 (§8).
+ */
 export function validateIdVerifyRequest(request: unknown): IdVerifyRequest {
   const parsed = validateRequest(idVerifyRequestSchema, request, 'identity upload request');
   const issues: ValidationIssue[] = [];
   parsed.images.forEach((image, i) => {
-    const dims = imageDimensions(Buffer.from(image.data, 'base64'));
+    const bytes = Buffer.from(image.data, 'base64');
     const path = `images[${i}].data`;
+    const contentType = sniffContentType(bytes).contentType;
+    if (!allowedUploadContentTypes(image.type).includes(contentType)) {
+      issues.push({ path, message: `is not ${describeAllowedUploads(image.type)}` });
+      return;
+    }
+    if (contentType === 'application/pdf') return;
+    const dims = imageDimensions(bytes);
     if (!dims) {
-      issues.push({ path, message: 'is not a readable JPEG or PNG image (its size cannot be checked)' });
+      issues.push({
+        path,
+        message: `is not ${describeAllowedUploads(image.type)} (its size cannot be checked)`,
+      });
     } else if (dims.width < MIN_UPLOAD_WIDTH || dims.height < MIN_UPLOAD_HEIGHT) {
       issues.push({
         path,
@@ -100,35 +118,44 @@ export function validateBulkSecureLinksRequest(request: unknown): BulkSecureLink
 }
 
 /**
- * Checks a bulk CSV: `;`-separated, first line exactly the §4.2 columns, then at least one row of five
- * fields. Rows are numbered from 1 after the header; blank lines at the end are ignored.
+ * Checks a bulk CSV (read as in `shared/api/bulk-csv.ts`): `;`-separated, first row exactly the §4.2
+ * columns, then at least one row of five fields. Row N is the N-th record of the file, the header row
+ * being row 1, the same numbering as the service's (and the simulator's) `errors[].row`.
  */
 export function checkBulkCsv(text: string): ValidationIssue[] {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+  let records: { record: string[]; info: { records: number } }[];
+  try {
+    records = parseCsv(text, BULK_CSV_PARSE_OPTIONS) as unknown as typeof records;
+  } catch (error) {
+    const { code, records: before } = error as { code?: string; records?: number };
+    return [{ path: 'file', message: `row ${(before ?? 0) + 1}: ${describeCsvError(code)}` }];
+  }
   const expected = BULK_CSV_COLUMNS.join(';');
-  const header = lines[0]?.trim();
+  const header = records[0]?.record.join(';');
   if (header !== expected) {
     return [{ path: 'file', message: `header row must be exactly "${expected}"` }];
   }
-  const rows = lines.slice(1);
+  const rows = records.slice(1);
   if (rows.length === 0) return [{ path: 'file', message: 'has no rows after the header' }];
   const issues: ValidationIssue[] = [];
-  rows.forEach((line, i) => {
-    const fields = line.split(';').length;
+  for (const { record, info } of rows) {
+    const fields = record.length;
     if (fields !== BULK_CSV_COLUMNS.length) {
       issues.push({
         path: 'file',
-        message: `row ${i + 1} has ${fields} field${fields === 1 ? '' : 's'}, expected ${BULK_CSV_COLUMNS.length}`,
+        message: `row ${info.records} has ${fields} field${fields === 1 ? '' : 's'}, expected ${BULK_CSV_COLUMNS.length}`,
       });
     }
-  });
+  }
   return issues;
 }
 
-/** Base64 of a CSV text (UTF-8), as the `file` field of the bulk request wants it. */
+/**
+ * Base64 of a CSV text (UTF-8), as the `file` field of the bulk request wants it. A leading byte order
+ * mark is dropped: strict in what we send, the service gets plain UTF-8.
+ */
 export function encodeBulkCsv(text: string): string {
-  return Buffer.from(text, 'utf8').toString('base64');
+  return Buffer.from(text.replace(/^\uFEFF/, ''), 'utf8').toString('base64');
 }
 
 /**

@@ -101,4 +101,43 @@ describe('simulator CLI', () => {
     expect(helpCode).toBe(0);
     expect(help.output().stdout).toContain('--fault-429');
   });
+
+  it('enforces scopes by default, --ignore-scopes turns that off, and refuses an unknown --outcome', async () => {
+    // Prepare
+    const start = async (extra: string[]) => {
+      const cli = runCli(['--client-id', 'cli-id', '--client-secret', 'cli-secret', ...extra]);
+      const [, url] = await cli.waitFor(/Simulator listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const token = await fetch(`${url}${PATHS.oauthToken}`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from('cli-id:cli-secret').toString('base64')}` },
+        body: JSON.stringify({ scopes: ['productapi.poll.read'] }),
+      });
+      const { accessToken } = (await token.json()) as { accessToken: string };
+      const link = await fetch(`${url}${PATHS.secureLink}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ product: 'IDV_LITE' }),
+      });
+      cli.child.kill('SIGTERM');
+      await cli.exited;
+      return link.status;
+    };
+
+    // Act
+    const enforced = await start([]);
+    const ignored = await start([
+      '--ignore-scopes',
+      '--outcome',
+      'DISAPPROVED',
+      '--no-driving-license-check',
+    ]);
+    const bad = runCli(['--client-id', 'a', '--client-secret', 'b', '--outcome', 'MAYBE']);
+    const badCode = await bad.exited;
+
+    // Assess
+    expect(enforced).toBe(403);
+    expect(ignored).toBe(200);
+    expect(badCode).toBe(2);
+    expect(bad.output().stderr).toContain('--outcome must be one of');
+  });
 });

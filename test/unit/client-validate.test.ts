@@ -10,6 +10,7 @@ import {
   validateRequest,
   validateResultId,
 } from '../../shared/client/validate';
+import { gifHeader, webpHeader } from '../support/image-headers';
 import { pngHeaderOnly } from '../support/png';
 
 /** Base64 of a PNG whose header says `width`×`height` (only the header is read). */
@@ -116,6 +117,43 @@ describe('validateIdVerifyRequest', () => {
     expect(base64Issues[0]?.message).toContain('base64');
   });
 
+  it('accepts the formats the spec allows per type: WebP images, a PDF payroll tax statement', () => {
+    // Prepare
+    const pdf = Buffer.from('%PDF-1.4\n%simulated\n').toString('base64');
+
+    // Act
+    const request = validateIdVerifyRequest({
+      product: 'RTW_STANDARD',
+      images: [
+        { type: 'PASSPORT', data: webpHeader(800, 600, 'VP8X').toString('base64') },
+        { type: 'PAYROLL_TAX_STATEMENT', data: pdf },
+      ],
+    });
+
+    // Assess
+    expect(request.images).toHaveLength(2);
+  });
+
+  it('refuses a PDF for an image type and keeps the 640×480 rule for every image format', () => {
+    // Act
+    const issues = issuesOf(() =>
+      validateIdVerifyRequest({
+        product: 'IDV_STANDARD',
+        images: [
+          { type: 'PASSPORT', data: Buffer.from('%PDF-1.4\n').toString('base64') },
+          { type: 'IDENTITY_CARD', data: gifHeader(320, 240).toString('base64') },
+        ],
+      }),
+    );
+
+    // Assess
+    expect(issues).toEqual([
+      { path: 'images[0].data', message: expect.stringContaining('is not a readable JPEG or PNG image') },
+      { path: 'images[1].data', message: 'image is 320×240 pixels; the minimum is 640×480' },
+    ]);
+    expect(issues[0]?.message).not.toContain('PDF');
+  });
+
   it('rejects a product that the identity upload does not accept', () => {
     // Act
     const issues = issuesOf(() =>
@@ -178,10 +216,33 @@ describe('bulk CSV', () => {
     // Assess
     expect(badHeader).toEqual([{ path: 'file', message: `header row must be exactly "${header}"` }]);
     expect(badRows.map((i) => i.message)).toEqual([
-      'row 2 has 3 fields, expected 5',
-      'row 3 has 6 fields, expected 5',
+      // Rows are numbered as the service numbers them: the header is row 1.
+      'row 3 has 3 fields, expected 5',
+      'row 4 has 6 fields, expected 5',
     ]);
     expect(empty[0]?.message).toBe('has no rows after the header');
+  });
+
+  it('reads quoted fields with ;, a byte order mark and CRLF line ends', () => {
+    // Prepare
+    const text = `\uFEFF${header}\r\n"Jansen; J.";j@example.com;;nl;"ref ""1"""\r\n\r\nB;b@example.com;;en;r2\r\n`;
+
+    // Act
+    const issues = checkBulkCsv(text);
+    const encoded = Buffer.from(encodeBulkCsv(text), 'base64').toString('utf8');
+
+    // Assess
+    expect(issues).toEqual([]);
+    expect(encoded.startsWith(header)).toBe(true);
+  });
+
+  it('names the row of an unclosed quote without quoting the value', () => {
+    // Act
+    const issues = checkBulkCsv(`${header}\nA;a@example.com;;nl;r\n"Secret name;b@example.com;;nl;r\n`);
+
+    // Assess
+    expect(issues).toEqual([{ path: 'file', message: 'row 3: a quoted field is not closed' }]);
+    expect(JSON.stringify(issues)).not.toContain('Secret');
   });
 
   it('rejects FACE_LINK as a bulk product', () => {

@@ -1,6 +1,7 @@
 import jpeg from 'jpeg-js';
 import { describe, expect, it } from 'vitest';
 import { imageDimensions, sniffContentType } from '../../shared/image';
+import { gifHeader, tiffHeader, webpHeader } from '../support/image-headers';
 import { pngHeaderOnly as png } from '../support/png';
 
 describe('image sniffing', () => {
@@ -29,5 +30,24 @@ describe('image sniffing', () => {
       extension: 'bin',
     });
     expect(imageDimensions(Buffer.from('hello'))).toBeUndefined();
+  });
+
+  it.each([
+    ['WebP (VP8)', webpHeader(800, 600, 'VP8 '), 'image/webp', { width: 800, height: 600 }],
+    ['WebP (VP8L)', webpHeader(1024, 768, 'VP8L'), 'image/webp', { width: 1024, height: 768 }],
+    ['WebP (VP8X)', webpHeader(4000, 3000, 'VP8X'), 'image/webp', { width: 4000, height: 3000 }],
+    ['GIF', gifHeader(640, 480), 'image/gif', { width: 640, height: 480 }],
+    ['TIFF', tiffHeader(2480, 3508), 'image/tiff', { width: 2480, height: 3508 }],
+  ])('reads %s dimensions from the header', (_name, bytes, contentType, size) => {
+    // Act
+    const dims = imageDimensions(bytes);
+
+    // Assess
+    expect(sniffContentType(bytes).contentType).toBe(contentType);
+    expect(dims).toEqual(size);
+  });
+
+  it('gives nothing for a cut-short TIFF header', () => {
+    expect(imageDimensions(tiffHeader(2480, 3508).subarray(0, 20))).toBeUndefined();
   });
 });

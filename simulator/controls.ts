@@ -1,0 +1,68 @@
+/**
+ * Test and operator controls: in process as `sim.control`, out of process over HTTP under `/__sim`
+ * (never faulted, recorded or authenticated: they exist for tests and the local run).
+ */
+import type { FaultOptions } from './faults';
+import { badRequest, notFound } from './http';
+import type { SimulatorState } from './state';
+import type { SimulatorControl } from './types';
+
+/** The in-process controls of `state`. */
+export function createControl(state: SimulatorState): SimulatorControl {
+  return {
+    expireTokens: () => state.expireTokens(),
+    advanceTime: (ms) => state.advance(ms),
+    completePending: () => state.completePending(),
+    setFaults: (f) => state.faults.set(f),
+    faceLinkToken: (transactionId) => {
+      const t = state.transactions.get(transactionId);
+      return t?.faceLinkToken && state.faceLinkTokens.has(t.faceLinkToken) ? t.faceLinkToken : undefined;
+    },
+    resultIdsOf: (transactionId) => [...(state.transactions.get(transactionId)?.resultIds ?? [])],
+    stats: () => state.stats(),
+    webhooksIdle: () => state.webhooks.idle(),
+    now: () => state.now(),
+  };
+}
+
+/** Answers one `/__sim/*` request; throws `HttpError` (404 for an unknown control). */
+export function controlRoute(
+  state: SimulatorState,
+  control: SimulatorControl,
+  method: string,
+  url: URL,
+  body: unknown,
+): unknown {
+  const tx = url.searchParams.get('transactionId') ?? '';
+  switch (`${method} ${url.pathname}`) {
+    case 'POST /__sim/complete':
+      return { completed: control.completePending() };
+    case 'POST /__sim/advance': {
+      const ms = Number(url.searchParams.get('ms') ?? (body as { ms?: unknown } | undefined)?.ms);
+      if (!Number.isFinite(ms) || ms < 0) throw badRequest('ms', 'must be a non-negative number');
+      control.advanceTime(ms);
+      return { now: new Date(state.now()).toISOString(), offsetMs: state.offsetMs };
+    }
+    case 'POST /__sim/faults':
+      control.setFaults((body ?? {}) as FaultOptions);
+      return { faults: state.faults.current };
+    case 'GET /__sim/faults':
+      return { faults: state.faults.current };
+    case 'GET /__sim/stats':
+      return control.stats();
+    case 'POST /__sim/expire-tokens':
+      control.expireTokens();
+      return { expired: state.tokens.size };
+    case 'GET /__sim/facelink-token': {
+      const token = control.faceLinkToken(tx);
+      if (!token) throw notFound();
+      return { token };
+    }
+    case 'GET /__sim/result-ids':
+      return { resultIds: control.resultIdsOf(tx) };
+    case 'POST /__sim/webhooks-idle':
+      return state.webhooks.idle().then(() => ({ webhooks: control.stats().webhooks }));
+    default:
+      throw notFound();
+  }
+}

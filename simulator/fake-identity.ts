@@ -1,0 +1,131 @@
+/**
+ * Fake but well-formed personal data for simulated results, deterministic from a PRNG and clearly fake:
+ * specimen names, document numbers starting with SPEC, BSNs starting with 9999, and machine-readable
+ * zones with correct ICAO 9303 check digits.
+ */
+import type { MockTestValue as Outcome } from '../shared/api/enums';
+import type { Prng } from './prng';
+
+const GIVEN_NAMES = ['Willeke Liselotte', 'Erika', 'Jane', 'Jan Pieter', 'Max', 'Sanne'] as const;
+const SURNAMES = ['Specimen', 'Mustermann', 'Voorbeeld', 'Testpersoon', 'Proefpersoon', 'Sample'] as const;
+const EU = ['BEL', 'DEU', 'FRA', 'ITA', 'ESP', 'POL', 'PRT'] as const;
+const NON_EU = ['USA', 'IND', 'TUR', 'MAR', 'BRA', 'UKR', 'GBR'] as const;
+
+/** Residence permit types the simulator uses (the spec does not list them). */
+export const RESIDENCE_PERMIT_TYPES = ['TYPE_I', 'TYPE_II', 'TYPE_III', 'TYPE_IV', 'TYPE_V'] as const;
+
+export const DAY = 86_400_000;
+
+/** `yyyy-MM-dd` of an epoch ms (§2.1: dates in results). */
+export function isoDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** ICAO 9303 check digit. */
+function checkDigit(s: string): string {
+  const weights = [7, 3, 1];
+  let sum = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    const v = c === '<' ? 0 : /[0-9]/.test(c) ? Number(c) : c.charCodeAt(0) - 55;
+    sum += v * weights[i % 3]!;
+  }
+  return String(sum % 10);
+}
+
+function mrzName(s: string): string {
+  return s.toUpperCase().replace(/[^A-Z]+/g, '<');
+}
+
+function mrzDate(iso: string): string {
+  return iso.slice(2, 4) + iso.slice(5, 7) + iso.slice(8, 10);
+}
+
+/** A 9-digit BSN that passes the eleven-test and starts with 9999 (never issued to a person). */
+export function fakeBsn(prng: Prng): string {
+  for (;;) {
+    const digits = `9999${String(prng.int(10_000)).padStart(4, '0')}`;
+    const sum = digits.split('').reduce((s, d, i) => s + Number(d) * (9 - i), 0);
+    const last = sum % 11;
+    if (last < 10) return digits + last;
+  }
+}
+
+/** A fake person. */
+export interface Person {
+  givenNames: string;
+  surname: string;
+  gender: 'F' | 'M';
+  dateOfBirth: string;
+  bsn: string;
+}
+
+/** A fake adult person, aged 18 to 72 at `now`. */
+export function fakePerson(prng: Prng, now: number): Person {
+  const age = 18 + prng.int(55);
+  return {
+    givenNames: prng.pick(GIVEN_NAMES),
+    surname: prng.pick(SURNAMES),
+    gender: prng.next() < 0.5 ? 'F' : 'M',
+    dateOfBirth: isoDate(now - age * 365.25 * DAY - prng.int(365) * DAY),
+    bsn: fakeBsn(prng),
+  };
+}
+
+/** A document number that is clearly fake: `SPEC#####`. */
+export function fakeDocumentNumber(prng: Prng): string {
+  return `SPEC${String(prng.int(100_000)).padStart(5, '0')}`;
+}
+
+export type DocumentKind = 'IDENTITY_CARD' | 'PASSPORT' | 'RESIDENCE_PERMIT';
+
+/** The identity document an outcome implies (§1 `mock-test` table). */
+export function documentFor(
+  outcome: Outcome,
+  prng: Prng,
+): { kind: DocumentKind; issuer: string; nationality: string } {
+  switch (outcome) {
+    case 'APPROVED_EU': {
+      const c = prng.pick(EU);
+      return { kind: 'PASSPORT', issuer: c, nationality: c };
+    }
+    case 'APPROVED_NON_EU': {
+      const c = prng.pick(NON_EU);
+      return { kind: 'PASSPORT', issuer: c, nationality: c };
+    }
+    case 'APPROVED_RP':
+      return { kind: 'RESIDENCE_PERMIT', issuer: 'NLD', nationality: prng.pick(NON_EU) };
+    default:
+      return { kind: 'IDENTITY_CARD', issuer: 'NLD', nationality: 'NLD' };
+  }
+}
+
+/** The machine-readable zone: TD3 (two lines of 44) for passports, TD1 (three lines of 30) otherwise. */
+export function mrzLines(
+  kind: DocumentKind,
+  p: Person,
+  doc: { issuer: string; nationality: string },
+  number: string,
+  expiry: string,
+): string[] {
+  const dob = mrzDate(p.dateOfBirth);
+  const exp = mrzDate(expiry);
+  const name = `${mrzName(p.surname)}<<${mrzName(p.givenNames)}`;
+  if (kind === 'PASSPORT') {
+    const l1 = `P<${doc.issuer}${name}`.padEnd(44, '<').slice(0, 44);
+    const numberField = number.padEnd(9, '<');
+    const body = `${numberField}${checkDigit(numberField)}${doc.nationality}${dob}${checkDigit(dob)}${p.gender}${exp}${checkDigit(exp)}`;
+    const optional = '<'.repeat(14);
+    const composite = `${numberField}${checkDigit(numberField)}${dob}${checkDigit(dob)}${exp}${checkDigit(exp)}${optional}${checkDigit(optional)}`;
+    return [l1, `${body}${optional}${checkDigit(optional)}${checkDigit(composite)}`];
+  }
+  const code = kind === 'IDENTITY_CARD' ? 'I<' : 'IR';
+  const numberField = number.padEnd(9, '<');
+  const l1 = `${code}${doc.issuer}${numberField}${checkDigit(numberField)}`.padEnd(30, '<');
+  const l2head = `${dob}${checkDigit(dob)}${p.gender}${exp}${checkDigit(exp)}${doc.nationality}`.padEnd(
+    29,
+    '<',
+  );
+  const composite = l1.slice(5, 30) + l2head.slice(0, 7) + l2head.slice(8, 15) + l2head.slice(18, 29);
+  return [l1, l2head + checkDigit(composite), name.padEnd(30, '<').slice(0, 30)];
+}

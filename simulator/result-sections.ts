@@ -1,0 +1,430 @@
+/**
+ * One builder per section of a result document (§2.5). Each takes the shared `SectionContext` (the
+ * input, the seeded PRNG, the overall outcome and the image list) and returns its section, adding the
+ * images the section implies. `buildResult` in `results.ts` decides which builders run, in a fixed
+ * order, so the PRNG draws and therefore the fake data repeat for a seed.
+ */
+import type { MockTestValue, Product, ResultValue, RtwType } from '../shared/api/enums';
+import type { VerificationResultDocument } from '../shared/api/schemas';
+import {
+  DAY,
+  type DocumentKind,
+  documentFor,
+  fakeDocumentNumber,
+  fakePerson,
+  isoDate,
+  mrzLines,
+  type Person,
+  RESIDENCE_PERMIT_TYPES,
+} from './fake-identity';
+import { type ImageSlot, pooledImage } from './images';
+import type { Prng } from './prng';
+
+/** The outcome of a transaction: one of the `mock-test` values, also used for the seeded mix. */
+export type Outcome = MockTestValue;
+
+/** What a result is built from. */
+export interface ResultInput {
+  readonly seed: number;
+  readonly transactionId: string;
+  /** Product of the transaction; absent for a face-verify-only SDK transaction. */
+  readonly product?: Product;
+  readonly outcome: Outcome;
+  readonly customerReference?: string;
+  readonly userId?: string;
+  readonly rtwType?: RtwType;
+  /** Sections to include. */
+  readonly sections: {
+    readonly identity?: boolean;
+    readonly rightToWork?: boolean;
+    readonly faceVerify?: boolean;
+    readonly faceLink?: boolean;
+    readonly vog?: VogInput;
+    /** The RTW driving license workflow applied (§4.1, §4.5). */
+    readonly drivingLicense?: boolean;
+    /** A single payroll tax statement was uploaded; `inputData` when the end user typed it in. */
+    readonly payrollTaxStatement?: { readonly inputData: boolean };
+    readonly additionalDocuments?: readonly AdditionalDocumentInput[];
+    readonly digitalSigning?: { readonly linkedTransactions: readonly string[] };
+  };
+  /** The LIVE images of a face verify upload lacked the SDK watermark (`validateWatermark`). */
+  readonly watermarkRejected?: boolean;
+  /** `customerReference` of each uploaded image, in upload order (results echo them). */
+  readonly imageCustomerReferences?: readonly (string | undefined)[];
+  readonly completedAt: number;
+}
+
+/** An additional document the transaction captured. */
+export interface AdditionalDocumentInput {
+  readonly additionalDocumentType: string;
+  /** The upload's own customerReference, when it had one. */
+  readonly customerReference?: string;
+}
+
+/** What a VOG request supplied. */
+export interface VogInput {
+  readonly createdAt: number;
+  /** §4.12: the person already has a VOG and gets the upload link at once. */
+  readonly hasExistingVog?: boolean;
+  readonly givenNames: string;
+  readonly surname: string;
+  readonly companyName: string;
+  readonly profiles: readonly string[];
+}
+
+type Doc = VerificationResultDocument;
+type ResultImage = NonNullable<Doc['images']>[number];
+
+/** What every section builder shares. */
+export interface SectionContext {
+  readonly input: ResultInput;
+  readonly prng: Prng;
+  /** Overall result of the document. */
+  readonly overall: ResultValue;
+  readonly approved: boolean;
+  /** Messages of a result that is not approved (reason keys). */
+  readonly messages: string[];
+  readonly images: ResultImage[];
+  /** Picks the pooled image variant of this result. */
+  readonly variant: number;
+}
+
+/** The common part of a section: result, messages (only when not approved), customerReferences. */
+export function sectionBase(ctx: SectionContext, result: ResultValue = ctx.overall) {
+  return {
+    result,
+    messages: result === 'APPROVED' ? [] : ctx.messages,
+    customerReferences: ctx.input.customerReference ? [ctx.input.customerReference] : [],
+  };
+}
+
+/** Adds a pooled image; it echoes the customerReference of the upload at the same position. */
+export function addImage(
+  ctx: SectionContext,
+  slot: ImageSlot,
+  documentType: string,
+  pageType: string,
+  offset = 0,
+  customerReference: string | undefined = (ctx.input.imageCustomerReferences ?? [])[ctx.images.length],
+): void {
+  const img = pooledImage(slot, ctx.variant + offset);
+  const ref = customerReference;
+  ctx.images.push({
+    data: img.base64,
+    documentType,
+    pageType,
+    metadata: { contentType: img.contentType, width: img.width, height: img.height },
+    ...(ref !== undefined ? { customerReference: ref } : {}),
+  });
+}
+
+/** The identity document behind an identity section, reused by the sections that depend on it. */
+export interface IdentityFacts {
+  readonly person: Person;
+  readonly kind: DocumentKind;
+  readonly issued: number;
+  readonly expiry: number;
+}
+
+/** `identity` with its document pages, portrait and signature images. */
+export function identitySection(ctx: SectionContext): { section: Doc['identity']; facts: IdentityFacts } {
+  const { input, prng } = ctx;
+  const person = fakePerson(prng, input.completedAt);
+  const d = documentFor(input.outcome, prng);
+  const issued = input.completedAt - (30 + prng.int(3000)) * DAY;
+  const expiry =
+    input.outcome === 'DISAPPROVED' ? input.completedAt - (1 + prng.int(300)) * DAY : issued + 3652 * DAY;
+  const number = fakeDocumentNumber(prng);
+  const technical = input.outcome === 'TECHNICAL_REJECT';
+  const section = {
+    ...sectionBase(ctx),
+    ...(technical
+      ? {}
+      : {
+          data: {
+            name: {
+              fullname: `${person.givenNames} ${person.surname}`,
+              givenNames: person.givenNames,
+              surname: person.surname,
+            },
+            dateOfBirth: person.dateOfBirth,
+            dateOfIssuance: isoDate(issued),
+            dateOfExpiry: isoDate(expiry),
+            documentType: d.kind,
+            documentSubType:
+              d.kind === 'PASSPORT'
+                ? 'NATIONAL_PASSPORT'
+                : d.kind === 'IDENTITY_CARD'
+                  ? 'NATIONAL_IDENTITY_CARD'
+                  : 'RESIDENCE_PERMIT_CARD',
+            documentNumber: number,
+            gender: person.gender,
+            issuingStateOrOrganization: d.issuer,
+            nationality: d.nationality,
+            personalGovernmentId: d.issuer === 'NLD' ? person.bsn : '',
+            placeOfBirth: 'Specimenstad',
+            ...(d.kind === 'RESIDENCE_PERMIT'
+              ? { residencePermitType: prng.pick(RESIDENCE_PERMIT_TYPES) }
+              : {}),
+            mrzLines: mrzLines(d.kind, person, d, number, isoDate(expiry)),
+          },
+          documentValidation: documentValidation(d.kind),
+          verifications: {
+            sanctionList: { result: 'APPROVED', verificationResult: 'NO_HIT', foundOnLists: [] },
+            lostAndStolen: { verificationResult: 'NO_HIT', messages: [] },
+          },
+        }),
+  };
+  addImage(ctx, 'documentFront', d.kind, 'FRONT');
+  if (!technical) {
+    if (d.kind === 'IDENTITY_CARD') addImage(ctx, 'documentBack', d.kind, 'BACK');
+    if (d.kind === 'RESIDENCE_PERMIT') addImage(ctx, 'documentBack', d.kind, 'RESIDENCE_PERMIT_STICKERS');
+    addImage(ctx, 'portrait', 'PORTRAIT', 'ANY');
+    if (d.kind !== 'PASSPORT') addImage(ctx, 'signature', 'SIGNATURE', 'ANY');
+  }
+  return { section, facts: { person, kind: d.kind, issued, expiry } };
+}
+
+/** The checked security features of a document kind (§2.5 identity.documentValidation). */
+function documentValidation(kind: DocumentKind): Record<string, string> {
+  return {
+    backgroundPrint: 'APPROVED',
+    font: 'APPROVED',
+    hologram: kind === 'PASSPORT' ? 'NOT_APPLICABLE' : 'APPROVED',
+    lamination: 'APPROVED',
+    mrzFont: 'APPROVED',
+    opticallyVariableInk: 'APPROVED',
+    perforation: kind === 'PASSPORT' ? 'APPROVED' : 'NOT_APPLICABLE',
+    photoIntegration: 'APPROVED',
+    stamps: 'NOT_APPLICABLE',
+  };
+}
+
+/** `rightToWork` under the requested rule set (default RTW_NL), from the identity document. */
+export function rightToWorkSection(ctx: SectionContext, facts: IdentityFacts): Doc['rightToWork'] {
+  const { input, prng } = ctx;
+  const rtwType = input.rtwType ?? 'RTW_NL';
+  const start = input.completedAt + 7 * DAY;
+  const due = input.completedAt + (180 + prng.int(900)) * DAY;
+  const data: Record<string, string> = {
+    startDate: isoDate(start),
+    endDate: isoDate(due),
+    dueDate: isoDate(due),
+  };
+  if (rtwType === 'RTW_NL') {
+    Object.assign(data, {
+      vsFromDate: isoDate(facts.issued),
+      vsDueDate: isoDate(facts.expiry),
+      twvFromDate: isoDate(facts.issued),
+      twvDueDate: isoDate(facts.expiry),
+      personalGovernmentId: facts.person.bsn,
+      employmentRemark:
+        facts.kind === 'RESIDENCE_PERMIT' ? 'Arbeid vrij toegestaan, TWV niet vereist' : 'Geen beperkingen',
+    });
+  } else if (rtwType === 'RTW_BE') {
+    data.attachmentDueDate = isoDate(due);
+  } else if (rtwType === 'RTW_UK') {
+    Object.assign(data, {
+      vignetteDueDate: isoDate(due),
+      conditions: 'No restrictions on work',
+      details: 'Share code not required for this document',
+    });
+  }
+  const technical = input.outcome === 'TECHNICAL_REJECT';
+  return { ...sectionBase(ctx), rtwType, ...(technical ? {} : { data }) };
+}
+
+/** `faceVerify` with two live images and the compare image. */
+export function faceVerifySection(ctx: SectionContext): Doc['faceVerify'] {
+  const faceResult: ResultValue =
+    ctx.input.outcome === 'DISAPPROVED' && ctx.messages[0] === 'FACE_MISMATCH'
+      ? 'DISAPPROVED'
+      : ctx.approved
+        ? 'APPROVED'
+        : ctx.overall;
+  addImage(ctx, 'live', 'LIVE', 'ANY');
+  addImage(ctx, 'live', 'LIVE', 'ANY', 1);
+  addImage(ctx, 'live', 'COMPARE', 'ANY', 2);
+  return sectionBase(ctx, faceResult);
+}
+
+/** `faceLink` with the `gpsLocation` where the end user took the selfie, and that live image. */
+export function faceLinkSection(ctx: SectionContext): Doc['faceLink'] {
+  const section = {
+    ...sectionBase(ctx),
+    gpsLocation: { latitude: 52 + ctx.prng.int(1000) / 1000, longitude: 4 + ctx.prng.int(2000) / 1000 },
+  };
+  addImage(ctx, 'live', 'LIVE', 'ANY');
+  return section;
+}
+
+/** `vog`: the request's data as found on the uploaded certificate (no data for a technical reject). */
+export function vogSection(ctx: SectionContext, v: VogInput): Doc['vog'] {
+  // §4.12: with an existing VOG no new one is requested; the person uploads the one they have.
+  const section = {
+    createdAt: new Date(v.createdAt).toISOString(),
+    status: v.hasExistingVog ? 'UPLOAD_LINK_SENT' : 'VOG_REQUESTED',
+    ...sectionBase(ctx),
+    ...(ctx.overall === 'TECHNICAL_REJECT'
+      ? {}
+      : {
+          data: {
+            givenNames: v.givenNames,
+            surname: v.surname,
+            dateOfBirth: fakePerson(ctx.prng, ctx.input.completedAt).dateOfBirth,
+            dateOfIssuance: isoDate(
+              // An existing VOG was issued before the request; a new one after it, by completion.
+              v.hasExistingVog
+                ? v.createdAt - (30 + ctx.prng.int(330)) * DAY
+                : Math.max(v.createdAt, ctx.input.completedAt - DAY),
+            ),
+            companyName: v.companyName,
+            profiles: [...v.profiles],
+          },
+        }),
+  };
+  addImage(ctx, 'documentFront', 'PAPER', 'ANY');
+  return section;
+}
+
+/** The person on the extra documents: the identity document's holder, or a new fake person. */
+function holder(ctx: SectionContext, facts: IdentityFacts | undefined): Person {
+  return facts?.person ?? fakePerson(ctx.prng, ctx.input.completedAt);
+}
+
+function nameOf(p: Person) {
+  return { fullname: `${p.givenNames} ${p.surname}`, givenNames: p.givenNames, surname: p.surname };
+}
+
+/** `drivingLicense` of the RTW driving license workflow, with the licence's front and back images. */
+export function drivingLicenseSection(
+  ctx: SectionContext,
+  facts: IdentityFacts | undefined,
+): Doc['drivingLicense'] {
+  const { input, prng } = ctx;
+  const person = holder(ctx, facts);
+  const issued = input.completedAt - (60 + prng.int(3000)) * DAY;
+  const expiry = issued + 3652 * DAY;
+  const number = fakeDocumentNumber(prng);
+  addImage(ctx, 'documentFront', 'DRIVING_LICENSE', 'FRONT', 1, undefined);
+  addImage(ctx, 'documentBack', 'DRIVING_LICENSE', 'BACK', 1, undefined);
+  if (input.outcome === 'TECHNICAL_REJECT') return sectionBase(ctx);
+  return {
+    ...sectionBase(ctx),
+    data: {
+      name: nameOf(person),
+      dateOfBirth: person.dateOfBirth,
+      dateOfIssuance: isoDate(issued),
+      dateOfExpiry: isoDate(expiry),
+      documentNumber: number,
+      issuingStateOrOrganization: 'NLD',
+      personalGovernmentId: person.bsn,
+      placeOfBirth: 'Specimenstad',
+      class: 'B',
+      classes: [
+        { name: 'AM', dateOfExpiry: isoDate(expiry) },
+        { name: 'B', dateOfExpiry: isoDate(expiry) },
+      ],
+    },
+  };
+}
+
+/** `payrollTaxStatement` from the one uploaded statement; `inputData` when the end user gave it. */
+export function payrollTaxStatementSection(
+  ctx: SectionContext,
+  facts: IdentityFacts | undefined,
+  withInputData: boolean,
+): Doc['payrollTaxStatement'] {
+  const { input, prng } = ctx;
+  const person = holder(ctx, facts);
+  const applyPayrollTax = prng.next() < 0.8;
+  const payrollTaxDate = isoDate(input.completedAt + 14 * DAY);
+  const signDate = isoDate(input.completedAt - (1 + prng.int(10)) * DAY);
+  const technical = input.outcome === 'TECHNICAL_REJECT';
+  return {
+    ...sectionBase(ctx),
+    ...(technical
+      ? {}
+      : {
+          data: {
+            personalGovernmentIdPresent: true,
+            signDatePresent: true,
+            nameAddressResidencePresent: true,
+            signaturePresent: true,
+            applyPayrollTax,
+            payrollTaxDate,
+            signDate,
+            personalGovernmentId: person.bsn,
+          },
+        }),
+    ...(withInputData
+      ? {
+          inputData: {
+            applyPayrollTax,
+            addressInNld: true,
+            city: 'Specimenstad',
+            houseNumber: String(1 + prng.int(200)),
+            houseNumberAddition: 'A',
+            payrollTaxDate,
+            postalCode: '9999 ZZ',
+            street: 'Voorbeeldstraat',
+            country: 'NLD',
+            bsn: person.bsn,
+            dateOfBirth: person.dateOfBirth,
+            fullname: nameOf(person).fullname,
+            nationality: 'NLD',
+          },
+        }
+      : {}),
+  };
+}
+
+/** One `additionalDocuments` entry per captured additional document. */
+export function additionalDocumentsSection(
+  ctx: SectionContext,
+  facts: IdentityFacts | undefined,
+  documents: readonly AdditionalDocumentInput[],
+): Doc['additionalDocuments'] {
+  const person = holder(ctx, facts);
+  const technical = ctx.input.outcome === 'TECHNICAL_REJECT';
+  return documents.map((d) => {
+    const base = sectionBase(ctx);
+    return {
+      additionalDocumentType: d.additionalDocumentType,
+      customerReferences: d.customerReference !== undefined ? [d.customerReference] : base.customerReferences,
+      result: base.result,
+      messages: base.messages,
+      ...(technical
+        ? {}
+        : {
+            data: {
+              socialSecurityNumber: person.bsn,
+              personalGovernmentId: person.bsn,
+              name: nameOf(person),
+            },
+          }),
+    };
+  });
+}
+
+/** `digitalSigning`: the signature was placed; `linkedTransactions` names the transactions it signs for. */
+export function digitalSigningSection(
+  ctx: SectionContext,
+  linkedTransactions: readonly string[],
+): Doc['digitalSigning'] {
+  return { ...sectionBase(ctx), linkedTransactions: [...linkedTransactions] };
+}
+
+/** Reason key of a face verify upload whose LIVE images lack the FACE_VERIFY SDK's watermark. */
+export const WATERMARK_REASON = 'WATERMARK_INVALID';
+
+/** Marks the face verification (and an approved overall result) disapproved for a missing watermark. */
+export function rejectWatermark(doc: Doc): void {
+  doc.faceVerify = {
+    ...doc.faceVerify,
+    result: 'DISAPPROVED',
+    messages: [...(doc.faceVerify?.messages ?? []), WATERMARK_REASON],
+  };
+  doc.result = 'DISAPPROVED';
+  doc.messages = [...(doc.messages ?? []), WATERMARK_REASON];
+}

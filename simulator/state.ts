@@ -1,0 +1,407 @@
+/**
+ * State and lifecycle of a simulator: the virtual clock, transactions, access tokens, results and poll
+ * records, and the §3 lifecycle that moves them (completion after a delay, the upload and result
+ * webhooks, retention expiry). Route handlers and controls read and change this one object.
+ */
+import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
+import type {
+  MockTestValue,
+  Product,
+  RtwType,
+  SdkService,
+  ServiceEnvironment,
+  UploadImageType,
+} from '../shared/api/enums';
+import type { PollRecord, VerificationResultDocument } from '../shared/api/schemas';
+import { FaultInjector } from './faults';
+import { validate } from './http';
+import { createPrng, deriveSeed, type Prng, prngUuid } from './prng';
+import {
+  type AdditionalDocumentInput,
+  buildResult,
+  drawOutcome,
+  type Outcome,
+  type VogInput,
+} from './results';
+import type { RecordedRequest, SimulatorOptions, SimulatorStats } from './types';
+import { WebhookSender } from './webhooks';
+
+const DAY_MS = 86_400_000;
+
+/** How a transaction was started. */
+export type TransactionOrigin = 'secureLink' | 'sdk' | 'idverify' | 'vog' | 'bulk';
+
+/** A transaction as the simulator tracks it. */
+export interface Transaction {
+  transactionId: string;
+  origin: TransactionOrigin;
+  product?: Product;
+  customerReference?: string;
+  userId: string;
+  rtwType?: RtwType;
+  createdAt: number;
+  state: 'created' | 'pending' | 'completed';
+  /** When a pending transaction completes. */
+  dueAt?: number;
+  /** When the end user "uploads" through a secure link (upload webhook). */
+  uploadAt?: number;
+  uploadNotified?: boolean;
+  secureId?: string;
+  mock?: MockTestValue;
+  sdk?: { services: SdkService[]; numberOfChallenges: number };
+  identityUploaded?: boolean;
+  faceVerified?: boolean;
+  imageCustomerReferences: (string | undefined)[];
+  /** Type and references of every uploaded image (identity and face verify uploads), in order. */
+  uploads: UploadedImage[];
+  /** The documents a secure link asks the end user to capture (§4.1 `additionalDocuments`). */
+  additionalDocuments?: string[];
+  linkedTransactionId?: string;
+  /** An SDK token with `validateWatermark`: face verify checks the LIVE images' watermark. */
+  validateWatermark?: boolean;
+  /** A face verify upload whose LIVE images lacked the SDK's watermark. */
+  watermarkRejected?: boolean;
+  vog?: VogInput;
+  faceLinkToken?: string;
+  resultIds: string[];
+}
+
+/** What the simulator keeps of an uploaded image: never its bytes. */
+export interface UploadedImage {
+  type?: UploadImageType;
+  additionalDocumentType?: string;
+  customerReference?: string;
+}
+
+/** A completed transaction's result, with its poll record until the result is fetched. */
+export interface StoredResult {
+  resultId: string;
+  transactionId: string;
+  doc: VerificationResultDocument;
+  pollRecord?: PollRecord;
+  completedAt: number;
+  expiresAt: number;
+}
+
+/** An issued access token. */
+export interface IssuedToken {
+  expiresAt: number;
+  scopes: string[];
+}
+
+/** Everything a running simulator knows; one per `startSimulator`. */
+export class SimulatorState {
+  readonly options: SimulatorOptions;
+  readonly environment: ServiceEnvironment;
+  readonly seed: number;
+  readonly tokenTtlMs: number;
+  readonly completionDelayMs: number;
+  readonly retentionMs: number;
+  readonly maxRecorded: number;
+  readonly defaultUserId: string;
+  readonly enforceScopes: boolean;
+  readonly drivingLicenseCheck: boolean;
+  readonly idPrng: Prng;
+  readonly faults: FaultInjector;
+  readonly webhooks: WebhookSender;
+
+  readonly tokens = new Map<string, IssuedToken>();
+  readonly sdkTokens = new Map<string, string>();
+  readonly transactions = new Map<string, Transaction>();
+  readonly pending = new Set<Transaction>();
+  readonly results = new Map<string, StoredResult>();
+  /** One-time FaceLink accept token → transactionId. */
+  readonly faceLinkTokens = new Map<string, string>();
+  readonly resultFetches: Record<string, number> = {};
+  readonly requests: RecordedRequest[] = [];
+  tokensIssued = 0;
+  requestCount = 0;
+  completedCount = 0;
+  /** Base URL once the server listens (links in secure link answers point here). */
+  baseUrl = '';
+
+  readonly #outcomePrng: Prng;
+  readonly #wallClock: () => number;
+  #offsetMs = 0;
+
+  constructor(options: SimulatorOptions) {
+    this.options = options;
+    this.environment = options.environment ?? 'staging';
+    this.seed = options.seed ?? randomBytes(4).readUInt32BE(0);
+    this.tokenTtlMs = (options.tokenTtlSeconds ?? 3600) * 1000;
+    this.completionDelayMs = options.completionDelayMs ?? 5000;
+    this.retentionMs = options.retentionMs ?? 30 * DAY_MS;
+    this.maxRecorded = options.maxRecordedRequests ?? 1000;
+    this.defaultUserId = options.defaultUserId ?? 'api-user';
+    this.enforceScopes = options.enforceScopes ?? false;
+    this.drivingLicenseCheck = options.drivingLicenseCheck ?? true;
+    this.#wallClock = options.now ?? Date.now;
+    this.idPrng = createPrng(deriveSeed(this.seed, 'ids'));
+    this.#outcomePrng = createPrng(deriveSeed(this.seed, 'outcomes'));
+    this.faults = new FaultInjector(this.seed);
+    this.faults.set(options.faults);
+    this.webhooks = new WebhookSender(options.webhookRetry);
+  }
+
+  /** The virtual clock (epoch ms): the wall clock plus every `advance`. */
+  now(): number {
+    return this.#wallClock() + this.#offsetMs;
+  }
+
+  /** How far `advance` has moved the virtual clock. */
+  get offsetMs(): number {
+    return this.#offsetMs;
+  }
+
+  /** Moves the virtual clock forward and applies the lifecycle up to the new time. */
+  advance(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advanceTime needs a non-negative number of ms');
+    this.#offsetMs += ms;
+    this.tick();
+  }
+
+  /** A debug line for `options.onDebug` (never values of a request, only names). */
+  debug(message: string): void {
+    this.options.onDebug?.(message);
+  }
+
+  /** Reads a request body with a shared schema, tolerantly: unknown fields are dropped and logged. */
+  read<S extends z.ZodType>(schema: S, input: unknown, what: string): z.infer<S> {
+    return validate(schema, input, (fields) =>
+      this.debug(`${what}: ignored unknown field(s) ${fields.join(', ')}`),
+    );
+  }
+
+  /** Records a request to the service endpoints, keeping at most `maxRecorded`. */
+  record(request: RecordedRequest): void {
+    this.requestCount++;
+    this.requests.push(request);
+    if (this.requests.length > this.maxRecorded) {
+      this.requests.splice(0, this.requests.length - this.maxRecorded);
+    }
+  }
+
+  /** Issues an access token for `scopes`. */
+  issueToken(scopes: string[]): string {
+    const accessToken = randomBytes(32).toString('base64url');
+    this.tokens.set(accessToken, { expiresAt: this.now() + this.tokenTtlMs, scopes });
+    this.tokensIssued++;
+    return accessToken;
+  }
+
+  /** A live (not expired) token, or undefined. */
+  liveToken(accessToken: string): IssuedToken | undefined {
+    const token = this.tokens.get(accessToken);
+    return token && token.expiresAt > this.now() ? token : undefined;
+  }
+
+  /** Makes every issued token expired. */
+  expireTokens(): void {
+    const now = this.now();
+    for (const t of this.tokens.values()) t.expiresAt = Math.min(t.expiresAt, now);
+  }
+
+  newTransaction(origin: TransactionOrigin, init: Partial<Transaction>): Transaction {
+    const t: Transaction = {
+      transactionId: prngUuid(this.idPrng),
+      origin,
+      userId: this.defaultUserId,
+      createdAt: this.now(),
+      state: 'created',
+      imageCustomerReferences: [],
+      uploads: [],
+      resultIds: [],
+      ...init,
+    };
+    this.transactions.set(t.transactionId, t);
+    return t;
+  }
+
+  /** Makes `t` complete after the completion delay (a secure link's user "uploads" half-way). */
+  schedule(t: Transaction, options: { withUpload?: boolean } = {}): void {
+    t.state = 'pending';
+    t.dueAt = this.now() + this.completionDelayMs;
+    if (options.withUpload) t.uploadAt = this.now() + Math.floor(this.completionDelayMs / 2);
+    this.pending.add(t);
+  }
+
+  /** Sends the upload webhook of a secure-link transaction once. */
+  notifyUpload(t: Transaction): void {
+    if (t.uploadNotified || !t.secureId) return;
+    t.uploadNotified = true;
+    if (this.options.uploadWebhookUrl) {
+      this.webhooks.send(this.options.uploadWebhookUrl, {
+        transactionId: t.transactionId,
+        secureId: t.secureId,
+        ...(t.customerReference !== undefined ? { customerReference: t.customerReference } : {}),
+        uploadedAt: new Date(this.now()).toISOString(),
+      });
+    }
+  }
+
+  /** Completes `t` now: builds its result, adds the poll record and sends the result webhook. */
+  complete(t: Transaction): StoredResult {
+    if (t.origin === 'secureLink' || t.origin === 'bulk') this.notifyUpload(t);
+    this.pending.delete(t);
+    t.state = 'completed';
+    this.completedCount++;
+    const completedAt = this.now();
+    const outcome: Outcome = t.mock ?? this.options.outcome ?? drawOutcome(this.#outcomePrng);
+    const doc = this.#buildDocument(t, outcome, completedAt);
+    const resultId = prngUuid(this.idPrng);
+    const completed = new Date(completedAt).toISOString();
+    const pollRecord: PollRecord = {
+      resultId,
+      transactionId: t.transactionId,
+      ...(t.product !== undefined ? { product: t.product } : {}),
+      ...(t.customerReference !== undefined ? { customerReference: t.customerReference } : {}),
+      completed,
+      userId: t.userId,
+    };
+    const stored: StoredResult = {
+      resultId,
+      transactionId: t.transactionId,
+      doc,
+      pollRecord,
+      completedAt,
+      expiresAt: completedAt + this.retentionMs,
+    };
+    this.results.set(resultId, stored);
+    t.resultIds.push(resultId);
+    if (this.options.resultWebhookUrl) {
+      this.webhooks.send(this.options.resultWebhookUrl, {
+        resultId,
+        transactionId: t.transactionId,
+        ...(t.customerReference !== undefined ? { customerReference: t.customerReference } : {}),
+        ...(t.product !== undefined ? { product: t.product } : {}),
+        completed,
+      });
+    }
+    return stored;
+  }
+
+  /** The result document of `t`: which sections follow from its product, origin and uploads. */
+  #buildDocument(t: Transaction, outcome: Outcome, completedAt: number): VerificationResultDocument {
+    const product = t.product;
+    const isFaceLink = product === 'FACE_LINK';
+    const identity = !isFaceLink && !t.vog && (t.origin !== 'sdk' || t.identityUploaded === true);
+    // §1: faceVerify with mock-test only through the secure link; otherwise for premium products and
+    // for transactions whose face verify images were uploaded.
+    const premium = product === 'IDV_PREMIUM' || product === 'RTW_PREMIUM';
+    const faceVerify = t.faceVerified === true || (premium && (!t.mock || t.origin === 'secureLink'));
+    return buildResult({
+      seed: deriveSeed(this.seed, `result:${t.transactionId}`),
+      transactionId: t.transactionId,
+      ...(product !== undefined ? { product } : {}),
+      outcome,
+      ...(t.customerReference !== undefined ? { customerReference: t.customerReference } : {}),
+      userId: t.userId,
+      ...(t.rtwType !== undefined ? { rtwType: t.rtwType } : {}),
+      sections: {
+        identity,
+        rightToWork: identity && (product === 'RTW_STANDARD' || product === 'RTW_PREMIUM'),
+        faceVerify,
+        faceLink: isFaceLink,
+        ...(t.vog ? { vog: t.vog } : {}),
+        // mock-test keeps the content §1 defines; the other sections follow from real requests.
+        ...(t.mock ? {} : this.#requestedSections(t, identity)),
+      },
+      ...(t.watermarkRejected ? { watermarkRejected: true } : {}),
+      imageCustomerReferences: t.imageCustomerReferences,
+      completedAt,
+    });
+  }
+
+  /**
+   * The sections the requests and uploads of `t` call for: `drivingLicense` (the RTW driving license
+   * workflow, when the customer setting is on), `payrollTaxStatement` (exactly one statement),
+   * `additionalDocuments` and `digitalSigning` (a SIGNATURE upload or request).
+   */
+  #requestedSections(t: Transaction, identity: boolean) {
+    const requested = t.additionalDocuments ?? [];
+    const rtw = t.product === 'RTW_STANDARD' || t.product === 'RTW_PREMIUM';
+    const drivingLicenseUpload = (u: UploadedImage) =>
+      u.type === 'ADDITIONAL' && u.additionalDocumentType === 'DRIVING_LICENSE';
+    const drivingLicense =
+      this.drivingLicenseCheck &&
+      rtw &&
+      identity &&
+      (requested.includes('DRIVING_LICENSE') || t.uploads.some(drivingLicenseUpload));
+    const statements =
+      t.uploads.filter((u) => u.type === 'PAYROLL_TAX_STATEMENT').length +
+      requested.filter((d) => d === 'PAYROLL_TAX_STATEMENT').length;
+    // Sections of their own are not listed again as additional documents.
+    const own = (type: string) =>
+      type === 'PAYROLL_TAX_STATEMENT' ||
+      type === 'SIGNATURE' ||
+      (drivingLicense && type === 'DRIVING_LICENSE');
+    const additional: AdditionalDocumentInput[] = [
+      ...t.uploads
+        .filter((u) => u.type === 'ADDITIONAL' && u.additionalDocumentType && !own(u.additionalDocumentType))
+        .map((u) => ({
+          additionalDocumentType: u.additionalDocumentType!,
+          ...(u.customerReference !== undefined ? { customerReference: u.customerReference } : {}),
+        })),
+      ...requested.filter((d) => !own(d)).map((d) => ({ additionalDocumentType: d })),
+    ];
+    const signing = requested.includes('SIGNATURE') || t.uploads.some((u) => u.type === 'SIGNATURE');
+    return {
+      ...(drivingLicense ? { drivingLicense: true } : {}),
+      // §2.5: only when a single payroll tax statement was uploaded. Input data is what the end user
+      // types in the secure link's onboarding; a direct upload has no field for it.
+      ...(statements === 1 ? { payrollTaxStatement: { inputData: t.origin === 'secureLink' } } : {}),
+      ...(additional.length > 0 ? { additionalDocuments: additional } : {}),
+      ...(signing
+        ? { digitalSigning: { linkedTransactions: t.linkedTransactionId ? [t.linkedTransactionId] : [] } }
+        : {}),
+    };
+  }
+
+  /** Completes every pending transaction now; returns how many. */
+  completePending(): number {
+    const all = [...this.pending];
+    for (const t of all) this.complete(t);
+    return all.length;
+  }
+
+  /** Advances the lifecycle to the virtual clock: uploads, completions, retention expiry. */
+  tick(): void {
+    const t0 = this.now();
+    for (const t of [...this.pending]) {
+      if (t.uploadAt !== undefined && t.uploadAt <= t0) this.notifyUpload(t);
+      if (t.dueAt !== undefined && t.dueAt <= t0) this.complete(t);
+    }
+    for (const [id, r] of this.results) {
+      if (r.expiresAt <= t0) this.results.delete(id);
+    }
+    // An expired token answers 401 whether it is kept or not; dropping it bounds memory.
+    for (const [token, t] of this.tokens) {
+      if (t.expiresAt <= t0) this.tokens.delete(token);
+    }
+  }
+
+  /** The poll records currently listed by GET /poll. */
+  pollRecords(): PollRecord[] {
+    const records: PollRecord[] = [];
+    for (const r of this.results.values()) if (r.pollRecord) records.push(r.pollRecord);
+    return records;
+  }
+
+  /** Counters, after applying the lifecycle up to now. */
+  stats(): SimulatorStats {
+    this.tick();
+    return {
+      transactions: this.transactions.size,
+      pending: this.pending.size,
+      completed: this.completedCount,
+      pollRecords: this.pollRecords().length,
+      results: this.results.size,
+      resultFetches: { ...this.resultFetches },
+      tokensIssued: this.tokensIssued,
+      requests: this.requestCount,
+      webhooks: { ...this.webhooks.counts, pending: this.webhooks.pending },
+      faults: { ...this.faults.counts },
+    };
+  }
+}

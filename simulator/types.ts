@@ -1,0 +1,133 @@
+/**
+ * Public types of the simulator: its options, what a started simulator exposes (controls, stats, the
+ * recorded requests). `simulator/server.ts` re-exports them.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { MockTestValue, ServiceEnvironment } from '../shared/api/enums';
+import type { FaultCounts, FaultOptions } from './faults';
+import type { WebhookCounts, WebhookRetryOptions } from './webhooks';
+
+/** Options of `startSimulator` (`simulator/server.ts`). */
+export interface SimulatorOptions {
+  clientId: string;
+  clientSecret: string;
+  /** `mock-test` is honoured on staging only. @default 'staging' */
+  environment?: ServiceEnvironment;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** @default 0 (a free port) */
+  port?: number;
+  /** Seed of ids, outcomes, fake data and faults. @default a random seed (see `RunningSimulator.seed`) */
+  seed?: number;
+  /** Lifetime of access tokens. @default 3600 */
+  tokenTtlSeconds?: number;
+  /** Delay before a transaction created without `mock-test` completes. @default 5000 */
+  completionDelayMs?: number;
+  /** How long results and poll records are retained after completion. @default 30 days */
+  retentionMs?: number;
+  /** Where the result webhook is POSTed; none when unset. */
+  resultWebhookUrl?: string;
+  /** Where the upload webhook is POSTed; none when unset. */
+  uploadWebhookUrl?: string;
+  webhookRetry?: WebhookRetryOptions;
+  /** Fault injection from the start; off by default. */
+  faults?: FaultOptions;
+  /** Users of the account; when set, an unknown `userId` is a 400. @default any userId is accepted */
+  users?: string[];
+  /** `userId` of transactions created without one. @default 'api-user' */
+  defaultUserId?: string;
+  /** Requests kept in `RunningSimulator.requests` (oldest dropped first). @default 1000 */
+  maxRecordedRequests?: number;
+  /**
+   * Generate the result image pool in the background right after start (one image per event-loop turn),
+   * so the first completion does not block for ~2 s. @default false (tests that never fetch results
+   * should not pay for it); the CLI turns it on.
+   */
+  warmImagePool?: boolean;
+  /**
+   * Refuse a token that lacks the scope an endpoint needs (403, code 7 `PermissionDenied`); endpoints
+   * without a known scope take any live token. @default false in process (tests that are not about
+   * scopes need not know them); `npm run simulator` turns it on.
+   */
+  enforceScopes?: boolean;
+  /**
+   * The customer setting of the driving license workflow (§4.1, §4.5): when on, an additional
+   * DRIVING_LICENSE document of an RTW_STANDARD/RTW_PREMIUM transaction yields a `drivingLicense`
+   * section; when off, no such section appears. @default true
+   */
+  drivingLicenseCheck?: boolean;
+  /**
+   * Outcome of every transaction completed without `mock-test` (one of the `mock-test` values).
+   * @default a seeded mix of all of them
+   */
+  outcome?: MockTestValue;
+  /** Receives debug lines (e.g. request fields that were ignored). @default none */
+  onDebug?: (message: string) => void;
+  /** Wall clock; the virtual clock adds `advanceTime` offsets to it. @default Date.now */
+  now?: () => number;
+}
+
+/** One request as it arrived on the wire. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  /** Header names are lower-case. */
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON, else the raw text; undefined when empty. */
+  body: unknown;
+  /** Virtual time of arrival (epoch ms). */
+  at: number;
+}
+
+/** Counters for assertions and benchmarks. */
+export interface SimulatorStats {
+  transactions: number;
+  /** Transactions waiting for their completion time. */
+  pending: number;
+  completed: number;
+  /** Poll records currently listed by GET /poll. */
+  pollRecords: number;
+  /** Results currently retrievable. */
+  results: number;
+  /** Successful GET /result per resultId. */
+  resultFetches: Record<string, number>;
+  tokensIssued: number;
+  requests: number;
+  webhooks: WebhookCounts & { pending: number };
+  faults: FaultCounts;
+}
+
+/** Test and operator controls; the same are served over HTTP under `/__sim`. */
+export interface SimulatorControl {
+  /** Makes every issued access token expired. */
+  expireTokens(): void;
+  /** Moves the virtual clock forward (token expiry, completion delays, retention). */
+  advanceTime(ms: number): void;
+  /** Completes every pending transaction now; returns how many completed. */
+  completePending(): number;
+  setFaults(faults: FaultOptions | undefined): void;
+  /** The one-time accept token of a FaceLink transaction (normally sent to the end user). */
+  faceLinkToken(transactionId: string): string | undefined;
+  /** Result ids of a transaction (empty until it completes). */
+  resultIdsOf(transactionId: string): string[];
+  stats(): SimulatorStats;
+  /** Resolves when every webhook delivery started so far has finished (incl. retries). */
+  webhooksIdle(): Promise<void>;
+  /** The virtual clock (epoch ms). */
+  now(): number;
+}
+
+/** A started simulator. */
+export interface RunningSimulator {
+  /** Base URL, e.g. `http://127.0.0.1:4010` (no trailing slash). */
+  url: string;
+  port: number;
+  /** The seed in use (pass it back to repeat a run). */
+  seed: number;
+  environment: ServiceEnvironment;
+  close(): Promise<void>;
+  /** Requests to the service endpoints, oldest first (not `/__sim`). */
+  requests: RecordedRequest[];
+  control: SimulatorControl;
+}

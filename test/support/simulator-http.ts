@@ -1,0 +1,68 @@
+/**
+ * Plain HTTP helpers for tests that talk to the simulator the way any client would (fetch, JSON), not
+ * through the typed client: the request bodies stay exactly what the test wrote.
+ */
+import { expect } from 'vitest';
+import { KNOWN_SCOPES, PATHS } from '../../shared/api/enums';
+import { resultSchema, type VerificationResultDocument } from '../../shared/api/schemas';
+import type { RunningSimulator } from '../../simulator/server';
+
+/** Client credentials the simulator helpers use. */
+export const SIM_CLIENT = { clientId: 'it-client', clientSecret: 'it-secret-123' } as const;
+
+/** An access token for `scopes` (default: every known scope). */
+export async function tokenFor(
+  sim: RunningSimulator,
+  scopes: readonly string[] = KNOWN_SCOPES,
+): Promise<string> {
+  const basic = Buffer.from(`${SIM_CLIENT.clientId}:${SIM_CLIENT.clientSecret}`).toString('base64');
+  const res = await fetch(`${sim.url}${PATHS.oauthToken}`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ scopes }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { accessToken: string }).accessToken;
+}
+
+/** One answer: status and JSON body. */
+export interface SimAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** Sends `method path` with a Bearer token and an optional JSON body. */
+export async function callSim(
+  sim: RunningSimulator,
+  token: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<SimAnswer> {
+  const res = await fetch(`${sim.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** Completes pending transactions, then fetches the result of `transactionId` through poll and result. */
+export async function completedResult(
+  sim: RunningSimulator,
+  token: string,
+  transactionId: string,
+): Promise<VerificationResultDocument> {
+  sim.control.completePending();
+  const poll = await callSim(sim, token, 'GET', PATHS.poll);
+  const record = (poll.body.results as { resultId: string; transactionId: string }[]).find(
+    (r) => r.transactionId === transactionId,
+  );
+  expect(record).toBeDefined();
+  const result = await callSim(sim, token, 'GET', PATHS.result(record!.resultId));
+  expect(result.status).toBe(200);
+  return resultSchema.parse(result.body);
+}

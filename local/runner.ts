@@ -79,6 +79,8 @@ export interface LocalSimulatorOptions {
   resultWebhookUrl: string;
   uploadWebhookUrl: string;
   seed?: number;
+  /** Tokens are checked for the scope each endpoint needs, as the service does. */
+  enforceScopes?: boolean;
 }
 
 /** The three Lambda handlers, as their modules export them. */
@@ -311,6 +313,7 @@ async function startService(run: Run, modules: LocalModules, webhooks: Webhooks)
       completionDelayMs: options.completionDelayMs,
       resultWebhookUrl: webhooks.resultUrl,
       uploadWebhookUrl: webhooks.uploadUrl,
+      enforceScopes: true,
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
     });
   // A fixed port keeps the printed `idv` instructions valid across restarts; any port will do.

@@ -7,7 +7,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import {
   DEFAULT_NUMBER_OF_CHALLENGES,
   MIN_UPLOAD_HEIGHT,
@@ -238,7 +238,7 @@ const badRequest = (field: string, message: string): HttpError =>
   });
 
 /** Validates with a shared schema; a failure is a 400 naming each field, never echoing values. */
-function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+function validate<S extends z.ZodMiniType>(schema: S, input: unknown): z.infer<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const details = parsed.error.issues.map((i) => ({

@@ -33,6 +33,11 @@ export interface EnvironmentConfig {
   readonly scopes: readonly string[];
   /** Maximum concurrent fetch-result invocations (SQS event source `maxConcurrency`, >= 2). @default 2 */
   readonly fetchConcurrency: number;
+  /**
+   * Memory of the fetch-result function in MB (128–10240). fetch-result streams each result, so its
+   * memory does not grow with the result; Lambda bills GB-seconds. @default 256
+   */
+  readonly fetchResultMemoryMb: number;
   /** Powertools log level of every function. @default 'INFO' */
   readonly logLevel: LogLevel;
   /** Alarm when the oldest pending result waits longer than this. @default 30 */
@@ -171,6 +176,11 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
   const fetchConcurrency = integer(raw, name, 'fetchConcurrency', 2, 2);
   if (fetchConcurrency > 1000) throw new ConfigError(`${name}: fetchConcurrency must be at most 1000`);
 
+  // Lambda's range; below 256 MB the SDK, the parser and a part buffer leave too little room.
+  const fetchResultMemoryMb = integer(raw, name, 'fetchResultMemoryMb', 128, 256);
+  if (fetchResultMemoryMb > 10_240)
+    throw new ConfigError(`${name}: fetchResultMemoryMb must be at most 10240`);
+
   const account = optionalString(raw, name, 'account');
   const region = optionalString(raw, name, 'region');
   return {
@@ -185,6 +195,7 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
     ...(alarmEmail !== undefined && { alarmEmail }),
     scopes: scopesRaw as string[],
     fetchConcurrency,
+    fetchResultMemoryMb,
     logLevel: logLevel as LogLevel,
     pendingAlarmMinutes: integer(raw, name, 'pendingAlarmMinutes', 1, 30),
     webhookRateLimit: integer(raw, name, 'webhookRateLimit', 1, 20),

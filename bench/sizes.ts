@@ -131,7 +131,7 @@ export async function runSizeBench(options: SizeBenchOptions): Promise<SizeFigur
     };
     const rows: SizeFigures[] = [];
     for (const profile of options.profiles) {
-      log(`sizes: ${profile.name} (${profile.images} images of ${mib(profile.imageBytes)} MiB)`);
+      log(`sizes: ${profile.name} (${profile.images} images of ${round(profile.imageBytes / 1024)} KiB)`);
       rows.push(
         await runProfile(profile, {
           worker,
@@ -339,6 +339,7 @@ export function sizeTable(rows: readonly SizeFigures[]): string {
       'store MB/s',
       'ratio',
       'RSS + MiB',
+      'raw RSS +',
       'CPU s',
       'tokens',
       'GETs',
@@ -358,6 +359,7 @@ export function sizeTable(rows: readonly SizeFigures[]): string {
       r.store?.mbPerSecond ?? '-',
       r.ratio ?? '-',
       r.store ? mib(r.store.rssGrowthBytes) : '-',
+      r.raw ? mib(r.raw.rssGrowthBytes) : '-',
       r.store ? round(r.store.cpuMs / 1000, 2) : '-',
       r.tokenRequests ?? '-',
       r.serviceGets ?? '-',

@@ -29,6 +29,7 @@ import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { DETAIL_TYPES } from '../shared/events/names';
 import type { ResultMessage } from '../shared/pipeline/messages';
 import { sendMessages } from '../shared/pipeline/queue';
+import { HUGE_PROFILE, runSizeBench, SIZE_PROFILES, type SizeProfile, sizeDetails, sizeTable } from './sizes';
 import {
   BenchUsageError,
   type BenchValues,
@@ -84,6 +85,10 @@ export interface FetchBenchOptions {
   profiles: readonly Profile[];
   /** Print the memory samples of the probed invocation with the highest held memory (investigations). */
   trace?: boolean;
+  /** Size profiles of the size bench (`bench/sizes.ts`), run after the passes above. @default all */
+  sizes?: readonly SizeProfile[];
+  /** Add the 1 GiB run held to 256 MB to the size bench. */
+  huge?: boolean;
   log?: (line: string) => void;
 }
 
@@ -369,7 +374,10 @@ export const FETCH_FLAGS_HELP = `  --profiles LIST   some of ${PROFILES.map((p) 
   --probe N         results of the memory probe per profile (default ${DEFAULT_FETCH_OPTIONS.probe})
   --latency N       results of the latency pass (default ${DEFAULT_FETCH_OPTIONS.latency})
   --throughput N    results of the throughput pass (default ${DEFAULT_FETCH_OPTIONS.throughput})
-  --trace           print the memory samples of the probed invocation with the highest held memory`;
+  --trace           print the memory samples of the probed invocation with the highest held memory
+  --sizes LIST      size bench profiles: some of ${SIZE_PROFILES.map((p) => p.name).join(',')}, or none
+                    (default: all; bodies of ~1/10/50/200 MiB and 1,000 images of 8 KiB)
+  --huge            also a 1 GiB body with the handler process held to 256 MB (minutes; not default)`;
 
 /** `npx tsx bench/fetch-result.ts --help`. */
 export const FETCH_USAGE = `Usage: npx tsx bench/fetch-result.ts [flags]
@@ -393,12 +401,36 @@ export function fetchOptionsFromValues(values: BenchValues): FetchBenchOptions {
     profiles = PROFILES.filter((p) => names.includes(p.name));
   }
   return {
+    sizes: sizesFromValue(values['sizes'] as string | undefined),
+    huge: values['huge'] === true,
     probe: countFlag(values, 'probe', DEFAULT_FETCH_OPTIONS.probe),
     latency: countFlag(values, 'latency', DEFAULT_FETCH_OPTIONS.latency),
     throughput: countFlag(values, 'throughput', DEFAULT_FETCH_OPTIONS.throughput),
     profiles,
     trace: values['trace'] === true,
   };
+}
+
+/** `--sizes LIST` as profiles: names of `SIZE_PROFILES`, or `none`. */
+function sizesFromValue(list: string | undefined): readonly SizeProfile[] {
+  if (list === undefined) return SIZE_PROFILES;
+  if (list.trim() === 'none') return [];
+  const names = list.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !SIZE_PROFILES.some((p) => p.name === name));
+  if (unknown.length > 0) {
+    throw new BenchUsageError(
+      `--sizes takes some of ${SIZE_PROFILES.map((p) => p.name).join(',')} or none (unknown: ${unknown.join(',')})`,
+    );
+  }
+  return SIZE_PROFILES.filter((p) => names.includes(p.name));
+}
+
+/** Runs the size bench for `options` (nothing when no size profile and no `--huge`). */
+export async function runSizesOf(options: FetchBenchOptions) {
+  const profiles = [...(options.sizes ?? SIZE_PROFILES), ...(options.huge ? [HUGE_PROFILE] : [])];
+  return profiles.length === 0
+    ? undefined
+    : runSizeBench({ profiles, ...(options.log && { log: options.log }) });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -409,5 +441,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   );
   const result = await runFetchResultBench({ ...options, log: console.error });
   console.log(fetchResultTable(result));
-  console.log(JSON.stringify(result, null, 2));
+  const sizes = await runSizesOf({ ...options, log: console.error });
+  if (sizes) console.log(`\n${sizeTable(sizes)}\n${sizeDetails(sizes)}`);
+  console.log(JSON.stringify({ ...result, sizes }, null, 2));
 }

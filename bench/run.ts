@@ -11,7 +11,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { fetchResultTable, runFetchResultBench } from './fetch-result';
+import { bundleTable, DEFAULT_BUNDLE_OPTIONS, runBundleBench } from './bundles';
+import { fetchResultTable, runFetchResultBench, runSizesOf } from './fetch-result';
+import { sizeDetails, sizeTable } from './sizes';
 import { optionsOrExit, parseBenchArgs } from './support/args';
 import { RUN_FLAGS, RUN_USAGE, runOptionsFromValues } from './support/run-args';
 import { mib, round } from './support/stats';
@@ -44,6 +46,11 @@ const fetchResult =
   only === undefined || only === 'fetch-result'
     ? await runFetchResultBench({ ...fetchOptions, log })
     : undefined;
+// Size bench (issue 10): 1–200 MiB results beside a raw copy, request counts and cost; with --huge 1 GiB.
+const sizes =
+  only === undefined || only === 'fetch-result' ? await runSizesOf({ ...fetchOptions, log }) : undefined;
+// Bundle sizes and cold import times of every function, as CDK bundles them.
+const bundles = only === undefined ? await runBundleBench({ ...DEFAULT_BUNDLE_OPTIONS, log }) : undefined;
 
 const report = {
   date: new Date().toISOString(),
@@ -56,10 +63,14 @@ const report = {
       latency: fetchOptions.latency,
       throughput: fetchOptions.throughput,
       profiles: fetchOptions.profiles.map((p) => p.name),
+      sizes: (fetchOptions.sizes ?? []).map((p) => p.name),
+      huge: fetchOptions.huge === true,
     },
   },
   webhook,
   fetchResult,
+  sizes,
+  bundles,
 };
 if (!webhook && !fetchResult) {
   // Cannot happen with a valid --only; never replace the last figures with an empty report.
@@ -81,5 +92,16 @@ if (fetchResult) {
     `checks: ${fetchResult.checks.results} results, ${fetchResult.checks.storedEvents} stored events, ` +
       `at most ${fetchResult.checks.maxFetchesPerResult} fetch per result, ${fetchResult.checks.failedMessages} failed messages`,
   );
+}
+if (sizes) {
+  console.log(
+    '\nfetch-result by result size (bundled handler in its own process; MB/s of body, RSS + is VmHWM growth)',
+  );
+  console.log(sizeTable(sizes));
+  console.log(sizeDetails(sizes));
+}
+if (bundles) {
+  console.log('\nfunction bundles (as CDK bundles them; import = cold import() in a fresh node process)');
+  console.log(bundleTable(bundles));
 }
 console.log(`\n${report.durationSeconds} s; figures in ${out}`);

@@ -39,6 +39,11 @@ export interface EnvironmentConfig {
   readonly scopes: readonly string[];
   /** Maximum concurrent fetch-result invocations (SQS event source `maxConcurrency`, >= 2). @default 2 */
   readonly fetchConcurrency: number;
+  /**
+   * Memory of the fetch-result function in MB (128–10240). fetch-result streams each result, so its
+   * memory does not grow with the result; Lambda bills GB-seconds. @default 256
+   */
+  readonly fetchResultMemoryMb: number;
   /** Powertools log level of every function. @default 'INFO' */
   readonly logLevel: LogLevel;
   /** Alarm when the oldest pending result waits longer than this. @default 30 */
@@ -184,6 +189,11 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
   if (fetchConcurrency > 1000)
     throw new EnvironmentConfigError(`${name}: fetchConcurrency must be at most 1000`);
 
+  // Lambda's range; below 256 MB the SDK, the parser and a part buffer leave too little room.
+  const fetchResultMemoryMb = integer(raw, name, 'fetchResultMemoryMb', 128, 256);
+  if (fetchResultMemoryMb > 10_240)
+    throw new EnvironmentConfigError(`${name}: fetchResultMemoryMb must be at most 10240`);
+
   const account = optionalString(raw, name, 'account');
   const region = optionalString(raw, name, 'region');
   return {
@@ -199,6 +209,7 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
     ...(alarmEmail !== undefined && { alarmEmail }),
     scopes: scopesRaw as string[],
     fetchConcurrency,
+    fetchResultMemoryMb,
     logLevel: logLevel as LogLevel,
     pendingAlarmMinutes: integer(raw, name, 'pendingAlarmMinutes', 1, 30),
     webhookRateLimit: integer(raw, name, 'webhookRateLimit', 1, 20),

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { KNOWN_SCOPES } from '../shared/api/enums';
 import type { VerificationResultDocument } from '../shared/api/schemas';
 import { jsonStringBytes } from './images';
@@ -58,7 +58,7 @@ export const badRequest = (field: string, message: string): HttpError =>
  * (and passed to `onIgnored`), as a server ignores what it does not use. A failure is a 400 naming each
  * field, never echoing values.
  */
-export function validate<S extends z.ZodType>(
+export function validate<S extends z.ZodMiniType>(
   schema: S,
   input: unknown,
   onIgnored?: (fields: string[]) => void,

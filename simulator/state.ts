@@ -4,7 +4,7 @@
  * webhooks, retention expiry). Route handlers and controls read and change this one object.
  */
 import { randomBytes } from 'node:crypto';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type {
   MockTestValue,
   Product,
@@ -167,7 +167,7 @@ export class SimulatorState {
   }
 
   /** Reads a request body with a shared schema, tolerantly: unknown fields are dropped and logged. */
-  read<S extends z.ZodType>(schema: S, input: unknown, what: string): z.infer<S> {
+  read<S extends z.ZodMiniType>(schema: S, input: unknown, what: string): z.infer<S> {
     return validate(schema, input, (fields) =>
       this.debug(`${what}: ignored unknown field(s) ${fields.join(', ')}`),
     );

@@ -4,17 +4,17 @@
  * (one public client posts face verify with `valid_challenges`) is served, while everything the spec
  * requires or forbids is still refused. The dropped field names are reported for debug logging.
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 
 interface SchemaDef {
   type: string;
-  shape?: Record<string, z.ZodType>;
-  innerType?: z.ZodType;
-  element?: z.ZodType;
-  in?: z.ZodType;
+  shape?: Record<string, z.ZodMiniType>;
+  innerType?: z.ZodMiniType;
+  element?: z.ZodMiniType;
+  in?: z.ZodMiniType;
 }
 
-function defOf(schema: z.ZodType): SchemaDef {
+function defOf(schema: z.ZodMiniType): SchemaDef {
   return (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
 }
 
@@ -24,7 +24,7 @@ function defOf(schema: z.ZodType): SchemaDef {
  * Values of a type the schema does not expect are left alone for the schema to refuse.
  */
 export function stripUnknownFields(
-  schema: z.ZodType,
+  schema: z.ZodMiniType,
   value: unknown,
   dropped: string[] = [],
   path: string[] = [],

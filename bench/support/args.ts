@@ -17,6 +17,8 @@ export const FETCH_FLAGS = {
   latency: { type: 'string' },
   throughput: { type: 'string' },
   trace: { type: 'boolean' },
+  sizes: { type: 'string' },
+  huge: { type: 'boolean' },
 } satisfies Flags;
 
 /** Flags of `bench/webhook.ts`. */

@@ -4,7 +4,7 @@ import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
@@ -13,6 +13,29 @@ import type { EnvironmentConfig } from '../config';
 
 /** Repository root: entries, the lock file and tsconfig are resolved from here, whatever the cwd. */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * How every function is bundled (esbuild through `NodejsFunction`, no Docker). Exported so the bundle
+ * size check (`test/infra/bundle-size.test.ts`, `infra/bundling/bundle-size.ts`) builds with exactly
+ * these options and cannot drift from what is deployed.
+ */
+export const LAMBDA_BUNDLING = {
+  format: OutputFormat.ESM,
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  // Some dependencies are CommonJS and call require(); give the ESM bundle one.
+  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  minify: true,
+  sourceMap: true,
+  // The runtime ships an AWS SDK v3, but its version moves under us; bundling the SDK pins the
+  // exact versions that the unit and integration tests ran against.
+  externalModules: [],
+  // Lambda always passes the role's credentials in the environment: the rest of the SDK's default
+  // credential chain is dead weight in a function (see infra/bundling/lambda-credentials.ts).
+  esbuildArgs: {
+    '--alias': `@aws-sdk/credential-provider-node=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'lambda-credentials.ts')}`,
+  },
+} as const satisfies BundlingOptions;
 
 /** Properties of {@link PipelineFunction}. */
 export interface PipelineFunctionProps {
@@ -43,10 +66,13 @@ export class PipelineFunction extends Construct {
   readonly function: NodejsFunction;
   /** The function's log group (retention from the environment settings). */
   readonly logGroup: logs.LogGroup;
+  /** Handler entry relative to the repository root (what the bundle size check builds). */
+  readonly entry: string;
 
   constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
     super(scope, id);
     const { config } = props;
+    this.entry = props.entry;
 
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       retention: config.logRetentionDays as logs.RetentionDays,
@@ -88,19 +114,7 @@ export class PipelineFunction extends Construct {
         POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
         [ENV.environment]: config.serviceEnvironment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node24',
-        mainFields: ['module', 'main'],
-        // Some dependencies are CommonJS and call require(); give the ESM bundle one.
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-        minify: true,
-        sourceMap: true,
-        // The runtime ships an AWS SDK v3, but its version moves under us; bundling the SDK pins the
-        // exact versions that the unit and integration tests ran against.
-        externalModules: [],
-      },
+      bundling: { ...LAMBDA_BUNDLING, mainFields: [...LAMBDA_BUNDLING.mainFields], externalModules: [] },
     });
 
     // X-Ray's PutTraceSegments/PutTelemetryRecords have no resource-level permissions.

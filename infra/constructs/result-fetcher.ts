@@ -59,8 +59,9 @@ export class ResultFetcher extends Construct {
       description: 'Fetches a verification result, stores it in S3 and DynamoDB and announces it.',
       config,
       timeout: FETCH_RESULT_TIMEOUT,
-      // Results carry several base64 images; decoding them needs headroom.
-      memorySize: 1024,
+      // Per environment (cdk.json `fetchResultMemoryMb`, default 256): the function streams each result,
+      // so memory does not grow with it (docs/benchmarks.md).
+      memorySize: config.fetchResultMemoryMb,
       logRemovalPolicy: props.logRemovalPolicy,
       logEncryptionKey: props.encryptionKey,
     });

@@ -38,8 +38,14 @@ export class ResultsTable extends Construct {
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-        // Items are small (images live in S3); projecting everything spares analysts a second read.
-        projectionType: dynamodb.ProjectionType.ALL,
+        // Each index write copies what it projects: keys (and for the day index the two filter
+        // attributes) only, never the document or personal data; queries fetch the items they list.
+        ...(index.projection.type === 'KEYS_ONLY'
+          ? { projectionType: dynamodb.ProjectionType.KEYS_ONLY }
+          : {
+              projectionType: dynamodb.ProjectionType.INCLUDE,
+              nonKeyAttributes: [...index.projection.attributes],
+            }),
       });
     }
   }

@@ -8,7 +8,8 @@
  *   any string, because the service adds fields and values release by release (§9). Only the shape the
  *   pipeline relies on is enforced.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import './zod-locale';
 import {
   BULK_SECURE_LINK_PRODUCTS,
   COMMUNICATION_MODES,
@@ -32,18 +33,23 @@ import {
  * `(string & {})` keeps editor completion for the known values.
  */
 export function openEnum<const T extends readonly [string, ...string[]]>(_values: T) {
-  return z.string() as unknown as z.ZodType<T[number] | (string & {})>;
+  return z.string() as unknown as z.ZodMiniType<T[number] | (string & {})>;
 }
 
 /** Base64 (standard alphabet, optional padding). Data URLs are not base64 and are rejected. */
 const BASE64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
 export const base64String = z
   .string()
-  .min(1, 'must not be empty')
-  .refine((s) => s.length % 4 !== 1 && BASE64_RE.test(s), 'must be base64 (no data: prefix, no line breaks)');
+  .check(z.minLength(1, 'must not be empty'))
+  .check(
+    z.refine(
+      (s) => s.length % 4 !== 1 && BASE64_RE.test(s),
+      'must be base64 (no data: prefix, no line breaks)',
+    ),
+  );
 
-const languageCode = z.string().regex(/^[a-z]{2}$/, 'must be a two-letter lowercase language code');
-const nonEmpty = z.string().min(1, 'must not be empty');
+const languageCode = z.string().check(z.regex(/^[a-z]{2}$/, 'must be a two-letter lowercase language code'));
+const nonEmpty = z.string().check(z.minLength(1, 'must not be empty'));
 
 // ---------------------------------------------------------------------------------------------------
 // Requests (strict)
@@ -52,61 +58,61 @@ const nonEmpty = z.string().min(1, 'must not be empty');
 /** An uploaded image (§4.4, §4.5). */
 export const uploadImageSchema = z.strictObject({
   data: base64String,
-  type: z.enum(UPLOAD_IMAGE_TYPES).optional(),
-  additionalDocumentType: nonEmpty.optional(),
-  customerReference: z.string().optional(),
+  type: z.optional(z.enum(UPLOAD_IMAGE_TYPES)),
+  additionalDocumentType: z.optional(nonEmpty),
+  customerReference: z.optional(z.string()),
 });
 export type UploadImage = z.infer<typeof uploadImageSchema>;
 
 /** POST /api/v2/secureidlink body (§4.1). */
 export const secureLinkRequestSchema = z
   .strictObject({
-    product: z.enum(PRODUCTS).optional(),
-    name: z.string().optional(),
-    emailAddress: z.email('must be an e-mail address').optional(),
-    phoneNumber: z
-      .string()
-      .regex(/^\+[1-9][0-9]{6,14}$/, 'must be in international format, e.g. +31612345678')
-      .optional(),
-    whatsappPhoneNumber: z
-      .string()
-      .regex(/^\+[1-9][0-9]{6,14}$/, 'must be in international format, e.g. +31612345678')
-      .optional(),
-    communicationModes: z.array(z.enum(COMMUNICATION_MODES)).optional(),
-    disableCommunication: z.boolean().optional(),
-    languagePrefix: languageCode.optional(),
-    enableOneTimePassword: z.boolean().optional(),
-    additionalDocuments: z.array(nonEmpty).optional(),
-    customerReference: z.string().optional(),
-    userId: z.string().optional(),
-    linkedTransactionId: nonEmpty.optional(),
-    rtwType: z.enum(RTW_TYPES).optional(),
+    product: z.optional(z.enum(PRODUCTS)),
+    name: z.optional(z.string()),
+    emailAddress: z.optional(z.email('must be an e-mail address')),
+    phoneNumber: z.optional(
+      z.string().check(z.regex(/^\+[1-9][0-9]{6,14}$/, 'must be in international format, e.g. +31612345678')),
+    ),
+    whatsappPhoneNumber: z.optional(
+      z.string().check(z.regex(/^\+[1-9][0-9]{6,14}$/, 'must be in international format, e.g. +31612345678')),
+    ),
+    communicationModes: z.optional(z.array(z.enum(COMMUNICATION_MODES))),
+    disableCommunication: z.optional(z.boolean()),
+    languagePrefix: z.optional(languageCode),
+    enableOneTimePassword: z.optional(z.boolean()),
+    additionalDocuments: z.optional(z.array(nonEmpty)),
+    customerReference: z.optional(z.string()),
+    userId: z.optional(z.string()),
+    linkedTransactionId: z.optional(nonEmpty),
+    rtwType: z.optional(z.enum(RTW_TYPES)),
   })
-  .superRefine((req, ctx) => {
-    if (req.product === 'FACE_LINK' && !req.linkedTransactionId) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['linkedTransactionId'],
-        message: 'is required for a FACE_LINK request (the transactionId of the original premium request)',
-      });
-    }
-    const modes = req.communicationModes ?? [];
-    if (!req.disableCommunication) {
-      if (modes.includes('MODE_EMAIL') && !req.emailAddress) {
-        ctx.addIssue({ code: 'custom', path: ['emailAddress'], message: 'is required with MODE_EMAIL' });
-      }
-      if (modes.includes('MODE_SMS') && !req.phoneNumber) {
-        ctx.addIssue({ code: 'custom', path: ['phoneNumber'], message: 'is required with MODE_SMS' });
-      }
-      if (modes.includes('MODE_WHATSAPP') && !req.whatsappPhoneNumber) {
+  .check(
+    z.superRefine((req, ctx) => {
+      if (req.product === 'FACE_LINK' && !req.linkedTransactionId) {
         ctx.addIssue({
           code: 'custom',
-          path: ['whatsappPhoneNumber'],
-          message: 'is required with MODE_WHATSAPP',
+          path: ['linkedTransactionId'],
+          message: 'is required for a FACE_LINK request (the transactionId of the original premium request)',
         });
       }
-    }
-  });
+      const modes = req.communicationModes ?? [];
+      if (!req.disableCommunication) {
+        if (modes.includes('MODE_EMAIL') && !req.emailAddress) {
+          ctx.addIssue({ code: 'custom', path: ['emailAddress'], message: 'is required with MODE_EMAIL' });
+        }
+        if (modes.includes('MODE_SMS') && !req.phoneNumber) {
+          ctx.addIssue({ code: 'custom', path: ['phoneNumber'], message: 'is required with MODE_SMS' });
+        }
+        if (modes.includes('MODE_WHATSAPP') && !req.whatsappPhoneNumber) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['whatsappPhoneNumber'],
+            message: 'is required with MODE_WHATSAPP',
+          });
+        }
+      }
+    }),
+  );
 export type SecureLinkRequest = z.infer<typeof secureLinkRequestSchema>;
 
 /** POST /api/v2/secureidlinks body (§4.2). `file` is the base64 of a semicolon CSV. */
@@ -119,37 +125,37 @@ export type BulkSecureLinksRequest = z.infer<typeof bulkSecureLinksRequestSchema
 /** POST /api/v2/facequality body (§4.3). */
 export const faceQualityRequestSchema = z.strictObject({
   image: base64String,
-  customerReference: z.string().optional(),
+  customerReference: z.optional(z.string()),
 });
 export type FaceQualityRequest = z.infer<typeof faceQualityRequestSchema>;
 
 /** POST /api/v2/faceverify body (§4.4). */
 export const faceVerifyRequestSchema = z.strictObject({
   transactionId: nonEmpty,
-  images: z.array(uploadImageSchema).min(1, 'must contain a COMPARE image and LIVE images'),
+  images: z.array(uploadImageSchema).check(z.minLength(1, 'must contain a COMPARE image and LIVE images')),
 });
 export type FaceVerifyRequest = z.infer<typeof faceVerifyRequestSchema>;
 
 /** POST /api/v2/idverify body (§4.5). */
 export const idVerifyRequestSchema = z.strictObject({
-  transactionId: nonEmpty.optional(),
+  transactionId: z.optional(nonEmpty),
   product: z.enum(IDENTITY_UPLOAD_PRODUCTS),
-  images: z.array(uploadImageSchema).min(1, 'must contain at least one image'),
-  customerReference: z.string().optional(),
-  userId: z.string().optional(),
-  rtwType: z.enum(RTW_TYPES).optional(),
+  images: z.array(uploadImageSchema).check(z.minLength(1, 'must contain at least one image')),
+  customerReference: z.optional(z.string()),
+  userId: z.optional(z.string()),
+  rtwType: z.optional(z.enum(RTW_TYPES)),
 });
 export type IdVerifyRequest = z.infer<typeof idVerifyRequestSchema>;
 
 /** POST /api/v2/oauth/token body (§4.6). Credentials travel in HTTP Basic, never in the body. */
 export const tokenRequestSchema = z.strictObject({
-  scopes: z.array(nonEmpty).min(1, 'must name at least one scope'),
+  scopes: z.array(nonEmpty).check(z.minLength(1, 'must name at least one scope')),
 });
 export type TokenRequest = z.infer<typeof tokenRequestSchema>;
 
 /** POST /api/v2/quality body (§4.8). */
 export const qualityRequestSchema = z.strictObject({
-  images: z.array(base64String).min(1, 'must contain at least one image'),
+  images: z.array(base64String).check(z.minLength(1, 'must contain at least one image')),
 });
 export type QualityRequest = z.infer<typeof qualityRequestSchema>;
 
@@ -161,10 +167,12 @@ export type FaceLinkPackageRequest = z.infer<typeof faceLinkPackageRequestSchema
 
 /** GET /api/v2/sdk/token query (§4.11). Names are the spec's camelCase. */
 export const sdkTokenRequestSchema = z.strictObject({
-  services: z.array(z.enum(SDK_SERVICES)).min(1, 'must name at least one service'),
-  numberOfChallenges: z.number().int('must be a whole number').min(1).max(10).optional(),
-  customerReference: z.string().optional(),
-  validateWatermark: z.boolean().optional(),
+  services: z.array(z.enum(SDK_SERVICES)).check(z.minLength(1, 'must name at least one service')),
+  numberOfChallenges: z.optional(
+    z.number().check(z.int('must be a whole number'), z.minimum(1), z.maximum(10)),
+  ),
+  customerReference: z.optional(z.string()),
+  validateWatermark: z.optional(z.boolean()),
 });
 export type SdkTokenRequest = z.infer<typeof sdkTokenRequestSchema>;
 
@@ -177,12 +185,14 @@ export const vogRequestSchema = z.strictObject({
   vogRequest: z.strictObject({
     companyName: nonEmpty,
     jobTitle: nonEmpty,
-    profiles: z.array(z.string().regex(/^[0-9]+$/, 'must be a profile number')).min(1, 'must name a profile'),
+    profiles: z
+      .array(z.string().check(z.regex(/^[0-9]+$/, 'must be a profile number')))
+      .check(z.minLength(1, 'must name a profile')),
     profileType: z.enum(VOG_PROFILE_TYPES),
   }),
-  customerReference: z.string().optional(),
-  userId: z.string().optional(),
-  hasExistingVog: z.boolean().optional(),
+  customerReference: z.optional(z.string()),
+  userId: z.optional(z.string()),
+  hasExistingVog: z.optional(z.boolean()),
 });
 export type VogRequest = z.infer<typeof vogRequestSchema>;
 
@@ -192,9 +202,9 @@ export type VogRequest = z.infer<typeof vogRequestSchema>;
 
 /** Default error body (§7). */
 export const errorBodySchema = z.looseObject({
-  code: z.number().int().optional(),
-  message: z.string().optional(),
-  details: z.array(z.unknown()).optional(),
+  code: z.optional(z.number().check(z.int())),
+  message: z.optional(z.string()),
+  details: z.optional(z.array(z.unknown())),
 });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
@@ -207,39 +217,43 @@ export const tokenResponseSchema = z.looseObject({
   accessToken: nonEmpty,
   expiresIn: z
     .union([
-      z.number().nonnegative().finite(),
-      z
-        .string()
-        .trim()
-        .regex(/^[0-9]+(\.[0-9]+)?$/, 'must be a number of seconds')
-        .transform(Number),
+      z.number().check(z.nonnegative()),
+      z.pipe(
+        z
+          .string()
+          .check(z.trim())
+          .check(z.regex(/^[0-9]+(\.[0-9]+)?$/, 'must be a number of seconds')),
+        z.transform(Number),
+      ),
     ])
-    .refine((seconds) => seconds <= 10 * 365 * 86_400, 'must be a number of seconds'),
-  tokenType: z
-    .string()
-    .nullish()
-    .transform((type) => (!type || type.toLowerCase() === 'bearer' ? 'Bearer' : type)),
+    .check(z.refine((seconds) => seconds <= 10 * 365 * 86_400, 'must be a number of seconds')),
+  tokenType: z.pipe(
+    z.nullish(z.string()),
+    z.transform((type) => (!type || type.toLowerCase() === 'bearer' ? 'Bearer' : type)),
+  ),
 });
 export type TokenResponse = z.infer<typeof tokenResponseSchema>;
 
 export const communicationResponseSchema = z.looseObject({
-  communicationMode: openEnum(COMMUNICATION_MODES).optional(),
-  status: openEnum(COMMUNICATION_STATUSES).optional(),
+  communicationMode: z.optional(openEnum(COMMUNICATION_MODES)),
+  status: z.optional(openEnum(COMMUNICATION_STATUSES)),
 });
 
 export const secureLinkResponseSchema = z.looseObject({
-  secureId: z.string().optional(),
+  secureId: z.optional(z.string()),
   transactionId: z.string(),
-  link: z.string().optional(),
-  qrCode: z.string().optional(),
-  whatsappRedirectUrl: z.string().optional(),
-  communicationsResponse: z.array(communicationResponseSchema).optional(),
+  link: z.optional(z.string()),
+  qrCode: z.optional(z.string()),
+  whatsappRedirectUrl: z.optional(z.string()),
+  communicationsResponse: z.optional(z.array(communicationResponseSchema)),
 });
 export type SecureLinkResponse = z.infer<typeof secureLinkResponseSchema>;
 
 export const bulkSecureLinksResponseSchema = z.looseObject({
   success: z.boolean(),
-  errors: z.array(z.looseObject({ message: z.string().optional(), row: z.number().optional() })).optional(),
+  errors: z.optional(
+    z.array(z.looseObject({ message: z.optional(z.string()), row: z.optional(z.number()) })),
+  ),
 });
 export type BulkSecureLinksResponse = z.infer<typeof bulkSecureLinksResponseSchema>;
 
@@ -255,7 +269,7 @@ export type IdVerifyResponse = z.infer<typeof idVerifyResponseSchema>;
 
 export const qualityResponseSchema = z.looseObject({
   result: openEnum(RESULT_VALUES),
-  message: z.string().optional(),
+  message: z.optional(z.string()),
 });
 export type QualityResponse = z.infer<typeof qualityResponseSchema>;
 
@@ -273,22 +287,29 @@ export type VogResponse = z.infer<typeof vogResponseSchema>;
 
 export const reasonSchema = z.looseObject({
   key: z.string(),
-  translations: z.record(z.string(), z.unknown()).optional(),
+  translations: z.optional(z.record(z.string(), z.unknown())),
 });
 export const reasonsResponseSchema = z.looseObject({ reasons: z.array(reasonSchema) });
 export type ReasonsResponse = z.infer<typeof reasonsResponseSchema>;
 
 /** An optional string field of a tolerant record: a value of another type is dropped, not a failure. */
-const lenientString = z.string().optional().catch(undefined);
+const lenientString = z.catch(z.optional(z.string()), undefined);
 
 /**
  * A resultId as a record may carry it: a string, or a JSON number taken as its decimal string (another
  * implementation may use numeric ids). Anything else, or a number that JSON could not carry exactly,
  * becomes `''`, which callers count as invalid.
  */
-const resultIdValue = z
-  .union([z.string(), z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).transform(String)])
-  .catch('');
+const resultIdValue = z.catch(
+  z.union([
+    z.string(),
+    z.pipe(
+      z.number().check(z.int(), z.nonnegative(), z.maximum(Number.MAX_SAFE_INTEGER)),
+      z.transform(String),
+    ),
+  ]),
+  '',
+);
 
 /**
  * Polling record (§2.4). One broken record must not block every other result, so nothing in a record
@@ -297,41 +318,42 @@ const resultIdValue = z
  * becomes `{ resultId: '' }`. Callers check the id before use (the pipeline counts and reports such
  * records). Unknown fields are kept.
  */
-export const pollRecordSchema = z
-  .looseObject({
+export const pollRecordSchema = z.catch(
+  z.looseObject({
     resultId: resultIdValue,
     transactionId: lenientString,
-    product: openEnum(PRODUCTS).optional().catch(undefined),
+    product: z.catch(z.optional(openEnum(PRODUCTS)), undefined),
     customerReference: lenientString,
     completed: lenientString,
     userId: lenientString,
-  })
-  .catch(() => ({ resultId: '' }));
+  }),
+  () => ({ resultId: '' }),
+);
 export type PollRecord = z.infer<typeof pollRecordSchema>;
 
 /** GET /api/v2/poll (§4.7): `results` missing or `null` means no records. */
 export const pollResponseSchema = z.looseObject({
-  results: z
-    .array(pollRecordSchema)
-    .nullish()
-    .transform((records) => records ?? []),
+  results: z.pipe(
+    z.nullish(z.array(pollRecordSchema)),
+    z.transform((records) => records ?? []),
+  ),
 });
 export type PollResponse = z.infer<typeof pollResponseSchema>;
 
-const messages = z.array(z.string()).optional();
-const customerReferences = z.array(z.string()).optional();
+const messages = z.optional(z.array(z.string()));
+const customerReferences = z.optional(z.array(z.string()));
 
 /** Common part of every verification section. */
 const sectionShape = {
-  result: openEnum(RESULT_VALUES).optional(),
+  result: z.optional(openEnum(RESULT_VALUES)),
   messages,
   customerReferences,
 };
 
 const nameSchema = z.looseObject({
-  fullname: z.string().optional(),
-  givenNames: z.string().optional(),
-  surname: z.string().optional(),
+  fullname: z.optional(z.string()),
+  givenNames: z.optional(z.string()),
+  surname: z.optional(z.string()),
 });
 
 /**
@@ -339,47 +361,47 @@ const nameSchema = z.looseObject({
  * with `data: ''` instead of failing the whole result: the fetch has already removed the poll record.
  * Decode with `decodeBase64Data` (data URLs, line breaks, URL-safe alphabet); `''` means "no data".
  */
-const resultData = z.string().catch('');
+const resultData = z.catch(z.string(), '');
 
 export const resultImageSchema = z.looseObject({
   data: resultData,
-  documentType: openEnum(RESULT_IMAGE_DOCUMENT_TYPES).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  pageType: openEnum(RESULT_IMAGE_PAGE_TYPES).optional(),
-  customerReference: z.string().optional(),
+  documentType: z.optional(openEnum(RESULT_IMAGE_DOCUMENT_TYPES)),
+  metadata: z.optional(z.record(z.string(), z.unknown())),
+  pageType: z.optional(openEnum(RESULT_IMAGE_PAGE_TYPES)),
+  customerReference: z.optional(z.string()),
 });
 export type ResultImage = z.infer<typeof resultImageSchema>;
 
 export const resultFileSchema = z.looseObject({
   data: resultData,
-  documentType: openEnum(RESULT_FILE_DOCUMENT_TYPES).optional(),
+  documentType: z.optional(openEnum(RESULT_FILE_DOCUMENT_TYPES)),
 });
 export type ResultFile = z.infer<typeof resultFileSchema>;
 
-const documentSecurityFeature = openEnum(DOCUMENT_SECURITY_FEATURE_VALUES).optional();
+const documentSecurityFeature = z.optional(openEnum(DOCUMENT_SECURITY_FEATURE_VALUES));
 
 export const identitySectionSchema = z.looseObject({
   ...sectionShape,
-  data: z
-    .looseObject({
-      name: nameSchema.optional(),
-      dateOfBirth: z.string().optional(),
-      dateOfIssuance: z.string().optional(),
-      dateOfExpiry: z.string().optional(),
-      documentType: z.string().optional(),
-      documentSubType: z.string().optional(),
-      documentNumber: z.string().optional(),
-      gender: z.string().optional(),
-      issuingStateOrOrganization: z.string().optional(),
-      nationality: z.string().optional(),
-      personalGovernmentId: z.string().optional(),
-      placeOfBirth: z.string().optional(),
-      residencePermitType: z.string().optional(),
-      mrzLines: z.array(z.string()).optional(),
-    })
-    .optional(),
-  documentValidation: z
-    .looseObject({
+  data: z.optional(
+    z.looseObject({
+      name: z.optional(nameSchema),
+      dateOfBirth: z.optional(z.string()),
+      dateOfIssuance: z.optional(z.string()),
+      dateOfExpiry: z.optional(z.string()),
+      documentType: z.optional(z.string()),
+      documentSubType: z.optional(z.string()),
+      documentNumber: z.optional(z.string()),
+      gender: z.optional(z.string()),
+      issuingStateOrOrganization: z.optional(z.string()),
+      nationality: z.optional(z.string()),
+      personalGovernmentId: z.optional(z.string()),
+      placeOfBirth: z.optional(z.string()),
+      residencePermitType: z.optional(z.string()),
+      mrzLines: z.optional(z.array(z.string())),
+    }),
+  ),
+  documentValidation: z.optional(
+    z.looseObject({
       backgroundPrint: documentSecurityFeature,
       font: documentSecurityFeature,
       hologram: documentSecurityFeature,
@@ -389,164 +411,164 @@ export const identitySectionSchema = z.looseObject({
       perforation: documentSecurityFeature,
       photoIntegration: documentSecurityFeature,
       stamps: documentSecurityFeature,
-    })
-    .optional(),
-  verifications: z
-    .looseObject({
-      sanctionList: z
-        .looseObject({
-          result: openEnum(RESULT_VALUES).optional(),
-          verificationResult: openEnum(VERIFICATION_RESULTS).optional(),
-          foundOnLists: z.array(z.string()).optional(),
-        })
-        .optional(),
-      lostAndStolen: z
-        .looseObject({
-          verificationResult: openEnum(VERIFICATION_RESULTS).optional(),
+    }),
+  ),
+  verifications: z.optional(
+    z.looseObject({
+      sanctionList: z.optional(
+        z.looseObject({
+          result: z.optional(openEnum(RESULT_VALUES)),
+          verificationResult: z.optional(openEnum(VERIFICATION_RESULTS)),
+          foundOnLists: z.optional(z.array(z.string())),
+        }),
+      ),
+      lostAndStolen: z.optional(
+        z.looseObject({
+          verificationResult: z.optional(openEnum(VERIFICATION_RESULTS)),
           messages,
-        })
-        .optional(),
-    })
-    .optional(),
+        }),
+      ),
+    }),
+  ),
 });
 
 export const rightToWorkSectionSchema = z.looseObject({
   ...sectionShape,
-  rtwType: openEnum(RTW_TYPES).optional(),
-  data: z
-    .looseObject({
-      vsFromDate: z.string().optional(),
-      vsDueDate: z.string().optional(),
-      twvFromDate: z.string().optional(),
-      twvDueDate: z.string().optional(),
-      personalGovernmentId: z.string().optional(),
-      employmentRemark: z.string().optional(),
-      attachmentDueDate: z.string().optional(),
-      vignetteDueDate: z.string().optional(),
-      conditions: z.string().optional(),
-      details: z.string().optional(),
-      startDate: z.string().optional(),
-      endDate: z.string().optional(),
-      dueDate: z.string().optional(),
-    })
-    .optional(),
+  rtwType: z.optional(openEnum(RTW_TYPES)),
+  data: z.optional(
+    z.looseObject({
+      vsFromDate: z.optional(z.string()),
+      vsDueDate: z.optional(z.string()),
+      twvFromDate: z.optional(z.string()),
+      twvDueDate: z.optional(z.string()),
+      personalGovernmentId: z.optional(z.string()),
+      employmentRemark: z.optional(z.string()),
+      attachmentDueDate: z.optional(z.string()),
+      vignetteDueDate: z.optional(z.string()),
+      conditions: z.optional(z.string()),
+      details: z.optional(z.string()),
+      startDate: z.optional(z.string()),
+      endDate: z.optional(z.string()),
+      dueDate: z.optional(z.string()),
+    }),
+  ),
 });
 
 export const payrollTaxStatementSectionSchema = z.looseObject({
   ...sectionShape,
-  data: z
-    .looseObject({
-      personalGovernmentIdPresent: z.boolean().optional(),
-      signDatePresent: z.boolean().optional(),
-      nameAddressResidencePresent: z.boolean().optional(),
-      signaturePresent: z.boolean().optional(),
-      applyPayrollTax: z.boolean().optional(),
-      payrollTaxDate: z.string().optional(),
-      signDate: z.string().optional(),
-      personalGovernmentId: z.string().optional(),
-    })
-    .optional(),
-  inputData: z
-    .looseObject({
-      applyPayrollTax: z.boolean().optional(),
-      addressInNld: z.boolean().optional(),
-      city: z.string().optional(),
-      houseNumber: z.string().optional(),
-      houseNumberAddition: z.string().optional(),
-      payrollTaxDate: z.string().optional(),
-      postalCode: z.string().optional(),
-      street: z.string().optional(),
-      country: z.string().optional(),
-      bsn: z.string().optional(),
-      dateOfBirth: z.string().optional(),
-      fullname: z.string().optional(),
-      nationality: z.string().optional(),
-    })
-    .optional(),
+  data: z.optional(
+    z.looseObject({
+      personalGovernmentIdPresent: z.optional(z.boolean()),
+      signDatePresent: z.optional(z.boolean()),
+      nameAddressResidencePresent: z.optional(z.boolean()),
+      signaturePresent: z.optional(z.boolean()),
+      applyPayrollTax: z.optional(z.boolean()),
+      payrollTaxDate: z.optional(z.string()),
+      signDate: z.optional(z.string()),
+      personalGovernmentId: z.optional(z.string()),
+    }),
+  ),
+  inputData: z.optional(
+    z.looseObject({
+      applyPayrollTax: z.optional(z.boolean()),
+      addressInNld: z.optional(z.boolean()),
+      city: z.optional(z.string()),
+      houseNumber: z.optional(z.string()),
+      houseNumberAddition: z.optional(z.string()),
+      payrollTaxDate: z.optional(z.string()),
+      postalCode: z.optional(z.string()),
+      street: z.optional(z.string()),
+      country: z.optional(z.string()),
+      bsn: z.optional(z.string()),
+      dateOfBirth: z.optional(z.string()),
+      fullname: z.optional(z.string()),
+      nationality: z.optional(z.string()),
+    }),
+  ),
 });
 
 export const drivingLicenseSectionSchema = z.looseObject({
   ...sectionShape,
-  data: z
-    .looseObject({
-      name: nameSchema.optional(),
-      dateOfBirth: z.string().optional(),
-      dateOfIssuance: z.string().optional(),
-      dateOfExpiry: z.string().optional(),
-      documentNumber: z.string().optional(),
-      issuingStateOrOrganization: z.string().optional(),
-      personalGovernmentId: z.string().optional(),
-      placeOfBirth: z.string().optional(),
-      class: z.string().optional(),
-      classes: z
-        .array(z.looseObject({ name: z.string().optional(), dateOfExpiry: z.string().optional() }))
-        .optional(),
-    })
-    .optional(),
+  data: z.optional(
+    z.looseObject({
+      name: z.optional(nameSchema),
+      dateOfBirth: z.optional(z.string()),
+      dateOfIssuance: z.optional(z.string()),
+      dateOfExpiry: z.optional(z.string()),
+      documentNumber: z.optional(z.string()),
+      issuingStateOrOrganization: z.optional(z.string()),
+      personalGovernmentId: z.optional(z.string()),
+      placeOfBirth: z.optional(z.string()),
+      class: z.optional(z.string()),
+      classes: z.optional(
+        z.array(z.looseObject({ name: z.optional(z.string()), dateOfExpiry: z.optional(z.string()) })),
+      ),
+    }),
+  ),
 });
 
 export const vogSectionSchema = z.looseObject({
   ...sectionShape,
-  createdAt: z.string().optional(),
-  status: z.string().optional(),
-  data: z
-    .looseObject({
-      givenNames: z.string().optional(),
-      surname: z.string().optional(),
-      dateOfBirth: z.string().optional(),
-      dateOfIssuance: z.string().optional(),
-      companyName: z.string().optional(),
-      profiles: z.array(z.string()).optional(),
-    })
-    .optional(),
+  createdAt: z.optional(z.string()),
+  status: z.optional(z.string()),
+  data: z.optional(
+    z.looseObject({
+      givenNames: z.optional(z.string()),
+      surname: z.optional(z.string()),
+      dateOfBirth: z.optional(z.string()),
+      dateOfIssuance: z.optional(z.string()),
+      companyName: z.optional(z.string()),
+      profiles: z.optional(z.array(z.string())),
+    }),
+  ),
 });
 
 export const additionalDocumentSchema = z.looseObject({
-  additionalDocumentType: z.string().optional(),
+  additionalDocumentType: z.optional(z.string()),
   customerReferences,
-  result: openEnum(RESULT_VALUES).optional(),
+  result: z.optional(openEnum(RESULT_VALUES)),
   messages,
-  data: z
-    .looseObject({
-      socialSecurityNumber: z.string().optional(),
-      personalGovernmentId: z.string().optional(),
-      name: nameSchema.optional(),
-    })
-    .optional(),
+  data: z.optional(
+    z.looseObject({
+      socialSecurityNumber: z.optional(z.string()),
+      personalGovernmentId: z.optional(z.string()),
+      name: z.optional(nameSchema),
+    }),
+  ),
 });
 
 export const faceVerifySectionSchema = z.looseObject({ ...sectionShape });
 
 export const digitalSigningSectionSchema = z.looseObject({
   ...sectionShape,
-  linkedTransactions: z.array(z.string()).optional(),
+  linkedTransactions: z.optional(z.array(z.string())),
 });
 
 export const faceLinkSectionSchema = z.looseObject({
   ...sectionShape,
-  gpsLocation: z
-    .looseObject({ latitude: z.number().optional(), longitude: z.number().optional() })
-    .optional(),
+  gpsLocation: z.optional(
+    z.looseObject({ latitude: z.optional(z.number()), longitude: z.optional(z.number()) }),
+  ),
 });
 
 /** The result object of GET /api/v2/result/{resultId} (§2.5). */
 export const resultSchema = z.looseObject({
-  transactionId: z.string().optional(),
-  customerReference: z.string().optional(),
-  userId: z.string().optional(),
-  result: openEnum(RESULT_VALUES).optional(),
+  transactionId: z.optional(z.string()),
+  customerReference: z.optional(z.string()),
+  userId: z.optional(z.string()),
+  result: z.optional(openEnum(RESULT_VALUES)),
   messages,
-  images: z.array(resultImageSchema).optional(),
-  files: z.array(resultFileSchema).optional(),
-  faceVerify: faceVerifySectionSchema.optional(),
-  identity: identitySectionSchema.optional(),
-  rightToWork: rightToWorkSectionSchema.optional(),
-  payrollTaxStatement: payrollTaxStatementSectionSchema.optional(),
-  drivingLicense: drivingLicenseSectionSchema.optional(),
-  digitalSigning: digitalSigningSectionSchema.optional(),
-  vog: vogSectionSchema.optional(),
-  additionalDocuments: z.array(additionalDocumentSchema).optional(),
-  faceLink: faceLinkSectionSchema.optional(),
+  images: z.optional(z.array(resultImageSchema)),
+  files: z.optional(z.array(resultFileSchema)),
+  faceVerify: z.optional(faceVerifySectionSchema),
+  identity: z.optional(identitySectionSchema),
+  rightToWork: z.optional(rightToWorkSectionSchema),
+  payrollTaxStatement: z.optional(payrollTaxStatementSectionSchema),
+  drivingLicense: z.optional(drivingLicenseSectionSchema),
+  digitalSigning: z.optional(digitalSigningSectionSchema),
+  vog: z.optional(vogSectionSchema),
+  additionalDocuments: z.optional(z.array(additionalDocumentSchema)),
+  faceLink: z.optional(faceLinkSectionSchema),
 });
 export type VerificationResultDocument = z.infer<typeof resultSchema>;
 

@@ -2,7 +2,7 @@
  * Typed client of the verification service: one method per endpoint of spec §4. Requests are validated
  * strictly before sending; responses are parsed tolerantly (unknown fields and enum values are kept).
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import {
   KNOWN_SCOPES,
   MOCK_TEST_HEADER,
@@ -106,7 +106,7 @@ export interface MockTestOptions {
   readonly mockTest?: MockTestValue;
 }
 
-interface CallSpec<S extends z.ZodType> {
+interface CallSpec<S extends z.ZodMiniType> {
   readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly query?: URLSearchParams;
@@ -331,13 +331,13 @@ export class IdvClient {
     return response.body;
   }
 
-  async #call<S extends z.ZodType>(spec: CallSpec<S>): Promise<z.output<S>> {
+  async #call<S extends z.ZodMiniType>(spec: CallSpec<S>): Promise<z.output<S>> {
     const response = await this.#send(spec);
     return parseBody(spec.schema, response.body, response.status, `${spec.method} ${spec.path}`);
   }
 
   /** Adds auth and headers, sends with retry, and on a 401 refreshes the token once and tries once more. */
-  async #send(spec: Omit<CallSpec<z.ZodType>, 'schema'>): Promise<HttpResponse> {
+  async #send(spec: Omit<CallSpec<z.ZodMiniType>, 'schema'>): Promise<HttpResponse> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
     if (spec.mockTest !== undefined) {
       // Checked before any token request, so a forbidden call leaves no trace on the wire.
@@ -383,7 +383,12 @@ export class IdvClient {
   }
 }
 
-function parseBody<S extends z.ZodType>(schema: S, body: Buffer, status: number, label: string): z.output<S> {
+function parseBody<S extends z.ZodMiniType>(
+  schema: S,
+  body: Buffer,
+  status: number,
+  label: string,
+): z.output<S> {
   const json = parseJsonOrUndefined(body);
   if (json === undefined) throw new ResponseFormatError(`response of ${label} is not JSON`, status);
   const parsed = schema.safeParse(json);

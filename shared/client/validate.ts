@@ -5,7 +5,7 @@
  * Every problem is reported with a path naming the field (`images[0].data`), never with the value.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { BULK_CSV_PARSE_OPTIONS, describeCsvError } from '../api/bulk-csv';
 import { BULK_CSV_COLUMNS, MIN_UPLOAD_HEIGHT, MIN_UPLOAD_WIDTH, MOCK_TEST_VALUES } from '../api/enums';
 import {
@@ -31,7 +31,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** Zod issues as validation issues; an unknown key becomes one issue per key naming it. */
-export function issuesFromZod(error: z.ZodError): ValidationIssue[] {
+export function issuesFromZod(error: z.core.$ZodError): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -46,7 +46,7 @@ export function issuesFromZod(error: z.ZodError): ValidationIssue[] {
 }
 
 /** Parses `value` with a strict request schema or throws `RequestValidationError` listing every issue. */
-export function validateRequest<S extends z.ZodType>(
+export function validateRequest<S extends z.ZodMiniType>(
   schema: S,
   value: unknown,
   context: string,

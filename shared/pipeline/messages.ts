@@ -2,7 +2,8 @@
  * The results queue's message contract (docs/pipeline.md, "Flow"): result messages from the
  * webhook, the poll and the redrive command, and upload notifications from the upload webhook.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../api/zod-locale';
 import { RESULT_ID_PATTERN, RESULT_ID_RULE } from '../client/validate';
 import { MalformedMessageError } from '../errors';
 
@@ -17,7 +18,7 @@ export { RESULT_ID_PATTERN, RESULT_ID_RULE };
 const MAX_HINT_LENGTH = 256;
 
 /** Identifiers passed along as hints (transactionId, userId, customerReference, product). */
-const hint = z.string().min(1).max(MAX_HINT_LENGTH);
+const hint = z.string().check(z.minLength(1), z.maxLength(MAX_HINT_LENGTH));
 
 /**
  * A value as a message may carry it as a hint: a non-empty string of at most 256 characters, else
@@ -33,14 +34,14 @@ export const MESSAGE_SOURCES = ['webhook', 'poll', 'redrive'] as const;
 export type MessageSource = (typeof MESSAGE_SOURCES)[number];
 
 export const resultMessageSchema = z.object({
-  kind: z.literal('result').optional(),
-  resultId: z.string().regex(RESULT_ID_PATTERN, RESULT_ID_RULE),
+  kind: z.optional(z.literal('result')),
+  resultId: z.string().check(z.regex(RESULT_ID_PATTERN, RESULT_ID_RULE)),
   source: z.enum(MESSAGE_SOURCES),
-  transactionId: hint.optional(),
-  product: hint.optional(),
-  customerReference: hint.optional(),
-  userId: hint.optional(),
-  completed: hint.optional(),
+  transactionId: z.optional(hint),
+  product: z.optional(hint),
+  customerReference: z.optional(hint),
+  userId: z.optional(hint),
+  completed: z.optional(hint),
 });
 /** A result to fetch and store. */
 export type ResultMessage = z.infer<typeof resultMessageSchema>;
@@ -48,9 +49,9 @@ export type ResultMessage = z.infer<typeof resultMessageSchema>;
 export const uploadMessageSchema = z.object({
   kind: z.literal('upload'),
   transactionId: hint,
-  secureId: hint.optional(),
-  customerReference: hint.optional(),
-  uploadedAt: hint.optional(),
+  secureId: z.optional(hint),
+  customerReference: z.optional(hint),
+  uploadedAt: z.optional(hint),
 });
 /** Documents were uploaded through a secure link (upload webhook): announced, not fetched. */
 export type UploadMessage = z.infer<typeof uploadMessageSchema>;

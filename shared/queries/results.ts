@@ -2,12 +2,17 @@
  * Analyst queries over the results table and bucket: one result, a transaction's or a customer
  * reference's results, and results by completion day (the `byCompletedDay` index, queried day by day,
  * never a Scan). Used by `idv results …`; works against AWS and the local emulators alike.
+ *
+ * The indexes project keys only (and the day index the two filter attributes, see `RESULTS_TABLE`), so a
+ * query reads the keys from the index and then the items from the table (`BatchGetItem`, 100 at a time),
+ * in the index's order. Reads are rare; every write of a result would pay for fuller indexes.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
+  BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
@@ -183,18 +188,59 @@ export function summarize(item: ResultItem): Partial<ResultItem> {
   return { ...rest, ...(objects ? { objects: objects.map((ref) => ({ ...ref })) } : {}) };
 }
 
+/** Items of every key `input` finds (all pages), in the index's order. */
 async function queryAll(
   deps: ResultsQueryDeps,
   input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
 ): Promise<ResultItem[]> {
-  const items: ResultItem[] = [];
+  const ids: string[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await deps.dynamo.send(
       new QueryCommand({ ...input, TableName: deps.tableName, ExclusiveStartKey: start }),
     );
-    items.push(...((page.Items ?? []) as ResultItem[]));
+    for (const key of page.Items ?? []) ids.push(key[RESULTS_TABLE.partitionKey] as string);
     start = page.LastEvaluatedKey;
   } while (start);
-  return items;
+  return getItems(deps, ids);
+}
+
+/** Keys per `BatchGetItem` (DynamoDB's limit). */
+const BATCH_GET_KEYS = 100;
+/** Rounds of retrying the keys DynamoDB left unprocessed (throttling, the 16 MB answer limit). */
+const BATCH_GET_ROUNDS = 8;
+
+/**
+ * The items of `ids`, in that order. An id whose item is gone (TTL expiry between the query and the
+ * read) is left out, as the index itself would have shown it a moment later.
+ */
+export async function getItems(deps: ResultsQueryDeps, ids: readonly string[]): Promise<ResultItem[]> {
+  const found = new Map<string, ResultItem>();
+  for (let i = 0; i < ids.length; i += BATCH_GET_KEYS) {
+    let keys: Record<string, unknown>[] = [...new Set(ids.slice(i, i + BATCH_GET_KEYS))].map((id) => ({
+      [RESULTS_TABLE.partitionKey]: id,
+    }));
+    for (let round = 0; keys.length > 0; round++) {
+      if (round === BATCH_GET_ROUNDS) {
+        throw new Error(`DynamoDB left ${keys.length} item(s) unread after ${BATCH_GET_ROUNDS} rounds`);
+      }
+      // Capped exponential backoff with jitter before a retry, as the SDK does for throttling.
+      if (round > 0) await sleep(Math.random() * Math.min(2_000, 50 * 2 ** round));
+      const answer = await deps.dynamo.send(
+        new BatchGetCommand({ RequestItems: { [deps.tableName]: { Keys: keys } } }),
+      );
+      for (const item of answer.Responses?.[deps.tableName] ?? []) {
+        found.set(item[RESULTS_TABLE.partitionKey] as string, item as ResultItem);
+      }
+      keys = (answer.UnprocessedKeys?.[deps.tableName]?.Keys ?? []) as Record<string, unknown>[];
+    }
+  }
+  return ids.flatMap((id) => {
+    const item = found.get(id);
+    return item ? [item] : [];
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

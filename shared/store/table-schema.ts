@@ -2,6 +2,15 @@
  * Shape of the DynamoDB results table, shared by the result store, the analyst queries, the local
  * emulator set-up and the CDK table construct, so that all four agree on key and index names.
  */
+/**
+ * What an index copies from each item. Every write of an item is also a write to each index holding it,
+ * so an index holds only what its query reads without a second lookup — never the document or
+ * personal data: `KEYS_ONLY` (the table and index keys) or `INCLUDE` (the keys plus the named attributes).
+ */
+export type IndexProjection =
+  | { readonly type: 'KEYS_ONLY' }
+  | { readonly type: 'INCLUDE'; readonly attributes: readonly string[] };
+
 export const RESULTS_TABLE = {
   /** Partition key of the table (string). */
   partitionKey: 'resultId',
@@ -9,14 +18,27 @@ export const RESULTS_TABLE = {
   ttlAttribute: 'expiresAt',
   indexes: {
     /** All results of one transaction. */
-    byTransactionId: { indexName: 'byTransactionId', partitionKey: 'transactionId', sortKey: 'completed' },
+    byTransactionId: {
+      indexName: 'byTransactionId',
+      partitionKey: 'transactionId',
+      sortKey: 'completed',
+      // The query reads keys only and fetches the (few) items.
+      projection: { type: 'KEYS_ONLY' } as IndexProjection,
+    },
     /** All results of one customer reference, newest last. */
     byCustomerReference: {
       indexName: 'byCustomerReference',
       partitionKey: 'customerReference',
       sortKey: 'completed',
+      projection: { type: 'KEYS_ONLY' } as IndexProjection,
     },
     /** All results completed on one UTC day (`completedDay`, yyyy-MM-dd), ordered by `completed`. */
-    byCompletedDay: { indexName: 'byCompletedDay', partitionKey: 'completedDay', sortKey: 'completed' },
+    byCompletedDay: {
+      indexName: 'byCompletedDay',
+      partitionKey: 'completedDay',
+      sortKey: 'completed',
+      // `idv results list --result/--product` filters in the query, before any item is fetched.
+      projection: { type: 'INCLUDE', attributes: ['result', 'product'] } as IndexProjection,
+    },
   },
 } as const;

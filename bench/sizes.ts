@@ -1,0 +1,391 @@
+/**
+ * Size bench (issue 10, item 7): the fetch-result handler against results of 1, 10, 50 and 200 MB and one
+ * of many small images, side by side, each beside a raw copy of the same body through the same service
+ * and emulator. Processes:
+ *
+ * - this one: the local AWS emulators behind counting proxies (requests per service and operation);
+ * - `support/stream-service.ts`: generates each result body as it writes it (never in memory);
+ * - `support/size-worker.ts`, one per profile: only the handler, **bundled as CDK bundles it** and run by
+ *   plain Node; its kernel peak RSS (VmHWM) per request is the memory figure. With `--huge`, a last run
+ *   processes a 1 GiB body with the worker held to 256 MB: V8's heap limit (`--max-old-space-size`) and,
+ *   because Buffers live outside that heap, a watchdog that kills the worker when its RSS passes 256 MB —
+ *   what Lambda does at the function's memory size — plus the exact check VmHWM ≤ 256 MB at the end.
+ *
+ * A profile whose run fails (error, out of memory, killed) is a failed row, never a crash of the bench.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { measureBundle } from '../infra/bundling/bundle-size';
+import { clientConfig, startLocalAws } from '../local/local-aws';
+import { createPipelineResources, pipelineEnv } from '../local/pipeline-resources';
+import { dynamoItemSize } from '../shared/store/result-store';
+import { RESULTS_TABLE } from '../shared/store/table-schema';
+import { startChild } from './support/child';
+import { startCountingProxies } from './support/counting-proxy';
+import { BENCH_CREDENTIALS } from './support/credentials';
+import { type Cost, costPerThousand, PRICES, type RequestCounts } from './support/prices';
+import type { Measured } from './support/size-worker';
+import { formatTable, mib, round } from './support/stats';
+
+/** One generated result shape. */
+export interface SizeProfile {
+  name: string;
+  images: number;
+  /** Decoded bytes per image (the body carries 4/3 of it as base64). */
+  imageBytes: number;
+  /** Hold the handler process to this many MB (heap limit + RSS watchdog); none when unset. */
+  memoryLimitMb?: number;
+  /** Skip the raw-copy baseline (the 1 GiB run: its point is the memory bound). */
+  noBaseline?: boolean;
+}
+
+/** The default profiles: bodies of about 1, 10, 50 and 200 MiB, and 1,000 images of 8 KiB. */
+export const SIZE_PROFILES: readonly SizeProfile[] = [
+  { name: '1mb', images: 4, imageBytes: 192 * 1024 },
+  { name: '10mb', images: 10, imageBytes: 768 * 1024 },
+  { name: '50mb', images: 20, imageBytes: 1920 * 1024 },
+  { name: '200mb', images: 40, imageBytes: 3840 * 1024 },
+  { name: 'many', images: 1000, imageBytes: 8 * 1024 },
+];
+
+/** `--huge`: a 1 GiB body (64 images of 12 MiB) with the handler process held to 256 MB. */
+export const HUGE_PROFILE: SizeProfile = {
+  name: '1gb@256mb',
+  images: 64,
+  imageBytes: 12 * 1024 * 1024,
+  memoryLimitMb: 256,
+  noBaseline: true,
+};
+
+/** Memory the cost model bills Lambda for (the stack's fetch-result default, cdk.json). */
+const FUNCTION_MEMORY_MB = 256;
+/** Kills a runaway unheld worker before it starves the machine. */
+const UNHELD_RSS_CAP_MB = 6 * 1024;
+
+/** Options of the size bench. */
+export interface SizeBenchOptions {
+  profiles: readonly SizeProfile[];
+  log?: (line: string) => void;
+}
+
+/** One row. */
+export interface SizeFigures {
+  profile: string;
+  ok: boolean;
+  /** Why the run failed (OOM, killed at the limit, handler error), when it did. */
+  failure?: string;
+  bodyBytes: number;
+  images: number;
+  memoryLimitMb?: number;
+  raw?: { ms: number; mbPerSecond: number; rssGrowthBytes: number };
+  store?: { ms: number; cpuMs: number; mbPerSecond: number; rssGrowthBytes: number; peakRssBytes: number };
+  /** fetch-and-store throughput over the raw copy's. */
+  ratio?: number;
+  tokenRequests?: number;
+  serviceGets?: number;
+  requests?: RequestCounts;
+  itemBytes?: number;
+  cost?: Cost;
+}
+
+/** Runs every profile; never throws for a profile's failure (that is a row). */
+export async function runSizeBench(options: SizeBenchOptions): Promise<SizeFigures[]> {
+  const log = options.log ?? (() => undefined);
+  const dir = mkdtempSync(path.join(tmpdir(), 'idv-sizes-'));
+  const service = startChild('support/stream-service.ts');
+  const aws = await startLocalAws();
+  const cleanups: (() => Promise<unknown>)[] = [
+    async () => rmSync(dir, { recursive: true, force: true }),
+    () => aws.close(),
+    () => service.close(),
+  ];
+  try {
+    const { url: serviceUrl } = (await service.ready) as { url: string };
+    const resources = await createPipelineResources(aws, {
+      prefix: 'idv-sizes',
+      credentials: BENCH_CREDENTIALS,
+      visibilityTimeoutSeconds: 900,
+      maxReceiveCount: 3,
+    });
+    const proxies = await startCountingProxies(aws.env());
+    cleanups.push(() => proxies.close());
+    const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
+    cleanups.push(async () => dynamo.destroy());
+    const worker = path.join(dir, 'size-worker.mjs');
+    await measureBundle('bench/support/size-worker.ts', worker);
+    const env = {
+      ...aws.env(),
+      ...pipelineEnv(resources, {
+        serviceBaseUrl: serviceUrl,
+        environment: 'staging',
+        retentionDays: 30,
+        scopes: ['productapi.poll.read', 'productapi.result.read'],
+      }),
+      ...proxies.env,
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      POWERTOOLS_LOG_LEVEL: 'WARN',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    };
+    const rows: SizeFigures[] = [];
+    for (const profile of options.profiles) {
+      log(`sizes: ${profile.name} (${profile.images} images of ${round(profile.imageBytes / 1024)} KiB)`);
+      rows.push(
+        await runProfile(profile, {
+          worker,
+          env,
+          serviceUrl,
+          bucket: resources.bucketName,
+          table: resources.tableName,
+          service,
+          proxies,
+          dynamo,
+        }),
+      );
+      const row = rows.at(-1)!;
+      log(`  ${row.ok ? 'ok' : `FAILED: ${row.failure}`}`);
+    }
+    return rows;
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  }
+}
+
+interface Harness {
+  worker: string;
+  env: Record<string, string>;
+  serviceUrl: string;
+  bucket: string;
+  table: string;
+  service: ReturnType<typeof startChild>;
+  proxies: Awaited<ReturnType<typeof startCountingProxies>>;
+  dynamo: DynamoDBDocumentClient;
+}
+
+/** A forked worker with request/answer over IPC and a death that rejects every pending request. */
+function startWorker(file: string, env: Record<string, string>, limitMb: number | undefined) {
+  const child: ChildProcess = fork(file, [], {
+    execArgv: limitMb ? [`--max-old-space-size=${limitMb}`] : [],
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  let killedAt: number | undefined;
+  const capBytes = (limitMb ?? UNHELD_RSS_CAP_MB) * 1024 * 1024;
+  const watchdog = setInterval(() => {
+    try {
+      const rss =
+        Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) * 1024;
+      if (rss > capBytes) {
+        killedAt = rss;
+        child.kill('SIGKILL');
+      }
+    } catch {
+      // The process is gone; the exit handler reports it.
+    }
+  }, 5);
+  let nextId = 1;
+  const pending = new Map<
+    number,
+    { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }
+  >();
+  let ready: (v: Record<string, unknown>) => void = () => undefined;
+  let death: Error | undefined;
+  const readyPromise = new Promise<Record<string, unknown>>((resolve, reject) => {
+    ready = resolve;
+    child.once('exit', () => reject(death));
+  });
+  child.on('message', (raw) => {
+    const message = raw as Record<string, unknown>;
+    if (message.type === 'ready') return ready(message);
+    const waiter = pending.get(message.id as number);
+    pending.delete(message.id as number);
+    if (message.type === 'error') waiter?.reject(new Error(String(message.message)));
+    else waiter?.resolve(message);
+  });
+  child.on('exit', (code, signal) => {
+    clearInterval(watchdog);
+    const oom = /heap out of memory|Allocation failed/i.test(stderr);
+    death = new Error(
+      killedAt !== undefined
+        ? `killed: RSS ${mib(killedAt)} MiB passed the ${capBytes / 1024 / 1024} MB limit`
+        : oom
+          ? 'JavaScript heap out of memory'
+          : `handler process exited (${signal ?? code}): ${stderr.trim().split('\n').at(-1) ?? ''}`,
+    );
+    for (const waiter of pending.values()) waiter.reject(death);
+    pending.clear();
+  });
+  return {
+    ready: readyPromise,
+    request(message: Record<string, unknown>): Promise<Record<string, unknown>> {
+      if (death) return Promise.reject(death);
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        child.send({ ...message, id });
+      });
+    },
+    close() {
+      clearInterval(watchdog);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+async function runProfile(profile: SizeProfile, h: Harness): Promise<SizeFigures> {
+  const id = (suffix: string) => `bench-${profile.name.replace(/[^a-z0-9]/g, '')}-${suffix}-${Date.now()}`;
+  const add = async (resultId: string, images: number, imageBytes: number) =>
+    (await h.service.request<{ bodyBytes: number }>({ type: 'add', resultId, images, imageBytes })).bodyBytes;
+  const measuredId = id('result');
+  const bodyBytes = await add(measuredId, profile.images, profile.imageBytes);
+  const row: SizeFigures = {
+    profile: profile.name,
+    ok: false,
+    bodyBytes,
+    images: profile.images,
+    ...(profile.memoryLimitMb && { memoryLimitMb: profile.memoryLimitMb }),
+  };
+  const worker = startWorker(h.worker, h.env, profile.memoryLimitMb);
+  try {
+    await worker.ready;
+    // Warm-up: module-level work, the token (Secrets Manager, OAuth) and first connections.
+    const warmId = id('warm');
+    await add(warmId, 1, 10 * 1024);
+    const warm = (await worker.request({ type: 'handle', resultId: warmId })) as unknown as Measured;
+    if (warm.failed > 0) throw new Error('the warm-up result failed');
+    if (!profile.noBaseline) {
+      const rawId = id('raw');
+      await add(rawId, profile.images, profile.imageBytes);
+      const raw = (await worker.request({
+        type: 'raw',
+        url: `${h.serviceUrl}/raw/${rawId}`,
+        bucket: h.bucket,
+        key: `bench-raw/${rawId}`,
+      })) as unknown as Measured;
+      row.raw = {
+        ms: round(raw.ms),
+        mbPerSecond: round(bodyBytes / 1e6 / (raw.ms / 1000), 2),
+        rssGrowthBytes: raw.hwm - raw.rssBefore,
+      };
+    }
+    h.proxies.reset();
+    const before = await h.service.request<{ tokenRequests: number }>({ type: 'stats' });
+    const run = (await worker.request({ type: 'handle', resultId: measuredId })) as unknown as Measured;
+    const requests = h.proxies.counts();
+    const after = await h.service.request<{ tokenRequests: number; gets: Record<string, number> }>({
+      type: 'stats',
+    });
+    row.store = {
+      ms: round(run.ms),
+      cpuMs: round(run.cpuMs),
+      mbPerSecond: round(bodyBytes / 1e6 / (run.ms / 1000), 2),
+      rssGrowthBytes: run.hwm - run.rssBefore,
+      peakRssBytes: run.hwm,
+    };
+    if (row.raw) row.ratio = round(row.store.mbPerSecond / row.raw.mbPerSecond, 2);
+    row.tokenRequests = after.tokenRequests - before.tokenRequests;
+    row.serviceGets = after.gets[measuredId] ?? 0;
+    row.requests = requests;
+    const { Item } = await h.dynamo.send(
+      new GetCommand({ TableName: h.table, Key: { resultId: measuredId } }),
+    );
+    row.itemBytes = Item ? dynamoItemSize(Item) : 0;
+    const indexesWritten = Item
+      ? Object.values(RESULTS_TABLE.indexes).filter(
+          (index) => Item[index.partitionKey] !== undefined && Item[index.sortKey] !== undefined,
+        ).length
+      : 0;
+    row.cost = costPerThousand({
+      requests,
+      itemBytes: row.itemBytes,
+      indexesWritten,
+      handlerMs: run.ms,
+      memoryMb: FUNCTION_MEMORY_MB,
+    });
+    if (run.failed > 0) throw new Error('the handler reported the result as failed (batchItemFailures)');
+    if (profile.memoryLimitMb && run.hwm > profile.memoryLimitMb * 1024 * 1024) {
+      throw new Error(`peak RSS ${mib(run.hwm)} MiB is above the ${profile.memoryLimitMb} MB limit`);
+    }
+    row.ok = true;
+  } catch (error) {
+    row.failure = error instanceof Error ? error.message : String(error);
+  } finally {
+    worker.close();
+  }
+  return row;
+}
+
+const count = (requests: RequestCounts | undefined, service: string) =>
+  Object.values(requests?.[service] ?? {}).reduce((n, v) => n + v, 0);
+const ops = (requests: RequestCounts | undefined, service: string) =>
+  Object.entries(requests?.[service] ?? {})
+    .map(([op, n]) => `${op} ${n}`)
+    .join(', ');
+
+/** The rows as a table (sizes in MiB, throughput in MB/s, cost in USD per 1,000 results). */
+export function sizeTable(rows: readonly SizeFigures[]): string {
+  return formatTable(
+    [
+      'profile',
+      'body MiB',
+      'images',
+      'raw MB/s',
+      'store MB/s',
+      'ratio',
+      'RSS + MiB',
+      'raw RSS +',
+      'CPU s',
+      'tokens',
+      'GETs',
+      'S3 req',
+      'DynamoDB req',
+      'EB',
+      'SM',
+      '$/1k core',
+      '$/1k S3',
+      'status',
+    ],
+    rows.map((r) => [
+      r.memoryLimitMb ? `${r.profile}` : r.profile,
+      mib(r.bodyBytes),
+      r.images,
+      r.raw?.mbPerSecond ?? '-',
+      r.store?.mbPerSecond ?? '-',
+      r.ratio ?? '-',
+      r.store ? mib(r.store.rssGrowthBytes) : '-',
+      r.raw ? mib(r.raw.rssGrowthBytes) : '-',
+      r.store ? round(r.store.cpuMs / 1000, 2) : '-',
+      r.tokenRequests ?? '-',
+      r.serviceGets ?? '-',
+      r.requests ? count(r.requests, 'S3') : '-',
+      r.requests ? count(r.requests, 'DYNAMODB') : '-',
+      r.requests ? count(r.requests, 'EVENTBRIDGE') : '-',
+      r.requests ? count(r.requests, 'SECRETS_MANAGER') : '-',
+      r.cost ? round(r.cost.coreTotal, 4) : '-',
+      r.cost ? round(r.cost.perThousand.s3, 4) : '-',
+      r.ok ? 'ok' : `FAILED: ${r.failure}`,
+    ]),
+  );
+}
+
+/** Per profile: the operations counted and the cost arithmetic. */
+export function sizeDetails(rows: readonly SizeFigures[]): string {
+  const lines = [
+    `Cost per 1,000 results at list prices (${PRICES.region}, prices of ${PRICES.date}); Lambda at ${FUNCTION_MEMORY_MB} MB for this machine's handler time:`,
+  ];
+  for (const r of rows) {
+    if (!r.cost) continue;
+    lines.push(
+      `${r.profile}: S3 {${ops(r.requests, 'S3')}}; DynamoDB {${ops(r.requests, 'DYNAMODB')}}; item ${round((r.itemBytes ?? 0) / 1024, 1)} KiB`,
+    );
+    for (const line of r.cost.arithmetic) lines.push(`  ${line}`);
+  }
+  return lines.join('\n');
+}

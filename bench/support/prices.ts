@@ -1,0 +1,108 @@
+/**
+ * AWS list prices the size bench turns request counts into (USD). Region us-east-1, on-demand/standard
+ * tiers, free tiers ignored; from the public price pages as of 2025-11 (this machine has no network to
+ * re-check them: compare with the price pages before quoting a figure).
+ */
+export const PRICES = {
+  region: 'us-east-1',
+  date: '2025-11',
+  /** DynamoDB on-demand write request unit (1 KB of item written, per table or index write). */
+  dynamoWriteUnit: 0.625 / 1e6,
+  /** DynamoDB on-demand read request unit (4 KB strongly consistent). */
+  dynamoReadUnit: 0.125 / 1e6,
+  /** S3 Standard PUT, COPY, POST, LIST (UploadPart and the multipart calls are billed as PUT). */
+  s3Put: 0.005 / 1e3,
+  /** S3 Standard GET and other requests. */
+  s3Get: 0.0004 / 1e3,
+  /** EventBridge custom event (per 64 KB chunk). */
+  eventBridgeEvent: 1 / 1e6,
+  /** SQS standard queue request (per 64 KB chunk). */
+  sqsRequest: 0.4 / 1e6,
+  /** Lambda Arm duration, per GB-second. */
+  lambdaGbSecond: 0.0000133334,
+  /** Lambda request. */
+  lambdaRequest: 0.2 / 1e6,
+  /** Secrets Manager API call. */
+  secretsCall: 0.05 / 1e4,
+} as const;
+
+/** Requests of one result, per service and operation (as the counting proxies saw them). */
+export type RequestCounts = Record<string, Record<string, number>>;
+
+/** What the cost of one result is computed from. */
+export interface CostInput {
+  requests: RequestCounts;
+  /** Size of the result's item as DynamoDB counts it (bytes). */
+  itemBytes: number;
+  /** Indexes whose keys the item has (each item write is also a write to each of them). */
+  indexesWritten: number;
+  /** Handler wall time (ms) and the function's memory (MB), for Lambda duration. */
+  handlerMs: number;
+  memoryMb: number;
+}
+
+/** Cost per 1,000 results, per service, with the arithmetic spelled out. */
+export interface Cost {
+  perThousand: Record<'dynamodb' | 'eventBridge' | 'sqs' | 'lambda' | 'secretsManager' | 's3', number>;
+  /** DynamoDB + EventBridge + SQS + Lambda (the issue's ≤ $0.01 target). */
+  coreTotal: number;
+  total: number;
+  arithmetic: string[];
+}
+
+const sum = (ops: Record<string, number> | undefined, names?: readonly string[]): number =>
+  Object.entries(ops ?? {}).reduce(
+    (n, [op, count]) => n + (names === undefined || names.includes(op) ? count : 0),
+    0,
+  );
+const usd = (value: number) => `$${value.toPrecision(3)}`;
+
+/**
+ * Turns one result's requests into list-price cost per 1,000 results. Models what a count alone cannot
+ * say: a PutItem/UpdateItem writes ceil(item KB) units to the table, and a PutItem one unit to each
+ * index holding the item (they project keys, `result` and `product` only: < 1 KB); an UpdateItem that
+ * changes no projected attribute writes no index. A GetItem is 1 read unit (the idempotency check misses
+ * or reads a small item). SQS is 3 requests per result: the poll's SendMessage and the event source's
+ * ReceiveMessage and DeleteMessage with batch size 1 (larger batches share the last two).
+ */
+export function costPerThousand(input: CostInput): Cost {
+  const { requests } = input;
+  const ddb = requests['DYNAMODB'];
+  const itemUnits = Math.max(1, Math.ceil(input.itemBytes / 1024));
+  const puts = sum(ddb, ['PutItem']);
+  const updates = sum(ddb, ['UpdateItem']);
+  const reads = sum(ddb, ['GetItem', 'Query', 'BatchGetItem']);
+  const writeUnits = puts * (itemUnits + input.indexesWritten) + updates * itemUnits;
+  const dynamodb = 1000 * (writeUnits * PRICES.dynamoWriteUnit + reads * PRICES.dynamoReadUnit);
+  const s3Puts = sum(requests['S3'], [
+    'PutObject',
+    'UploadPart',
+    'CreateMultipartUpload',
+    'CompleteMultipartUpload',
+    'PostObject',
+  ]);
+  const s3Others = sum(requests['S3']) - s3Puts;
+  const s3 = 1000 * (s3Puts * PRICES.s3Put + s3Others * PRICES.s3Get);
+  const events = sum(requests['EVENTBRIDGE'], ['PutEvents']);
+  const eventBridge = 1000 * events * PRICES.eventBridgeEvent;
+  const sqsRequests = 3;
+  const sqs = 1000 * sqsRequests * PRICES.sqsRequest;
+  const gbSeconds = (input.memoryMb / 1024) * (input.handlerMs / 1000);
+  const lambda = 1000 * (gbSeconds * PRICES.lambdaGbSecond + PRICES.lambdaRequest);
+  const secretCalls = sum(requests['SECRETS_MANAGER']);
+  const secretsManager = 1000 * secretCalls * PRICES.secretsCall;
+  const coreTotal = dynamodb + eventBridge + sqs + lambda;
+  return {
+    perThousand: { dynamodb, eventBridge, sqs, lambda, secretsManager, s3 },
+    coreTotal,
+    total: coreTotal + s3 + secretsManager,
+    arithmetic: [
+      `DynamoDB: ${puts} PutItem × (${itemUnits} table + ${input.indexesWritten} index WRU) + ${updates} UpdateItem × ${itemUnits} WRU = ${writeUnits} WRU × $0.625/M, + ${reads} RRU × $0.125/M → ${usd(dynamodb)}`,
+      `EventBridge: ${events} event(s) × $1.00/M → ${usd(eventBridge)}`,
+      `SQS: ${sqsRequests} requests × $0.40/M → ${usd(sqs)}`,
+      `Lambda: ${input.memoryMb} MB × ${(input.handlerMs / 1000).toFixed(2)} s = ${gbSeconds.toFixed(4)} GB-s × $0.0000133334 + 1 request × $0.20/M → ${usd(lambda)}`,
+      `S3: ${s3Puts} PUT-class × $0.005/1k + ${s3Others} other × $0.0004/1k → ${usd(s3)}`,
+      `Secrets Manager: ${secretCalls} call(s) × $0.05/10k → ${usd(secretsManager)}`,
+    ],
+  };
+}

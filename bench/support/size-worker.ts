@@ -1,0 +1,124 @@
+/**
+ * Benchmark child of the size bench (`bench/sizes.ts`): **only** the fetch-result handler, bundled exactly
+ * as CDK bundles it (`infra/bundling/bundle-size.ts`) and run by plain Node, so its memory is the
+ * deployed code's. Requests (IPC):
+ *
+ * - `{ type: 'handle', resultId }`: one SQS event with one poll message, handed to the handler;
+ * - `{ type: 'raw', url, bucket, key }`: the raw-copy baseline — GET `url` and stream it into one
+ *   PutObject (`content-length` from the answer), nothing parsed, decoded or hashed.
+ *
+ * Each answer carries the wall time, the process CPU time and the kernel's peak RSS (VmHWM) of that
+ * request: the peak is reset (`/proc/self/clear_refs`, 5) just before it starts, so `hwm - rssBefore`
+ * is the growth the request caused, garbage included, exactly as Lambda's "Max Memory Used" sees it.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { SQSEvent } from 'aws-lambda';
+import { handler } from '../../functions/fetch-result/handler';
+import { lambdaContext } from '../../local/lambda-context';
+import { serveParent } from './child';
+
+/** Memory and time of one request. */
+export interface Measured {
+  type: 'measured';
+  ms: number;
+  cpuMs: number;
+  /** RSS just before the request (bytes). */
+  rssBefore: number;
+  /** Kernel peak RSS during the request (bytes). */
+  hwm: number;
+  failed: number;
+  bytes?: number;
+}
+
+function status(field: 'VmHWM' | 'VmRSS'): number {
+  const line = readFileSync('/proc/self/status', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
+  return Number(/(\d+)/.exec(line ?? '')?.[1] ?? Number.NaN) * 1024;
+}
+
+async function measure(work: () => Promise<{ failed: number; bytes?: number }>): Promise<Measured> {
+  // Resets the peak to the current RSS (Linux >= 4.0); without it VmHWM would keep an older peak.
+  writeFileSync('/proc/self/clear_refs', '5');
+  const rssBefore = status('VmRSS');
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const outcome = await work();
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return {
+    type: 'measured',
+    ms,
+    cpuMs: (used.user + used.system) / 1000,
+    rssBefore,
+    hwm: status('VmHWM'),
+    ...outcome,
+  };
+}
+
+function sqsEvent(resultId: string): SQSEvent {
+  const now = String(Date.now());
+  return {
+    Records: [
+      {
+        messageId: `bench-${resultId}`,
+        receiptHandle: `bench-${resultId}`,
+        // Hints as the poll sends them, so the item has the keys of all three indexes.
+        body: JSON.stringify({
+          resultId,
+          source: 'poll',
+          transactionId: `tx-${resultId}`,
+          customerReference: 'bench',
+          completed: new Date().toISOString(),
+        }),
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: now,
+          SenderId: 'bench',
+          ApproximateFirstReceiveTimestamp: now,
+        },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:eu-west-1:000000000000:bench',
+        awsRegion: process.env.AWS_REGION ?? 'eu-west-1',
+      },
+    ],
+  };
+}
+
+// The raw copy sends no checksum trailer (aws-chunked), which the emulator would not take for a stream.
+const s3 = new S3Client({ forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' });
+
+await serveParent(
+  async () => ({ rss: status('VmRSS') }),
+  async (message) => {
+    if (message.type === 'handle') {
+      const resultId = String(message.resultId);
+      return (await measure(async () => {
+        const context = lambdaContext('bench-fetch-result', process.env.AWS_REGION ?? 'eu-west-1', 900_000);
+        const response = await handler(sqsEvent(resultId), context);
+        return { failed: response.batchItemFailures.length };
+      })) as unknown as Record<string, unknown>;
+    }
+    if (message.type === 'raw') {
+      return (await measure(async () => {
+        const answer = await fetch(String(message.url));
+        if (!answer.ok || !answer.body) throw new Error(`raw GET answered ${answer.status}`);
+        const bytes = Number(answer.headers.get('content-length'));
+        await s3.send(
+          new PutObjectCommand({
+            Bucket: String(message.bucket),
+            Key: String(message.key),
+            Body: Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream),
+            ContentLength: bytes,
+          }),
+        );
+        return { failed: 0, bytes };
+      })) as unknown as Record<string, unknown>;
+    }
+    throw new Error(`unknown request ${String(message.type)}`);
+  },
+);

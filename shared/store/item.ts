@@ -266,4 +266,3 @@ export function buildUnavailableItem(args: {
 function compact<T extends object>(item: T): T {
   return Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined)) as T;
 }
-

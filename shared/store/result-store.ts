@@ -74,7 +74,12 @@ export class ResultStore {
    * be stored; every upload in progress is then aborted and nothing is reported stored.
    */
   async storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult> {
-    const ingested = await ingestResult(resultId, body, new S3BlobTarget(this.#s3, this.bucket), this.#ingest);
+    const ingested = await ingestResult(
+      resultId,
+      body,
+      new S3BlobTarget(this.#s3, this.bucket),
+      this.#ingest,
+    );
     const stored = await this.#putResultJson(resultId, ingested.document, ingested.objects);
     return { document: ingested.document, stored };
   }

@@ -6,7 +6,7 @@
  * in the metadata) once the entry's names are known.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { sniffContentType, type SniffedType } from '../image';
+import { type SniffedType, sniffContentType } from '../image';
 import { Base64DataError, Base64StreamDecoder } from './base64-decoder';
 import { ResultContentError } from './errors';
 
@@ -26,7 +26,13 @@ export interface LargeUpload {
 export interface BlobTarget {
   putSmall(key: string, body: Buffer, type: SniffedType, sha256: string, signal: AbortSignal): Promise<void>;
   startLarge(stagingKey: string, type: SniffedType, signal: AbortSignal): LargeUpload;
-  promote(stagingKey: string, key: string, type: SniffedType, sha256: string, signal: AbortSignal): Promise<void>;
+  promote(
+    stagingKey: string,
+    key: string,
+    type: SniffedType,
+    sha256: string,
+    signal: AbortSignal,
+  ): Promise<void>;
 }
 
 /** A decoded blob, ready to be named. */
@@ -126,7 +132,11 @@ export class BlobSink {
     this.#held.push(bytes);
     this.#heldBytes += bytes.length;
     if (this.#heldBytes > this.options.smallLimit) {
-      this.#upload = this.options.target.startLarge(this.options.stagingKey, this.#sniff(), this.options.signal);
+      this.#upload = this.options.target.startLarge(
+        this.options.stagingKey,
+        this.#sniff(),
+        this.options.signal,
+      );
       const held = Buffer.concat(this.#held, this.#heldBytes);
       this.#held.length = 0;
       this.#heldBytes = 0;

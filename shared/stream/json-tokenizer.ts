@@ -35,7 +35,7 @@ const MAX_KEY_BYTES = 64 * 1024;
 /** Longest number literal. */
 const MAX_NUMBER_CHARS = 512;
 
-const enum Expect {
+enum Expect {
   /** A value (document start, after `:`, after `,` in an array). */
   Value,
   /** A value or `]` (right after `[`). */
@@ -50,7 +50,7 @@ const enum Expect {
   Done,
 }
 
-const enum Mode {
+enum Mode {
   Structure,
   String,
   /** After a backslash. */
@@ -63,7 +63,16 @@ const enum Mode {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const ESCAPES: Record<number, number> = { 0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 8, 0x66: 12, 0x6e: 10, 0x72: 13, 0x74: 9 };
+const ESCAPES: Record<number, number> = {
+  34: 0x22,
+  92: 0x5c,
+  47: 0x2f,
+  98: 8,
+  102: 12,
+  110: 10,
+  114: 13,
+  116: 9,
+};
 
 /** Push tokenizer: `write` chunks, then `end`. Throws `JsonSyntaxError` at the first byte that breaks JSON. */
 export class JsonTokenizer {
@@ -75,7 +84,6 @@ export class JsonTokenizer {
   #isKey = false;
   #keyParts: Buffer[] = [];
   #keyBytes = 0;
-  #text = '';
   #literal = '';
   #unicode = '';
   #highSurrogate = 0;
@@ -149,7 +157,7 @@ export class JsonTokenizer {
       }
       switch (this.#expect) {
         case Expect.Done:
-          this.#fail('unexpected data after the JSON value', i);
+          return this.#fail('unexpected data after the JSON value', i);
         case Expect.Colon:
           if (b !== 0x3a) this.#fail('expected ":"', i);
           this.#expect = Expect.Value;
@@ -166,7 +174,7 @@ export class JsonTokenizer {
             i++;
             continue;
           }
-          this.#fail('expected "," or a closing bracket', i);
+          return this.#fail('expected "," or a closing bracket', i);
         case Expect.KeyOrEnd:
         case Expect.Key:
           if (b === 0x7d && this.#expect === Expect.KeyOrEnd) {
@@ -185,13 +193,13 @@ export class JsonTokenizer {
             i++;
             continue;
           }
-          return this.#valueStart(c, i, b);
+          return this.#valueStart(i, b);
       }
     }
     return i;
   }
 
-  #valueStart(c: Uint8Array, i: number, b: number): number {
+  #valueStart(i: number, b: number): number {
     if (b === 0x7b) {
       this.#stack.push(true);
       this.#expect = Expect.KeyOrEnd;

@@ -7,7 +7,7 @@
  */
 import type { ObjectRef } from '../store/item';
 import { type BlobGroup, blobKey, stagingKey } from '../store/keys';
-import { type BlobTarget, BlobSink, type CompletedBlob } from './blob-sink';
+import { BlobSink, type BlobTarget, type CompletedBlob } from './blob-sink';
 import { ResultContentError } from './errors';
 import { type JsonHandler, JsonSyntaxError, JsonTokenizer } from './json-tokenizer';
 
@@ -144,7 +144,9 @@ class Assembler implements JsonHandler {
     const value: unknown[] = [];
     const parent = this.#stack[this.#stack.length - 1];
     const group =
-      this.#stack.length === 1 && parent?.kind === 'object' && (parent.key === 'images' || parent.key === 'files')
+      this.#stack.length === 1 &&
+      parent?.kind === 'object' &&
+      (parent.key === 'images' || parent.key === 'files')
         ? parent.key
         : undefined;
     this.#attach(value);
@@ -239,9 +241,7 @@ class Assembler implements JsonHandler {
     while (this.#running.size > 0) await Promise.race(this.#running);
     if (this.#failure) throw this.#failure;
     const order = (group: BlobGroup) => (group === 'images' ? 0 : 1);
-    return this.#refs
-      .sort((a, b) => order(a.group) - order(b.group) || a.index - b.index)
-      .map((r) => r.ref);
+    return this.#refs.sort((a, b) => order(a.group) - order(b.group) || a.index - b.index).map((r) => r.ref);
   }
 
   /** Aborts every multipart upload and waits for the writes in flight to stop. */
@@ -265,7 +265,12 @@ class Assembler implements JsonHandler {
     } else {
       await this.target.promote(blob.stagingKey!, key, blob.type, blob.sha256, signal);
     }
-    const ref: ObjectRef = { key, contentType: blob.type.contentType, bytes: blob.bytes, sha256: blob.sha256 };
+    const ref: ObjectRef = {
+      key,
+      contentType: blob.type.contentType,
+      bytes: blob.bytes,
+      sha256: blob.sha256,
+    };
     value.data = ref;
     this.#refs.push({ group: entry.group, index: entry.index, ref });
   }

@@ -61,6 +61,7 @@ enum Mode {
   Literal,
 }
 
+const BOM = [0xef, 0xbb, 0xbf];
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const ESCAPES: Record<number, number> = {
@@ -88,7 +89,8 @@ export class JsonTokenizer {
   #unicode = '';
   #highSurrogate = 0;
   #offset = 0;
-  #started = false;
+  /** Bytes of a leading byte order mark seen. */
+  #bom = 0;
 
   constructor(handler: JsonHandler) {
     this.#h = handler;
@@ -107,11 +109,12 @@ export class JsonTokenizer {
   write(chunk: Uint8Array): void {
     let i = 0;
     const n = chunk.length;
-    if (!this.#started && n > 0) {
-      this.#started = true;
-      // A UTF-8 byte order mark in front of JSON, which some servers send, is skipped.
-      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3;
+    // A UTF-8 byte order mark in front of JSON, which some servers send, is skipped (split or not).
+    while (this.#bom < 3 && i < n && this.#offset + i === this.#bom && chunk[i] === BOM[this.#bom]) {
+      this.#bom++;
+      i++;
     }
+    if (this.#bom > 0 && this.#bom < 3 && i < n) this.#fail('an incomplete byte order mark', i);
     while (i < n) {
       switch (this.#mode) {
         case Mode.String:

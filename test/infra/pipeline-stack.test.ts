@@ -109,6 +109,10 @@ describe('IAM, least privilege per function', () => {
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
         's3:PutObject',
+        // Multipart staging of large blobs (issue 10): copy source, clean-up and abort, on staging/ only.
+        's3:GetObject',
+        's3:DeleteObject',
+        's3:AbortMultipartUpload',
         'events:PutEvents',
         // The SQS event source mapping polls with the function's role.
         'sqs:ReceiveMessage',

@@ -54,7 +54,9 @@ const SAMPLE = JSON.stringify({
   transactionId: 'tx-1',
   result: 'APPROVED',
   messages: ['A', 'B\n"quoted"\\', 'ünï€😀'],
-  images: [{ data: '/9j/4AAQ\\/+==', documentType: 'PASSPORT', metadata: { n: -1.5e3, ok: true, none: null } }],
+  images: [
+    { data: '/9j/4AAQ\\/+==', documentType: 'PASSPORT', metadata: { n: -1.5e3, ok: true, none: null } },
+  ],
   empty: { a: [], b: {} },
   escaped: '\u0001\t\ud83d\ude00 \\u00e9',
 });
@@ -88,7 +90,10 @@ describe('JsonTokenizer', () => {
   it('hands a long string over in pieces no larger than the chunks', () => {
     // Prepare
     const pieces: number[] = [];
-    const tokenizer = new JsonTokenizer({ ...collect().handler, stringPiece: (b) => void pieces.push(b.length) });
+    const tokenizer = new JsonTokenizer({
+      ...collect().handler,
+      stringPiece: (b) => void pieces.push(b.length),
+    });
     const long = 'A'.repeat(1_000_000);
     const bytes = Buffer.from(JSON.stringify({ data: long }));
 
@@ -166,7 +171,8 @@ describe('Base64StreamDecoder', () => {
     // Act + Assess
     for (let i = 0; i <= length; i++) {
       expect(decodeInPieces(value, [i])).toEqual(expected);
-      for (let j = i; j <= Math.min(length, i + 5); j++) expect(decodeInPieces(value, [i, j])).toEqual(expected);
+      for (let j = i; j <= Math.min(length, i + 5); j++)
+        expect(decodeInPieces(value, [i, j])).toEqual(expected);
     }
   });
 

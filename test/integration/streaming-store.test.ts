@@ -163,7 +163,7 @@ describe('streaming fetch-and-store (real HTTP, s3rver, dynalite)', () => {
     expect(object.ContentType).toBe('image/jpeg');
     const item = await store.getItem('large');
     expect(item?.objects?.map((o) => o.sha256)).toEqual([sha(JPEG), sha(PNG)]);
-    expect((item?.document?.images as { data: unknown }[])[0]!.data).toEqual(item?.objects?.[0]);
+    expect((item!.document!.images as { data: unknown }[])[0]!.data).toEqual(item?.objects?.[0]);
     expect(publisher.stored[0]?.storage.objectCount).toBe(2);
   });
 

@@ -15,6 +15,7 @@ import {
   resultsByReference,
   resultsByTransaction,
   summarize,
+  withFullDocument,
 } from '../../shared/queries/results';
 import { UsageError } from './errors';
 import { str } from './flags';
@@ -117,8 +118,10 @@ export const resultsGetCommand: CliCommand = {
         tableName,
         ...(str(ctx, 'bucket') && { bucketName: str(ctx, 'bucket') }),
       };
-      const item = await getResult(deps, resultId);
-      if (!item) throw new Error(`no stored result ${resultId} in ${target.description}`);
+      const found = await getResult(deps, resultId);
+      if (!found) throw new Error(`no stored result ${resultId} in ${target.description}`);
+      // A bounded item keeps large documents in result.json only: print the whole result all the same.
+      const item = await withFullDocument(deps, found);
       const out = str(ctx, 'out');
       if (out) {
         const bar = progress(ctx.io);

@@ -2,6 +2,7 @@ import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { STAGING_PREFIX } from '../../shared/store/keys';
 
 /** Properties of {@link DataBucket}. */
 export interface DataBucketProps {
@@ -70,6 +71,16 @@ export class DataBucket extends Construct {
           abortIncompleteMultipartUploadAfter: Duration.days(1),
           // No expiredObjectDeleteMarker here: S3 rejects it next to expiration days (MalformedXML at
           // deploy time), even when false.
+        },
+        {
+          // Multipart uploads of large blobs (docs/pipeline.md, "Streaming fetch-and-store"): a failed one
+          // is aborted by the function, one a crash abandoned is aborted here; a staged blob that a crash
+          // left before its copy to results/ expires.
+          id: 'staging',
+          prefix: STAGING_PREFIX,
+          expiration: Duration.days(1),
+          noncurrentVersionExpiration: Duration.days(1),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
         },
         {
           // After expiry and the noncurrent version's removal only the delete marker is left; drop it.

@@ -9,13 +9,11 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
+import { RESULTS_PREFIX, STAGING_PREFIX } from '../../shared/store/keys';
 import type { EnvironmentConfig } from '../config';
 import { keyUseThrough } from './encryption-key';
 import { PipelineFunction } from './pipeline-function';
 import type { Secrets } from './secrets';
-
-/** Key prefix of every object the pipeline writes (ARCHITECTURE.md, "S3 objects"). */
-const RESULTS_PREFIX = 'results/';
 
 /** Timeout of the fetch-result function; the queue's visibility timeout is derived from it. */
 export const FETCH_RESULT_TIMEOUT = Duration.seconds(60);
@@ -105,6 +103,15 @@ export class ResultFetcher extends Construct {
         resources: [props.bucket.arnForObjects(`${RESULTS_PREFIX}*`)],
       }),
     );
+    // Large blobs go to a multipart upload under staging/ while decoding, then are copied to their final
+    // key under results/ (docs/pipeline.md, "Streaming fetch-and-store"): reading, deleting and aborting
+    // are granted on the staging prefix only, never on the stored results.
+    fn.function.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject', 's3:GetObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+        resources: [props.bucket.arnForObjects(`${STAGING_PREFIX}*`)],
+      }),
+    );
     if (props.bucket.encryptionKey) {
       fn.function.addToRolePolicy(
         keyUseThrough(props.bucket.encryptionKey, 's3', ['kms:GenerateDataKey', 'kms:Decrypt']),
@@ -115,6 +122,12 @@ export class ResultFetcher extends Construct {
       reason:
         'Object keys are per result (results/{resultId}/...), unknown in advance; the grant is PutObject ' +
         'only, limited to the results/ prefix of the data bucket.',
+    });
+    Validations.of(fn.function.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${dataBucketLogicalId}.Arn>/${STAGING_PREFIX}*]`,
+      reason:
+        'Staging keys are per result and blob (staging/{resultId}/...), unknown in advance; the grant covers ' +
+        'only the staging/ prefix, which a lifecycle rule empties after a day.',
     });
     fn.addEnvironment(ENV.eventBusName, props.bus.eventBusName);
     props.bus.grantPutEventsTo(fn.function);

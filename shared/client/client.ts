@@ -54,7 +54,17 @@ import {
   serviceErrorFields,
   UnauthorizedError,
 } from './errors';
-import { type HttpResponse, parseJsonOrUndefined, sendWithRetry, sleep, type TransportOptions } from './http';
+import {
+  type HttpRequest,
+  type HttpResponse,
+  parseJsonOrUndefined,
+  type StreamingResponse,
+  sendOnce,
+  sendOnceStreaming,
+  sleep,
+  type TransportOptions,
+  withRetry,
+} from './http';
 import { InMemoryTokenProvider } from './in-memory-token-provider';
 import { fetchAccessToken, serviceUrl } from './oauth';
 import type { RetryOptions } from './retry';
@@ -331,13 +341,33 @@ export class IdvClient {
     return response.body;
   }
 
+  /**
+   * GET /api/v2/result/{resultId} (§4.9) as a stream of body chunks, for constant-memory processing. Retried
+   * (and a 401 refreshed) only until the body starts; a failure while reading it throws `ConnectionError`.
+   */
+  async getResultStream(resultId: string): Promise<AsyncIterable<Uint8Array>> {
+    const response = await this.#send(
+      { method: 'GET', path: PATHS.result(validateResultId(resultId)), mayHaveCreated: false },
+      sendOnceStreaming,
+    );
+    return response.body;
+  }
+
   async #call<S extends z.ZodMiniType>(spec: CallSpec<S>): Promise<z.output<S>> {
     const response = await this.#send(spec);
     return parseBody(spec.schema, response.body, response.status, `${spec.method} ${spec.path}`);
   }
 
   /** Adds auth and headers, sends with retry, and on a 401 refreshes the token once and tries once more. */
-  async #send(spec: Omit<CallSpec<z.ZodMiniType>, 'schema'>): Promise<HttpResponse> {
+  async #send(spec: Omit<CallSpec<z.ZodMiniType>, 'schema'>): Promise<HttpResponse>;
+  async #send(
+    spec: Omit<CallSpec<z.ZodMiniType>, 'schema'>,
+    once: (request: HttpRequest, options: TransportOptions) => Promise<StreamingResponse>,
+  ): Promise<StreamingResponse>;
+  async #send(
+    spec: Omit<CallSpec<z.ZodMiniType>, 'schema'>,
+    once: (request: HttpRequest, options: TransportOptions) => Promise<unknown> = sendOnce,
+  ): Promise<unknown> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
     if (spec.mockTest !== undefined) {
       // Checked before any token request, so a forbidden call leaves no trace on the wire.
@@ -349,7 +379,7 @@ export class IdvClient {
     if (spec.query) url.search = spec.query.toString();
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const send = (token: AccessToken) =>
-      sendWithRetry(
+      withRetry(
         {
           method: spec.method,
           url,
@@ -358,6 +388,7 @@ export class IdvClient {
           mayHaveCreated: spec.mayHaveCreated,
         },
         this.#transport,
+        once,
       );
 
     const token = await this.#tokenProvider.getToken();

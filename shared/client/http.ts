@@ -77,11 +77,125 @@ export async function sendOnce(request: HttpRequest, options: TransportOptions):
   throw error;
 }
 
+/** A success answer whose body is still to be read, as a stream of chunks. */
+export interface StreamingResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  /**
+   * The body. Reading it may throw a `ConnectionError` (interrupted, or no bytes for `timeoutMs`); leaving
+   * the loop early cancels the request.
+   */
+  readonly body: AsyncIterable<Uint8Array>;
+}
+
+/**
+ * Sends once and hands the 2xx body over as a stream. `timeoutMs` bounds the wait for the answer's
+ * headers and then every wait for the next chunk, not the whole body: a 1 GB result may take longer than
+ * any fixed timeout, but a service that stalls is still noticed. Error answers are read whole (small).
+ */
+export async function sendOnceStreaming(
+  request: HttpRequest,
+  options: TransportOptions,
+): Promise<StreamingResponse> {
+  const label = `${request.method} ${request.url.origin}${request.url.pathname}`;
+  const controller = new AbortController();
+  let timer = setTimeout(() => controller.abort(timeoutError()), options.timeoutMs);
+  const rearm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => controller.abort(timeoutError()), options.timeoutMs);
+  };
+  let response: Response;
+  try {
+    response = await options.fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body !== undefined && { body: request.body }),
+      signal: controller.signal,
+      redirect: 'error',
+    });
+  } catch (error) {
+    clearTimeout(timer);
+    throw connectionError(error, label, options.timeoutMs);
+  }
+  if (response.status < 200 || response.status >= 300) {
+    let body: Buffer;
+    try {
+      rearm();
+      body = Buffer.from(await response.arrayBuffer());
+    } catch (error) {
+      throw connectionError(error, label, options.timeoutMs);
+    } finally {
+      clearTimeout(timer);
+    }
+    throw serviceErrorFromResponse(
+      response.status,
+      parseJsonOrUndefined(body),
+      response.headers,
+      options.now,
+    );
+  }
+  rearm();
+  const stream = response.body;
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    if (!stream) return;
+    const reader = stream.getReader();
+    let complete = false;
+    let received = 0;
+    try {
+      for (;;) {
+        let next: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          next = await reader.read();
+        } catch (error) {
+          const failure = connectionError(error, label, options.timeoutMs);
+          failure.message = `${failure.message}; the body was interrupted after ${received} bytes`;
+          throw failure;
+        }
+        if (next.done) {
+          complete = true;
+          return;
+        }
+        received += next.value.length;
+        rearm();
+        yield next.value;
+      }
+    } finally {
+      clearTimeout(timer);
+      if (!complete) {
+        // Left early (a failure downstream): stop the download instead of reading it to the end.
+        controller.abort();
+        await reader.cancel().catch(() => {});
+      }
+    }
+  }
+  return { status: response.status, headers: response.headers, body: chunks() };
+}
+
+/** The reason of an abort by our own timer: mapped like `AbortSignal.timeout`'s. */
+function timeoutError(): Error {
+  const error = new Error('timed out');
+  error.name = 'TimeoutError';
+  return error;
+}
+
 /** Sends with the retry policy: repeats only what `shouldRetry` allows, waiting as it says. */
-export async function sendWithRetry(request: HttpRequest, options: TransportOptions): Promise<HttpResponse> {
+export function sendWithRetry(request: HttpRequest, options: TransportOptions): Promise<HttpResponse> {
+  return withRetry(request, options, sendOnce);
+}
+
+/**
+ * The retry loop around one kind of exchange. With `sendOnceStreaming` only the exchange up to the headers
+ * is retried: once the body has started, a failure is the caller's (for fetch-result: a redelivery), never
+ * a second silent GET.
+ */
+export async function withRetry<R>(
+  request: HttpRequest,
+  options: TransportOptions,
+  send: (request: HttpRequest, options: TransportOptions) => Promise<R>,
+): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await sendOnce(request, options);
+      return await send(request, options);
     } catch (error) {
       const decision = shouldRetry(
         { attempt, method: request.method, mayHaveCreated: request.mayHaveCreated, error },

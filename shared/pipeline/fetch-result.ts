@@ -7,10 +7,11 @@
  *   404 from the service         → UNAVAILABLE item (conditional) → publish → mark
  *
  * Every step is idempotent and the order means a crash after any step is repaired by the redelivery of
- * the same message. Dependencies come in as arguments so tests can make any step fail once.
+ * the same message. Dependencies come in as arguments so tests can make any step fail once. The body is
+ * streamed into the store as it arrives (docs/pipeline.md, "Streaming fetch-and-store").
  */
 import type { ServiceEnvironment } from '../api/enums';
-import { NotFoundError, ResponseFormatError, ServiceError, UnauthorizedError } from '../client/errors';
+import { NotFoundError, ServiceError, UnauthorizedError } from '../client/errors';
 import { parseJsonText } from '../client/http';
 import { describeError, PipelineError } from '../errors';
 import type { EventPublisher, ResultStoredDetail, ResultUnavailableDetail } from '../events/publisher';
@@ -23,7 +24,9 @@ import {
   type ResultStatus,
   resultJsonKey,
   type StoredObjects,
+  type StoredResult,
 } from '../store/result-store';
+import { ResultContentError } from '../stream/errors';
 import {
   isUploadMessage,
   parseQueueMessage,
@@ -32,9 +35,13 @@ import {
   type UploadMessage,
 } from './messages';
 
-/** What fetch-result needs from the service client (`IdvClient` fits): the raw result body. */
+/**
+ * What fetch-result needs from the service client: the raw result body, streamed (`IdvClient` has both;
+ * streaming is used when present) or whole (tests, callers that already hold it). One is required.
+ */
 export interface ResultSource {
-  getResultBody(resultId: string): Promise<Uint8Array>;
+  getResultStream?(resultId: string): Promise<AsyncIterable<Uint8Array>>;
+  getResultBody?(resultId: string): Promise<Uint8Array>;
 }
 
 /** What fetch-result needs from the store (`ResultStore` fits). */
@@ -42,7 +49,10 @@ export interface ResultStorePort {
   readonly bucket: string;
   readonly table: string;
   getItem(resultId: string): Promise<ResultItem | undefined>;
-  writeObjects(resultId: string, result: Record<string, unknown>): Promise<StoredObjects>;
+  /** Stores the body's blobs and result.json as it is read (`ResultStore.storeResult`): preferred. */
+  storeResult?(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult>;
+  /** Stores a result parsed whole (a store without `storeResult`, e.g. a test double). */
+  writeObjects?(resultId: string, result: Record<string, unknown>): Promise<StoredObjects>;
   putStoredItem(item: ResultItem): Promise<boolean>;
   putUnavailableItem(item: ResultItem): Promise<boolean>;
   markPublished(resultId: string, status: ResultStatus, at: string): Promise<void>;
@@ -87,7 +97,10 @@ export async function processQueueRecord(body: string, deps: FetchResultDeps): P
     try {
       return await processMessage(message, deps);
     } catch (error) {
-      deps.logger.error(failureLine(error), { error: describeError(error) });
+      deps.logger.error(failureLine(error), {
+        error: describeError(error),
+        ...(error instanceof ResultContentError && { reason: error.reason, transient: error.transient }),
+      });
       throw error;
     }
   });
@@ -100,6 +113,11 @@ export async function processQueueRecord(body: string, deps: FetchResultDeps): P
  * name, message, status and code go with it.
  */
 function failureLine(error: unknown): string {
+  if (error instanceof ResultContentError) {
+    return error.transient
+      ? `message failed (${error.reason}): the result body was incomplete; left for redelivery`
+      : `message failed (${error.reason}): the service's result cannot be stored as it is; left for redelivery, then the DLQ: see the DLQ runbook for ${error.reason}`;
+  }
   if (error instanceof UnauthorizedError) {
     return 'message failed: the service refused our access token even after a refresh (401); left for redelivery, then the DLQ: check the client credentials and the productapi.result.read scope';
   }
@@ -125,14 +143,14 @@ async function processResult(message: ResultMessage, deps: FetchResultDeps): Pro
     return 'announced-pending';
   }
   // No item, or UNAVAILABLE: ask the service (again: a result it now has replaces UNAVAILABLE).
-  let document: Record<string, unknown>;
+  let body: AsyncIterable<Uint8Array>;
   try {
-    document = await fetchDocument(message.resultId, deps.source);
+    body = await openBody(message.resultId, deps.source);
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
     return recordUnavailable(message, existing, deps);
   }
-  const stored = await store.writeObjects(message.resultId, document);
+  const { document, stored } = await storeBody(message.resultId, body, store);
   const item = buildStoredItem({
     hints: hintsOf(message),
     document,
@@ -203,38 +221,58 @@ function hintsOf(message: ResultMessage): ResultHints {
   return hints;
 }
 
-/**
- * Fetches and parses the result. Bounded memory: the raw body is released before parsing and the text
- * when this frame returns, so the caller only ever holds the parsed object. (Keeping the fetch inside the
- * caller left the raw buffer reachable from its stack frame until its next `await`, i.e. through the
- * parse and the first image's decode: measured 2× the body instead of 1×.)
- */
-async function fetchDocument(resultId: string, source: ResultSource): Promise<Record<string, unknown>> {
-  let body: Uint8Array | undefined = await source.getResultBody(resultId);
-  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-  body = undefined;
-  return parseResultText(text);
+/** Streams the body into the store, or, for a store that only takes a parsed result, parses it whole. */
+async function storeBody(
+  resultId: string,
+  body: AsyncIterable<Uint8Array>,
+  store: ResultStorePort,
+): Promise<StoredResult> {
+  if (store.storeResult) return store.storeResult(resultId, body);
+  if (!store.writeObjects)
+    throw new PipelineError('the result store has neither storeResult nor writeObjects');
+  const document = await parseWhole(body);
+  return { document, stored: await store.writeObjects(resultId, document) };
 }
 
-function parseResultText(text: string): Record<string, unknown> {
-  // Text, not the body's buffer: the raw bytes are already released (see `fetchDocument`).
+/**
+ * Reads and parses a whole body. Its own frame, so the raw bytes are unreachable once it returns: only
+ * the parsed object is held while objects are written.
+ */
+async function parseWhole(body: AsyncIterable<Uint8Array>): Promise<Record<string, unknown>> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  const text = Buffer.concat(chunks).toString('utf8');
+  chunks.length = 0;
   const json = parseJsonText(text);
-  // Not a malformed *message*: the service's answer was bad (truncated, an HTML error page behind a 200).
-  // Thrown so the message is redelivered and fetched again (the result stays retrievable by id), and
-  // after maxReceiveCount lands in the DLQ. The body is never part of the error: it holds personal data.
   if (json === undefined) {
-    throw new ResponseFormatError(
+    throw new ResultContentError(
+      'BODY_NOT_JSON',
       `the service answered the result request with a body that is not JSON (${Buffer.byteLength(text)} bytes)`,
-      200,
     );
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new ResponseFormatError(
+    throw new ResultContentError(
+      'BODY_NOT_OBJECT',
       'the service answered the result request with JSON that is not an object',
-      200,
     );
   }
   return json as Record<string, unknown>;
+}
+
+/**
+ * The result body as chunks. A source that answers whole is read as one chunk, handed over so that only
+ * the store holds it: nothing in this frame keeps the raw bytes reachable while objects are written.
+ */
+async function openBody(resultId: string, source: ResultSource): Promise<AsyncIterable<Uint8Array>> {
+  if (source.getResultStream) return source.getResultStream(resultId);
+  if (!source.getResultBody)
+    throw new PipelineError('the result source has neither getResultStream nor getResultBody');
+  const holder: { bytes?: Uint8Array } = { bytes: await source.getResultBody(resultId) };
+  return (async function* () {
+    const bytes = holder.bytes!;
+    holder.bytes = undefined;
+    yield bytes;
+  })();
 }
 
 function identifiers(item: ResultItem) {
@@ -268,7 +306,7 @@ export function storedDetail(item: ResultItem, deps: DetailContext): ResultStore
       table: deps.store.table,
       bucket: item.bucket ?? deps.store.bucket,
       resultKey: item.resultKey ?? resultJsonKey(item.resultId),
-      objectCount: item.objects?.length ?? 0,
+      objectCount: item.objectCount ?? item.objects?.length ?? 0,
     },
   };
 }

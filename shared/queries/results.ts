@@ -18,7 +18,7 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { ResultItem } from '../store/result-store';
+import type { ObjectRef, ResultItem } from '../store/item';
 import { RESULTS_TABLE } from '../store/table-schema';
 
 /** Where the results live. */
@@ -58,6 +58,53 @@ export async function getResult(deps: ResultsQueryDeps, resultId: string): Promi
     new GetCommand({ TableName: deps.tableName, Key: { [RESULTS_TABLE.partitionKey]: resultId } }),
   );
   return Item as ResultItem | undefined;
+}
+
+/**
+ * The item with everything a bounded item leaves to result.json filled back in: the stripped `document`,
+ * the whole `objects` list and every reason code (docs/pipeline.md, "DynamoDB results table"). An item
+ * that holds them all is returned as it is, without reading S3.
+ */
+export async function withFullDocument(deps: ResultsQueryDeps, item: ResultItem): Promise<ResultItem> {
+  const complete = item.documentInItem !== false && item.document !== undefined;
+  const bucket = deps.bucketName ?? item.bucket;
+  if (item.status !== 'STORED' || complete || !bucket || !item.resultKey) return item;
+  const object = await deps.s3.send(new GetObjectCommand({ Bucket: bucket, Key: item.resultKey }));
+  const text = await object.Body!.transformToString('utf8');
+  const expected = object.Metadata?.['sha256'];
+  if (expected && expected !== createHash('sha256').update(text, 'utf8').digest('hex')) {
+    throw new ChecksumMismatchError(item.resultKey);
+  }
+  const document = JSON.parse(text) as Record<string, unknown>;
+  const messages = Array.isArray(document.messages)
+    ? document.messages.filter((m): m is string => typeof m === 'string')
+    : item.messages;
+  return {
+    ...item,
+    document,
+    objects: item.objects ?? objectRefs(document),
+    ...(messages && { messages }),
+  };
+}
+
+/** The references in a stripped document, images first, as the store lists them. */
+function objectRefs(document: Record<string, unknown>): ObjectRef[] {
+  const refs: ObjectRef[] = [];
+  for (const group of [document.images, document.files]) {
+    if (!Array.isArray(group)) continue;
+    for (const entry of group) {
+      const data = (entry as { data?: unknown } | null)?.data as Partial<ObjectRef> | undefined;
+      if (
+        data &&
+        typeof data === 'object' &&
+        typeof data.key === 'string' &&
+        typeof data.sha256 === 'string'
+      ) {
+        refs.push(data as ObjectRef);
+      }
+    }
+  }
+  return refs;
 }
 
 /** Every result of a transaction, oldest first. */

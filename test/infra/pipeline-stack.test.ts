@@ -109,6 +109,10 @@ describe('IAM, least privilege per function', () => {
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
         's3:PutObject',
+        // Multipart staging of large blobs (issue 10): copy source, clean-up and abort, on staging/ only.
+        's3:GetObject',
+        's3:DeleteObject',
+        's3:AbortMultipartUpload',
         'events:PutEvents',
         // The SQS event source mapping polls with the function's role.
         'sqs:ReceiveMessage',
@@ -183,8 +187,21 @@ describe('IAM, least privilege per function', () => {
     const putObject = statements.find((s) => actionsOf(s).includes('s3:PutObject'));
 
     // Assess
-    expect(s3Actions).toEqual(['s3:PutObject']);
+    // Streaming (issue 10): large blobs are staged under staging/, where reading, deleting and aborting are
+    // allowed; under results/ the function still may only put.
+    expect([...new Set(s3Actions)].sort()).toEqual([
+      's3:AbortMultipartUpload',
+      's3:DeleteObject',
+      's3:GetObject',
+      's3:PutObject',
+    ]);
     expect(JSON.stringify(putObject?.Resource)).toContain('/results/*');
+    for (const statement of statements) {
+      const extra = actionsOf(statement).filter((a) => a.startsWith('s3:') && a !== 's3:PutObject');
+      if (extra.length === 0) continue;
+      expect(JSON.stringify(statement.Resource)).toContain('/staging/*');
+      expect(JSON.stringify(statement.Resource)).not.toContain('/results/');
+    }
     expect(dynamoActions.sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(actions).toContain('events:PutEvents');
     expect(actions).not.toContain('sqs:SendMessage');

@@ -1,0 +1,101 @@
+/**
+ * The S3 side of blob writes (`BlobTarget` of shared/stream/blob-sink.ts): one PutObject for a small
+ * blob, a `@aws-sdk/lib-storage` multipart `Upload` fed while decoding for a large one, and one server-side
+ * CopyObject (metadata replaced, so `sha256` is on the final object) plus a DeleteObject of the staging key.
+ * No request names a ServerSideEncryption: the bucket's default (our customer-managed KMS key) applies.
+ */
+import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
+import { CopyObjectCommand, DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { SniffedType } from '../image';
+import type { BlobTarget, LargeUpload } from '../stream/blob-sink';
+
+/** Part size of multipart uploads (S3's minimum). */
+export const PART_SIZE = 5 * 1024 * 1024;
+/** Parts of one upload in flight at once. */
+const QUEUE_SIZE = 2;
+
+/** `BlobTarget` over one bucket. */
+export class S3BlobTarget implements BlobTarget {
+  constructor(
+    private readonly s3: S3Client,
+    private readonly bucket: string,
+  ) {}
+
+  async putSmall(key: string, body: Buffer, type: SniffedType, sha256: string, signal: AbortSignal) {
+    await this.s3.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: body,
+        ContentType: type.contentType,
+        Metadata: { sha256 },
+      }),
+      { abortSignal: signal },
+    );
+  }
+
+  startLarge(stagingKey: string, type: SniffedType, signal: AbortSignal): LargeUpload {
+    const body = new PassThrough({ highWaterMark: PART_SIZE });
+    const upload = new Upload({
+      client: this.s3,
+      params: { Bucket: this.bucket, Key: stagingKey, Body: body, ContentType: type.contentType },
+      partSize: PART_SIZE,
+      queueSize: QUEUE_SIZE,
+      leavePartsOnError: false,
+    });
+    let failure: unknown;
+    const done = upload.done().then(
+      () => undefined,
+      (error: unknown) => {
+        failure = error;
+        // Unblocks a writer waiting for 'drain' that will never come.
+        body.destroy();
+      },
+    );
+    const onAbort = () => void upload.abort().catch(() => {});
+    signal.addEventListener('abort', onAbort, { once: true });
+    let aborted = false;
+    return {
+      write: (bytes) => body.write(bytes),
+      drained: async () => {
+        if (failure) throw failure;
+        if (!body.writableNeedDrain) return;
+        await Promise.race([once(body, 'drain'), done]);
+        if (failure) throw failure;
+      },
+      finish: async () => {
+        body.end();
+        await done;
+        signal.removeEventListener('abort', onAbort);
+        if (failure) throw failure;
+      },
+      abort: async () => {
+        if (aborted) return;
+        aborted = true;
+        signal.removeEventListener('abort', onAbort);
+        await upload.abort().catch(() => {});
+        body.destroy();
+        await done;
+      },
+    };
+  }
+
+  async promote(stagingKey: string, key: string, type: SniffedType, sha256: string, signal: AbortSignal) {
+    await this.s3.send(
+      new CopyObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        CopySource: `${this.bucket}/${stagingKey.split('/').map(encodeURIComponent).join('/')}`,
+        MetadataDirective: 'REPLACE',
+        ContentType: type.contentType,
+        Metadata: { sha256 },
+      }),
+      { abortSignal: signal },
+    );
+    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: stagingKey }), {
+      abortSignal: signal,
+    });
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * Incremental decoding of a base64 `data` value that arrives in pieces split anywhere. Accepts every
+ * form `shared/client/base64.ts` accepts (a `data:…;base64,` prefix, whitespace and line breaks, the
+ * URL-safe alphabet, missing padding) and gives the same bytes; anything else is a `Base64DataError`
+ * naming the problem and its position, never the value.
+ */
+
+/** Why a `data` value is not base64. Carries no part of the value. */
+export class Base64DataError extends Error {
+  override readonly name = 'Base64DataError';
+}
+
+/** Sextet per byte; -1 not base64, -2 whitespace, -3 padding. */
+const TABLE = new Int8Array(256).fill(-1);
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+for (let i = 0; i < ALPHABET.length; i++) TABLE[ALPHABET.charCodeAt(i)] = i;
+TABLE[0x2b] = 62; // +
+TABLE[0x2f] = 63; // /
+TABLE[0x2d] = 62; // - (URL-safe)
+TABLE[0x5f] = 63; // _ (URL-safe)
+for (const ws of [0x20, 0x09, 0x0a, 0x0d, 0x0b, 0x0c]) TABLE[ws] = -2;
+TABLE[0x3d] = -3; // =
+
+const DATA_PREFIX = 'data:';
+/** Longest `data:<media type>;params;base64,` header read before giving up. */
+const MAX_HEADER = 1024;
+
+/** Decoder of one value: `push` pieces, then `end`. Output goes to `onBytes` as it is decoded. */
+export class Base64StreamDecoder {
+  readonly #onBytes: (bytes: Buffer) => void;
+  /** Leading characters held back while they could still be a `data:` prefix. */
+  #head = '';
+  #headDone = false;
+  #inHeader = false;
+  #quad = 0;
+  #count = 0;
+  #padding = 0;
+  #standard = false;
+  #urlSafe = false;
+  #position = 0;
+  #sawAny = false;
+
+  constructor(onBytes: (bytes: Buffer) => void) {
+    this.#onBytes = onBytes;
+  }
+
+  /** True once any non-whitespace character was seen. */
+  get empty(): boolean {
+    return !this.#sawAny;
+  }
+
+  push(piece: Uint8Array): void {
+    let start = 0;
+    if (!this.#headDone) {
+      start = this.#header(piece);
+      if (!this.#headDone) return;
+    }
+    if (start < piece.length) this.#body(piece, start);
+  }
+
+  /** Reads the optional `data:` header; returns where the body starts in `piece`. */
+  #header(piece: Uint8Array): number {
+    let i = 0;
+    while (i < piece.length) {
+      const b = piece[i]!;
+      if (this.#inHeader) {
+        i++;
+        this.#position++;
+        if (b === 0x2c) {
+          // `data:[<media type>][;params];base64,` only: any other data URL is not base64.
+          if (!/;base64$/i.test(this.#head)) {
+            throw new Base64DataError('a data: URL that is not base64');
+          }
+          this.#head = '';
+          this.#headDone = true;
+          return i;
+        }
+        this.#head += String.fromCharCode(b);
+        if (this.#head.length > MAX_HEADER) throw new Base64DataError('a data: URL header that never ends');
+        continue;
+      }
+      if (this.#head.length === 0 && TABLE[b] === -2) {
+        i++;
+        this.#position++;
+        continue;
+      }
+      const next = this.#head + String.fromCharCode(b);
+      if (DATA_PREFIX.startsWith(next.toLowerCase())) {
+        this.#head = next;
+        this.#sawAny = true;
+        i++;
+        this.#position++;
+        if (next.length === DATA_PREFIX.length) this.#inHeader = true;
+        continue;
+      }
+      // Not a data URL: what was held back is ordinary base64 (e.g. a value starting "dat").
+      const held = this.#head;
+      this.#head = '';
+      this.#headDone = true;
+      this.#position -= held.length;
+      if (held) this.#body(Buffer.from(held, 'latin1'), 0);
+      return i;
+    }
+    return i;
+  }
+
+  #body(piece: Uint8Array, start: number): void {
+    const out = Buffer.allocUnsafe(Math.ceil(((piece.length - start) * 3) / 4) + 3);
+    let o = 0;
+    let quad = this.#quad;
+    let count = this.#count;
+    for (let i = start; i < piece.length; i++) {
+      const b = piece[i]!;
+      const v = TABLE[b]!;
+      if (v >= 0) {
+        if (this.#padding > 0) this.#bad('a base64 character after the padding', i - start);
+        if (b === 0x2b || b === 0x2f) this.#standard = true;
+        else if (b === 0x2d || b === 0x5f) this.#urlSafe = true;
+        quad = (quad << 6) | v;
+        if (++count === 4) {
+          out[o++] = (quad >> 16) & 0xff;
+          out[o++] = (quad >> 8) & 0xff;
+          out[o++] = quad & 0xff;
+          quad = 0;
+          count = 0;
+        }
+        continue;
+      }
+      if (v === -2) continue;
+      if (v === -3) {
+        if (++this.#padding > 2) this.#bad('more than two padding characters', i - start);
+        continue;
+      }
+      this.#bad(`a character outside base64 (byte 0x${b.toString(16).padStart(2, '0')})`, i - start);
+    }
+    this.#sawAny ||= o > 0 || count > 0;
+    this.#position += piece.length - start;
+    this.#quad = quad;
+    this.#count = count;
+    // Both alphabets at once would mean a mangled value, not a dialect.
+    if (this.#standard && this.#urlSafe) throw new Base64DataError('a value mixing both base64 alphabets');
+    if (o > 0) this.#onBytes(out.subarray(0, o));
+  }
+
+  #bad(problem: string, indexInPiece: number): never {
+    throw new Base64DataError(`${problem} at character ${this.#position + indexInPiece}`);
+  }
+
+  /** The value is complete: flushes the last bytes, throws if it cannot be base64. */
+  end(): void {
+    if (!this.#headDone) {
+      if (this.#inHeader) throw new Base64DataError('a data: URL without a comma');
+      const held = this.#head;
+      this.#head = '';
+      this.#headDone = true;
+      if (held) this.#body(Buffer.from(held, 'latin1'), 0);
+    }
+    const quad = this.#quad;
+    if (this.#count === 1) throw new Base64DataError('a base64 value whose length is not possible (4n+1)');
+    if (this.#count === 2) this.#onBytes(Buffer.of((quad >> 4) & 0xff));
+    if (this.#count === 3) this.#onBytes(Buffer.of((quad >> 10) & 0xff, (quad >> 2) & 0xff));
+    this.#quad = 0;
+    this.#count = 0;
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * One base64 `data` value on its way to S3: decoded, hashed and sniffed in one pass as its pieces arrive
+ * (docs/pipeline.md, "Streaming fetch-and-store"). A small blob is held until its entry closes and then
+ * written with one PutObject under its final key; a blob past `smallLimit` goes to a multipart upload
+ * under a staging key while it is still being decoded, and is copied to its final key (with its SHA-256
+ * in the metadata) once the entry's names are known.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { type SniffedType, sniffContentType } from '../image';
+import { Base64DataError, Base64StreamDecoder } from './base64-decoder';
+import { ResultContentError } from './errors';
+
+/** A multipart upload in progress. */
+export interface LargeUpload {
+  /** Queues bytes; returns false when the caller should `drained()` before writing more. */
+  write(bytes: Buffer): boolean;
+  /** Resolves when more may be written; rejects if the upload failed. */
+  drained(): Promise<void>;
+  /** No more bytes: completes the upload. */
+  finish(): Promise<void>;
+  /** Aborts the upload (idempotent, never throws). */
+  abort(): Promise<void>;
+}
+
+/** Where blobs go (the store's S3 side). */
+export interface BlobTarget {
+  putSmall(key: string, body: Buffer, type: SniffedType, sha256: string, signal: AbortSignal): Promise<void>;
+  startLarge(stagingKey: string, type: SniffedType, signal: AbortSignal): LargeUpload;
+  promote(
+    stagingKey: string,
+    key: string,
+    type: SniffedType,
+    sha256: string,
+    signal: AbortSignal,
+  ): Promise<void>;
+}
+
+/** A decoded blob, ready to be named. */
+export interface CompletedBlob {
+  readonly type: SniffedType;
+  readonly bytes: number;
+  readonly sha256: string;
+  /** The whole blob when it stayed small. */
+  readonly body?: Buffer;
+  /** Set when the blob went to a multipart upload under this staging key. */
+  readonly stagingKey?: string;
+  readonly upload?: LargeUpload;
+}
+
+/** Bytes enough for every magic number `sniffContentType` reads. */
+const SNIFF_BYTES = 16;
+
+/** Decodes, hashes and sniffs one value; see the file comment. */
+export class BlobSink {
+  readonly #decoder: Base64StreamDecoder;
+  readonly #hash: Hash = createHash('sha256');
+  readonly #held: Buffer[] = [];
+  #heldBytes = 0;
+  #bytes = 0;
+  #head = Buffer.alloc(0);
+  #type: SniffedType | undefined;
+  #upload: LargeUpload | undefined;
+  #needsDrain = false;
+
+  constructor(
+    readonly group: 'images' | 'files',
+    readonly index: number,
+    private readonly options: {
+      readonly target: BlobTarget;
+      readonly stagingKey: string;
+      readonly smallLimit: number;
+      readonly signal: AbortSignal;
+    },
+  ) {
+    this.#decoder = new Base64StreamDecoder((bytes) => this.#take(bytes));
+  }
+
+  /** A piece of the value as the JSON tokenizer hands it over. */
+  push(piece: Uint8Array): void {
+    try {
+      this.#decoder.push(piece);
+    } catch (error) {
+      throw this.#dataError(error);
+    }
+  }
+
+  /** Resolves when the multipart upload (if any) can take more. */
+  async drained(): Promise<void> {
+    if (this.#upload && this.#needsDrain) {
+      this.#needsDrain = false;
+      await this.#upload.drained();
+    }
+  }
+
+  /** The value ended. `undefined` for an empty value (nothing to store). */
+  async end(): Promise<CompletedBlob | undefined> {
+    try {
+      this.#decoder.end();
+    } catch (error) {
+      throw this.#dataError(error);
+    }
+    if (this.#bytes === 0 && this.#decoder.empty) return undefined;
+    const type = this.#sniff();
+    const sha256 = this.#hash.digest('hex');
+    if (this.#upload) {
+      await this.#upload.finish();
+      return { type, bytes: this.#bytes, sha256, stagingKey: this.options.stagingKey, upload: this.#upload };
+    }
+    const body = Buffer.concat(this.#held, this.#heldBytes);
+    this.#held.length = 0;
+    return { type, bytes: this.#bytes, sha256, body };
+  }
+
+  /** Aborts a multipart upload in progress (never throws). */
+  async abort(): Promise<void> {
+    this.#held.length = 0;
+    await this.#upload?.abort();
+  }
+
+  #take(bytes: Buffer): void {
+    this.#hash.update(bytes);
+    this.#bytes += bytes.length;
+    if (this.#head.length < SNIFF_BYTES) {
+      this.#head = Buffer.concat([this.#head, bytes.subarray(0, SNIFF_BYTES - this.#head.length)]);
+      // An image is known to be one from its first bytes: fail before uploading anything more.
+      if (this.#head.length >= SNIFF_BYTES) this.#sniff();
+    }
+    if (this.#upload) {
+      if (!this.#upload.write(bytes)) this.#needsDrain = true;
+      return;
+    }
+    this.#held.push(bytes);
+    this.#heldBytes += bytes.length;
+    if (this.#heldBytes > this.options.smallLimit) {
+      this.#upload = this.options.target.startLarge(
+        this.options.stagingKey,
+        this.#sniff(),
+        this.options.signal,
+      );
+      const held = Buffer.concat(this.#held, this.#heldBytes);
+      this.#held.length = 0;
+      this.#heldBytes = 0;
+      if (!this.#upload.write(held)) this.#needsDrain = true;
+    }
+  }
+
+  #sniff(): SniffedType {
+    if (this.#type) return this.#type;
+    const type = sniffContentType(this.#head);
+    if (this.group === 'images' && !type.contentType.startsWith('image/')) {
+      throw new ResultContentError(
+        'DATA_NOT_IMAGE',
+        `images[${this.index}].data decodes to bytes that are not an image (${type.contentType})`,
+      );
+    }
+    this.#type = type;
+    return type;
+  }
+
+  #dataError(error: unknown): unknown {
+    if (!(error instanceof Base64DataError)) return error;
+    return new ResultContentError(
+      'DATA_NOT_BASE64',
+      `${this.group}[${this.index}].data is not base64: ${error.message}`,
+    );
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Errors of a result body that cannot be stored as it came. Each carries a `reason` code for the log line
+ * and the DLQ runbook, and says whether a redelivery may succeed (`transient`). None carries any part of
+ * the body: it holds personal data.
+ */
+import { ResponseFormatError } from '../client/errors';
+
+/** Why a result could not be stored (docs/pipeline.md, "Bad input"). */
+export type ResultReason =
+  | 'BODY_TRUNCATED'
+  | 'BODY_NOT_JSON'
+  | 'BODY_NOT_OBJECT'
+  | 'DATA_NOT_STRING'
+  | 'DATA_NOT_BASE64'
+  | 'DATA_NOT_IMAGE';
+
+/** Reasons a redelivery may cure: the same request can give a complete body next time. */
+const TRANSIENT: ReadonlySet<ResultReason> = new Set(['BODY_TRUNCATED']);
+
+/** The result body, or one value in it, is not what can be stored. */
+export class ResultContentError extends ResponseFormatError {
+  override readonly name: string = 'ResultContentError';
+  readonly reason: ResultReason;
+  readonly transient: boolean;
+
+  constructor(reason: ResultReason, message: string, options?: { cause?: unknown }) {
+    super(message, 200, options);
+    this.reason = reason;
+    this.transient = TRANSIENT.has(reason);
+  }
+}

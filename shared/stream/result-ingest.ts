@@ -1,0 +1,311 @@
+/**
+ * Reads a result body as it arrives and stores it (docs/pipeline.md, "Streaming fetch-and-store"): the
+ * JSON is tokenized chunk by chunk; every `data` of `images[]` and `files[]` goes through a `BlobSink`
+ * to S3; everything else is assembled into the stripped document, where each `data` becomes its
+ * `ObjectRef`. Uploads run while the body is still being read, at most `concurrency` at once; on any
+ * failure every upload in progress is aborted and nothing is reported stored.
+ */
+import type { ObjectRef } from '../store/item';
+import { type BlobGroup, blobKey, stagingKey } from '../store/keys';
+import { BlobSink, type BlobTarget, type CompletedBlob } from './blob-sink';
+import { ResultContentError } from './errors';
+import { type JsonHandler, JsonSyntaxError, JsonTokenizer } from './json-tokenizer';
+
+/** Tunables of {@link ingestResult}. */
+export interface IngestOptions {
+  /** Blobs up to this many decoded bytes are written with one PutObject. @default 5 MiB */
+  readonly smallLimit?: number;
+  /** Objects uploaded at once. @default 4 */
+  readonly concurrency?: number;
+}
+
+/** What {@link ingestResult} stored. */
+export interface IngestedResult {
+  /** The result with every blob `data` replaced by its reference. */
+  readonly document: Record<string, unknown>;
+  /** The references, images first, each list in index order. */
+  readonly objects: ObjectRef[];
+  /** Bytes of the body read. */
+  readonly bodyBytes: number;
+}
+
+type Frame =
+  | { kind: 'object'; value: Record<string, unknown>; key: string | undefined; entry?: Entry }
+  | { kind: 'array'; value: unknown[]; group?: BlobGroup };
+
+/** An element of `images`/`files` and its blob. */
+interface Entry {
+  readonly group: BlobGroup;
+  readonly index: number;
+  sink?: BlobSink;
+  completed?: Promise<CompletedBlob | undefined>;
+}
+
+/** Stores one result body; see the file comment. */
+export async function ingestResult(
+  resultId: string,
+  body: AsyncIterable<Uint8Array>,
+  target: BlobTarget,
+  options: IngestOptions = {},
+): Promise<IngestedResult> {
+  const controller = new AbortController();
+  const state = new Assembler(resultId, target, {
+    smallLimit: options.smallLimit ?? 5 * 1024 * 1024,
+    concurrency: options.concurrency ?? 4,
+    signal: controller.signal,
+  });
+  const tokenizer = new JsonTokenizer(state);
+  try {
+    let bodyBytes = 0;
+    const iterator = body[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) break;
+      bodyBytes += next.value.length;
+      try {
+        tokenizer.write(next.value);
+      } catch (error) {
+        if (!(error instanceof JsonSyntaxError)) throw error;
+        // The size tells an error page from a cut-off result; reading on costs no memory.
+        for (let rest = await iterator.next(); !rest.done; rest = await iterator.next()) {
+          bodyBytes += rest.value.length;
+        }
+        throw notJson(error, bodyBytes);
+      }
+      await state.settle();
+    }
+    try {
+      tokenizer.end();
+    } catch (error) {
+      if (!(error instanceof JsonSyntaxError)) throw error;
+      if (bodyBytes === 0) throw notJson(error, 0);
+      throw new ResultContentError(
+        'BODY_TRUNCATED',
+        `the result body ended after ${bodyBytes} bytes, before its JSON was complete`,
+      );
+    }
+    const objects = await state.finish();
+    return { document: state.root!, objects, bodyBytes };
+  } catch (error) {
+    controller.abort();
+    await state.abortAll();
+    throw error;
+  }
+}
+
+function notJson(error: JsonSyntaxError, bytes: number): ResultContentError {
+  return new ResultContentError(
+    'BODY_NOT_JSON',
+    `the service answered the result request with a body that is not JSON (${bytes} bytes): ${error.message}`,
+  );
+}
+
+/** Builds the document from tokens and runs the blob uploads. */
+class Assembler implements JsonHandler {
+  root: Record<string, unknown> | undefined;
+  readonly #stack: Frame[] = [];
+  #strings: Buffer[] = [];
+  #stringBytes = 0;
+  #sink: BlobSink | undefined;
+  /** Entries closed whose blob still has to be named and written. */
+  readonly #closed: { entry: Entry; value: Record<string, unknown> }[] = [];
+  readonly #running = new Set<Promise<void>>();
+  readonly #sinks = new Set<BlobSink>();
+  readonly #refs: { group: BlobGroup; index: number; ref: ObjectRef }[] = [];
+  #failure: unknown;
+
+  constructor(
+    readonly resultId: string,
+    readonly target: BlobTarget,
+    readonly options: { smallLimit: number; concurrency: number; signal: AbortSignal },
+  ) {}
+
+  // --- JsonHandler -------------------------------------------------------------------------------
+
+  startObject(): void {
+    this.#checkNotData('an object');
+    const value: Record<string, unknown> = {};
+    const parent = this.#stack[this.#stack.length - 1];
+    let entry: Entry | undefined;
+    if (parent?.kind === 'array' && parent.group) {
+      entry = { group: parent.group, index: parent.value.length };
+    }
+    this.#attach(value);
+    this.#stack.push({ kind: 'object', value, key: undefined, ...(entry && { entry }) });
+  }
+
+  endObject(): void {
+    const frame = this.#stack.pop() as Extract<Frame, { kind: 'object' }>;
+    if (frame.entry?.completed) this.#closed.push({ entry: frame.entry, value: frame.value });
+  }
+
+  startArray(): void {
+    this.#checkNotData('an array');
+    const value: unknown[] = [];
+    const parent = this.#stack[this.#stack.length - 1];
+    const group =
+      this.#stack.length === 1 &&
+      parent?.kind === 'object' &&
+      (parent.key === 'images' || parent.key === 'files')
+        ? parent.key
+        : undefined;
+    this.#attach(value);
+    this.#stack.push({ kind: 'array', value, ...(group && { group }) });
+  }
+
+  endArray(): void {
+    this.#stack.pop();
+  }
+
+  key(name: string): void {
+    (this.#stack[this.#stack.length - 1] as Extract<Frame, { kind: 'object' }>).key = name;
+  }
+
+  scalar(value: number | boolean | null): void {
+    if (value !== null) this.#checkNotData(`a ${typeof value}`);
+    this.#attach(value);
+  }
+
+  stringStart(): void {
+    const entry = this.#dataEntry();
+    if (entry) {
+      const sink = new BlobSink(entry.group, entry.index, {
+        target: this.target,
+        stagingKey: stagingKey(this.resultId, entry.group, entry.index),
+        smallLimit: this.options.smallLimit,
+        signal: this.options.signal,
+      });
+      entry.sink = sink;
+      this.#sink = sink;
+      this.#sinks.add(sink);
+      return;
+    }
+    this.#strings = [];
+    this.#stringBytes = 0;
+  }
+
+  stringPiece(bytes: Uint8Array): void {
+    if (this.#sink) {
+      this.#sink.push(bytes);
+      return;
+    }
+    this.#strings.push(Buffer.from(bytes));
+    this.#stringBytes += bytes.length;
+  }
+
+  stringEnd(): void {
+    const sink = this.#sink;
+    if (sink) {
+      this.#sink = undefined;
+      const entry = this.#dataEntry()!;
+      const completed = sink.end();
+      // Failures surface in `settle`; this keeps an early one from being an unhandled rejection.
+      completed.catch(() => {});
+      entry.completed = completed;
+      // A place holder keeps the field order of the entry; the reference replaces it.
+      this.#attach(null);
+      return;
+    }
+    const text = Buffer.concat(this.#strings, this.#stringBytes).toString('utf8');
+    this.#strings = [];
+    this.#attach(text);
+  }
+
+  // --- uploads ---------------------------------------------------------------------------------
+
+  /** Waits for back-pressure, starts the writes of closed entries, surfaces the first failure. */
+  async settle(): Promise<void> {
+    if (this.#failure) throw this.#failure;
+    await this.#sink?.drained();
+    while (this.#closed.length > 0) {
+      const { entry, value } = this.#closed.shift()!;
+      while (this.#running.size >= this.options.concurrency) await Promise.race(this.#running);
+      if (this.#failure) throw this.#failure;
+      const task = this.#store(entry, value).then(
+        () => {
+          this.#running.delete(task);
+        },
+        (error: unknown) => {
+          this.#running.delete(task);
+          this.#failure ??= error;
+        },
+      );
+      this.#running.add(task);
+    }
+    if (this.#failure) throw this.#failure;
+  }
+
+  /** All writes done: the references in a stable order. */
+  async finish(): Promise<ObjectRef[]> {
+    await this.settle();
+    while (this.#running.size > 0) await Promise.race(this.#running);
+    if (this.#failure) throw this.#failure;
+    const order = (group: BlobGroup) => (group === 'images' ? 0 : 1);
+    return this.#refs.sort((a, b) => order(a.group) - order(b.group) || a.index - b.index).map((r) => r.ref);
+  }
+
+  /** Aborts every multipart upload and waits for the writes in flight to stop. */
+  async abortAll(): Promise<void> {
+    await Promise.allSettled([...this.#running]);
+    await Promise.allSettled([...this.#sinks].map((sink) => sink.abort()));
+  }
+
+  async #store(entry: Entry, value: Record<string, unknown>): Promise<void> {
+    const blob = await entry.completed!;
+    this.#sinks.delete(entry.sink!);
+    if (!blob) {
+      // An empty value: nothing to store, kept as it came.
+      value.data = '';
+      return;
+    }
+    const key = blobKey(entry.group, this.resultId, entry.index, value, blob.type.extension);
+    const { signal } = this.options;
+    if (blob.body) {
+      await this.target.putSmall(key, blob.body, blob.type, blob.sha256, signal);
+    } else {
+      await this.target.promote(blob.stagingKey!, key, blob.type, blob.sha256, signal);
+    }
+    const ref: ObjectRef = {
+      key,
+      contentType: blob.type.contentType,
+      bytes: blob.bytes,
+      sha256: blob.sha256,
+    };
+    value.data = ref;
+    this.#refs.push({ group: entry.group, index: entry.index, ref });
+  }
+
+  // --- assembly --------------------------------------------------------------------------------
+
+  #attach(value: unknown): void {
+    const frame = this.#stack[this.#stack.length - 1];
+    if (!frame) {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+        throw new ResultContentError(
+          'BODY_NOT_OBJECT',
+          'the service answered the result request with JSON that is not an object',
+        );
+      }
+      this.root = value as Record<string, unknown>;
+      return;
+    }
+    if (frame.kind === 'array') frame.value.push(value);
+    else frame.value[frame.key!] = value;
+  }
+
+  /** The entry whose `data` member is being read now, if any. */
+  #dataEntry(): Entry | undefined {
+    const frame = this.#stack[this.#stack.length - 1];
+    return frame?.kind === 'object' && frame.key === 'data' && frame.entry ? frame.entry : undefined;
+  }
+
+  #checkNotData(what: string): void {
+    const entry = this.#dataEntry();
+    if (entry) {
+      throw new ResultContentError(
+        'DATA_NOT_STRING',
+        `${entry.group}[${entry.index}].data is ${what}, not a base64 string`,
+      );
+    }
+  }
+}

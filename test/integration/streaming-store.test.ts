@@ -1,0 +1,215 @@
+/**
+ * Streaming fetch-and-store over real connections (issue 10): a service on node:http serving result bodies
+ * in chunks, the real client's `getResultStream`, the real `ResultStore.storeResult` into s3rver and
+ * dynalite. A large blob goes through multipart staging and is copied to its final key; each kind of bad
+ * input fails with its reason code, leaves no object and no item, and logs no personal data.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdvClient } from '../../shared/client/client';
+import { ConnectionError } from '../../shared/client/errors';
+import { type FetchResultDeps, processQueueRecord } from '../../shared/pipeline/fetch-result';
+import { ResultStore } from '../../shared/store/result-store';
+import { ResultContentError } from '../../shared/stream/errors';
+import {
+  clientConfig,
+  createPipelineResources,
+  type LocalAws,
+  type PipelineResources,
+  startLocalAws,
+} from '../support/local-aws';
+import { FakePublisher, memoryLogger } from '../support/pipeline-fakes';
+
+const PERSONAL = 'Jantje Streaming Testpersoon';
+const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(6 * 1024 * 1024)]);
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(300)]);
+const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+function body(images: unknown[]): string {
+  return JSON.stringify({
+    transactionId: 'tx-stream',
+    result: 'APPROVED',
+    identity: { result: 'APPROVED', data: { name: { fullname: PERSONAL } } },
+    images,
+  });
+}
+
+/** Each resultId's answer: the body to send, and whether to cut the connection half-way. */
+const BODIES: Record<string, { text: string; cut?: boolean }> = {
+  large: {
+    text: body([
+      // `data` before the names, as the simulator and the spec's field order have it.
+      {
+        data: JPEG.toString('base64').replace(/(.{76})/g, '$1\n'),
+        documentType: 'PASSPORT',
+        pageType: 'FRONT',
+      },
+      { data: `data:image/png;base64,${PNG.toString('base64url')}`, documentType: 'LIVE', pageType: 'ANY' },
+    ]),
+  },
+  'bad-base64': { text: body([{ data: `${PNG.toString('base64')}%%`, documentType: 'LIVE' }]) },
+  'not-image': { text: body([{ data: Buffer.from(`%PDF-1.4 ${PERSONAL}`).toString('base64') }]) },
+  'data-number': { text: body([{ data: 42, documentType: 'LIVE' }]) },
+  // Broken after the image: its upload may have started and must not survive.
+  'broken-json': {
+    text: body([{ data: PNG.toString('base64'), documentType: 'LIVE' }, 'x']).replace(',"x"]', ',"x"}'),
+  },
+  truncated: { text: body([{ data: JPEG.toString('base64'), documentType: 'PASSPORT' }]), cut: true },
+};
+
+let aws: LocalAws;
+let resources: PipelineResources;
+let server: Server;
+let s3: S3Client;
+let store: ResultStore;
+let client: IdvClient;
+
+beforeAll(async () => {
+  aws = await startLocalAws();
+  resources = await createPipelineResources(aws, { prefix: 'idv-stream' });
+  server = createServer((req, res) => {
+    const id = decodeURIComponent((req.url ?? '').split('/').pop() ?? '');
+    const answer = BODIES[id];
+    if (!answer) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":5,"message":"Not Found"}');
+      return;
+    }
+    const bytes = Buffer.from(answer.text);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
+    const end = answer.cut ? bytes.length >> 1 : bytes.length;
+    let at = 0;
+    const next = () => {
+      if (at >= end) {
+        if (answer.cut) res.socket?.destroy();
+        else res.end();
+        return;
+      }
+      const chunk = bytes.subarray(at, at + 256 * 1024);
+      at += chunk.length;
+      if (res.write(chunk)) setImmediate(next);
+      else res.once('drain', next);
+    };
+    next();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  s3 = new S3Client(clientConfig(aws, 's3'));
+  store = new ResultStore({
+    s3,
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb'))),
+    bucket: resources.bucketName,
+    table: resources.tableName,
+    ingest: { smallLimit: 1024 * 1024, concurrency: 2 },
+  });
+  const token = { accessToken: 'tok', tokenType: 'Bearer', expiresAt: Date.now() + 3_600_000, scopes: [] };
+  client = new IdvClient({
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    environment: 'staging',
+    tokenProvider: { getToken: async () => token, refresh: async () => token },
+    retry: { maxAttempts: 1 },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  server?.close();
+  s3?.destroy();
+  await aws?.close();
+});
+
+function deps(): { deps: FetchResultDeps; lines: string[]; publisher: FakePublisher } {
+  const { logger, lines } = memoryLogger();
+  const publisher = new FakePublisher();
+  return {
+    lines,
+    publisher,
+    deps: { source: client, store, publisher, environment: 'staging', retentionDays: 7, logger },
+  };
+}
+
+async function keys(prefix: string): Promise<string[]> {
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: resources.bucketName, Prefix: prefix }));
+  return (listed.Contents ?? []).map((o) => o.Key!).sort();
+}
+
+describe('streaming fetch-and-store (real HTTP, s3rver, dynalite)', () => {
+  it('stores a large blob through multipart staging, byte-identical with its SHA-256, and a small one', async () => {
+    // Prepare
+    const { deps: d, publisher } = deps();
+
+    // Act
+    const outcome = await processQueueRecord(JSON.stringify({ resultId: 'large', source: 'poll' }), d);
+
+    // Assess
+    expect(outcome).toBe('stored');
+    expect(await keys('results/large/')).toEqual([
+      'results/large/images/01-PASSPORT-FRONT.jpg',
+      'results/large/images/02-LIVE-ANY.png',
+      'results/large/result.json',
+    ]);
+    expect(await keys('staging/')).toEqual([]);
+    const object = await s3.send(
+      new GetObjectCommand({
+        Bucket: resources.bucketName,
+        Key: 'results/large/images/01-PASSPORT-FRONT.jpg',
+      }),
+    );
+    const bytes = Buffer.from(await object.Body!.transformToByteArray());
+    expect(sha(bytes)).toBe(sha(JPEG));
+    expect(object.Metadata?.['sha256']).toBe(sha(JPEG));
+    expect(object.ContentType).toBe('image/jpeg');
+    const item = await store.getItem('large');
+    expect(item?.objects?.map((o) => o.sha256)).toEqual([sha(JPEG), sha(PNG)]);
+    expect((item!.document!.images as { data: unknown }[])[0]!.data).toEqual(item?.objects?.[0]);
+    expect(publisher.stored[0]?.storage.objectCount).toBe(2);
+  });
+
+  it.each([
+    ['bad-base64', 'DATA_NOT_BASE64'],
+    ['not-image', 'DATA_NOT_IMAGE'],
+    ['data-number', 'DATA_NOT_STRING'],
+    ['broken-json', 'BODY_NOT_JSON'],
+  ])('refuses %s with reason %s: no object, no item, no personal data in the log', async (id, reason) => {
+    // Prepare
+    const { deps: d, lines } = deps();
+
+    // Act
+    const error = await processQueueRecord(JSON.stringify({ resultId: id, source: 'poll' }), d).catch(
+      (e: unknown) => e,
+    );
+
+    // Assess
+    expect(error).toBeInstanceOf(ResultContentError);
+    expect((error as ResultContentError).reason).toBe(reason);
+    expect((error as ResultContentError).transient).toBe(false);
+    expect(await keys(`results/${id}/`)).toEqual([]);
+    expect(await keys('staging/')).toEqual([]);
+    expect(await store.getItem(id)).toBeUndefined();
+    const log = lines.join('\n');
+    expect(log).toContain(reason);
+    expect(log).not.toContain(PERSONAL);
+    expect(log).not.toContain('Jantje');
+  });
+
+  it('treats a body cut off mid-way as transient: the upload is aborted, nothing stored', async () => {
+    // Prepare
+    const { deps: d, lines } = deps();
+
+    // Act
+    const error = await processQueueRecord(
+      JSON.stringify({ resultId: 'truncated', source: 'poll' }),
+      d,
+    ).catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toContain('interrupted after');
+    expect(await keys('results/truncated/')).toEqual([]);
+    expect(await keys('staging/')).toEqual([]);
+    expect(await store.getItem('truncated')).toBeUndefined();
+    expect(lines.join('\n')).toContain('left for redelivery');
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * The streaming parts of fetch-result at every split position: the byte tokenizer against JSON.parse, and
+ * the incremental base64 decoder against the whole-value decoder (shared/client/base64.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { decodeBase64Data } from '../../shared/client/base64';
+import { Base64DataError, Base64StreamDecoder } from '../../shared/stream/base64-decoder';
+import { type JsonHandler, JsonSyntaxError, JsonTokenizer } from '../../shared/stream/json-tokenizer';
+
+/** Rebuilds the value from the tokens, to compare with JSON.parse. */
+function collect(): { handler: JsonHandler; value: () => unknown } {
+  const stack: { value: unknown[] | Record<string, unknown>; key?: string }[] = [];
+  let root: unknown;
+  let pieces: Buffer[] = [];
+  const attach = (value: unknown) => {
+    const top = stack[stack.length - 1];
+    if (!top) root = value;
+    else if (Array.isArray(top.value)) top.value.push(value);
+    else top.value[top.key!] = value;
+  };
+  const open = (value: unknown[] | Record<string, unknown>) => {
+    attach(value);
+    stack.push({ value });
+  };
+  return {
+    value: () => root,
+    handler: {
+      startObject: () => open({}),
+      endObject: () => void stack.pop(),
+      startArray: () => open([]),
+      endArray: () => void stack.pop(),
+      key: (name) => {
+        stack[stack.length - 1]!.key = name;
+      },
+      scalar: attach,
+      stringStart: () => {
+        pieces = [];
+      },
+      stringPiece: (bytes) => void pieces.push(Buffer.from(bytes)),
+      stringEnd: () => attach(Buffer.concat(pieces).toString('utf8')),
+    },
+  };
+}
+
+function tokenize(chunks: Uint8Array[]): unknown {
+  const { handler, value } = collect();
+  const tokenizer = new JsonTokenizer(handler);
+  for (const chunk of chunks) tokenizer.write(chunk);
+  tokenizer.end();
+  return value();
+}
+
+const SAMPLE = JSON.stringify({
+  transactionId: 'tx-1',
+  result: 'APPROVED',
+  messages: ['A', 'B\n"quoted"\\', 'ünï€😀'],
+  images: [
+    { data: '/9j/4AAQ\\/+==', documentType: 'PASSPORT', metadata: { n: -1.5e3, ok: true, none: null } },
+  ],
+  empty: { a: [], b: {} },
+  escaped: '\u0001\t\ud83d\ude00 \\u00e9',
+});
+
+describe('JsonTokenizer', () => {
+  it('gives JSON.parse`s value for every split of a document into two and three chunks', () => {
+    // Prepare
+    const bytes = Buffer.from(SAMPLE, 'utf8');
+    const expected = JSON.parse(SAMPLE);
+
+    // Act + Assess
+    for (let i = 0; i <= bytes.length; i++) {
+      expect(tokenize([bytes.subarray(0, i), bytes.subarray(i)])).toEqual(expected);
+      const j = Math.min(bytes.length, i + 7);
+      expect(tokenize([bytes.subarray(0, i), bytes.subarray(i, j), bytes.subarray(j)])).toEqual(expected);
+    }
+  });
+
+  it('reads byte by byte, escapes split anywhere', () => {
+    // Prepare
+    const text = JSON.stringify({ s: 'a\\/b\u00e9\ud83d\ude00"' }).replace('\\\\/', '\\/');
+    const bytes = Buffer.from(`\uFEFF${text}`, 'utf8');
+
+    // Act
+    const value = tokenize([...bytes].map((b) => Uint8Array.of(b)));
+
+    // Assess
+    expect(value).toEqual(JSON.parse(text));
+  });
+
+  it('hands a long string over in pieces no larger than the chunks', () => {
+    // Prepare
+    const pieces: number[] = [];
+    const tokenizer = new JsonTokenizer({
+      ...collect().handler,
+      stringPiece: (b) => void pieces.push(b.length),
+    });
+    const long = 'A'.repeat(1_000_000);
+    const bytes = Buffer.from(JSON.stringify({ data: long }));
+
+    // Act
+    for (let i = 0; i < bytes.length; i += 65_536) tokenizer.write(bytes.subarray(i, i + 65_536));
+    tokenizer.end();
+
+    // Assess
+    expect(Math.max(...pieces)).toBeLessThanOrEqual(65_536);
+    expect(pieces.reduce((a, b) => a + b, 0)).toBe(long.length);
+  });
+
+  it.each([
+    ['{"a":1,}', 'expected a key'],
+    ['{"a" 1}', 'expected ":"'],
+    ['[1 2]', 'expected "," or a closing bracket'],
+    ['{"a":tru}', 'an invalid number or literal'],
+    ['{"a":"\\x"}', 'an invalid escape sequence'],
+    ['{"a":1}}', 'unexpected data after the JSON value'],
+    ['<html>', 'unexpected character'],
+    ['{"a":[1}', 'mismatched closing bracket'],
+  ])('refuses %j: %s', (text, problem) => {
+    // Act
+    const error = (() => {
+      try {
+        tokenize([Buffer.from(text)]);
+      } catch (e) {
+        return e;
+      }
+    })() as JsonSyntaxError;
+
+    // Assess
+    expect(error).toBeInstanceOf(JsonSyntaxError);
+    expect(error.problem).toBe(problem);
+  });
+
+  it('says when the JSON ends early', () => {
+    // Assess
+    expect(() => tokenize([Buffer.from('{"images":[{"data":"AAAA')])).toThrow('ends before it is complete');
+  });
+});
+
+function decodeInPieces(value: string, splits: number[]): Buffer {
+  const out: Buffer[] = [];
+  const decoder = new Base64StreamDecoder((bytes) => out.push(Buffer.from(bytes)));
+  const bytes = Buffer.from(value, 'utf8');
+  let from = 0;
+  for (const at of [...splits, bytes.length]) {
+    decoder.push(bytes.subarray(from, at));
+    from = at;
+  }
+  decoder.end();
+  return Buffer.concat(out);
+}
+
+const BYTES = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0xfb, 0xff, 0xfe, 0xd9, 0x3e, 0x3f]);
+
+describe('Base64StreamDecoder', () => {
+  const variants: [string, string][] = [
+    ['plain', BYTES.toString('base64')],
+    ['data URL', `data:image/jpeg;base64,${BYTES.toString('base64')}`],
+    ['data URL, upper case', `DATA:image/jpeg;name=x.jpg;BASE64,${BYTES.toString('base64')}`],
+    ['line breaks', BYTES.toString('base64').replace(/(.{4})/g, '$1\r\n')],
+    ['spaces and tabs', ` ${BYTES.toString('base64').replace(/(.{3})/g, '$1 \t')} `],
+    ['URL-safe alphabet', BYTES.toString('base64url')],
+    ['no padding', BYTES.toString('base64').replace(/=+$/, '')],
+    ['a value starting like "data"', Buffer.from('u\xab\x5a', 'latin1').toString('base64')],
+  ];
+
+  it.each(variants)('decodes %s like the whole-value decoder at every split position', (_name, value) => {
+    // Prepare
+    const expected = decodeBase64Data(value)!;
+    const length = Buffer.byteLength(value);
+
+    // Act + Assess
+    for (let i = 0; i <= length; i++) {
+      expect(decodeInPieces(value, [i])).toEqual(expected);
+      for (let j = i; j <= Math.min(length, i + 5); j++)
+        expect(decodeInPieces(value, [i, j])).toEqual(expected);
+    }
+  });
+
+  it.each([
+    ['not base64 at all!', 'a character outside base64'],
+    ['data:text/plain,hello', 'a data: URL that is not base64'],
+    ['abcde', '4n+1'],
+    ['ab+c-d==', 'mixing both base64 alphabets'],
+    ['QQ==QQ', 'after the padding'],
+    ['QQ===', 'more than two padding'],
+    ['data:image/png;base64', 'without a comma'],
+  ])('refuses %j at every split position (%s), like the whole-value decoder', (value, problem) => {
+    // Assess
+    expect(decodeBase64Data(value)).toBeUndefined();
+    for (let i = 0; i <= value.length; i++) {
+      expect(() => decodeInPieces(value, [i])).toThrow(Base64DataError);
+      expect(() => decodeInPieces(value, [i])).toThrow(problem);
+    }
+  });
+
+  it('names the position of a bad character but never the value', () => {
+    // Act
+    const error = (() => {
+      try {
+        decodeInPieces('QUJD%RA==', [3]);
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+
+    // Assess
+    expect(error?.message).toBe('a character outside base64 (byte 0x25) at character 4');
+  });
+});

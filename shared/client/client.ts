@@ -3,13 +3,7 @@
  * strictly before sending; responses are parsed tolerantly (unknown fields and enum values are kept).
  */
 import type * as z from 'zod/mini';
-import {
-  KNOWN_SCOPES,
-  MOCK_TEST_HEADER,
-  type MockTestValue,
-  PATHS,
-  type ServiceEnvironment,
-} from '../api/enums';
+import { type MockTestValue, PATHS } from '../api/enums';
 import type {
   bulkSecureLinksRequestSchema,
   faceVerifyRequestSchema,
@@ -28,55 +22,24 @@ import {
   faceVerifyResponseSchema,
   type IdVerifyResponse,
   idVerifyResponseSchema,
-  type PollResponse,
-  pollResponseSchema,
   type QualityResponse,
   qualityRequestSchema,
   qualityResponseSchema,
   type ReasonsResponse,
   reasonsResponseSchema,
-  resultSchema,
   type SdkTokenResponse,
   type SecureLinkResponse,
   sdkTokenRequestSchema,
   sdkTokenResponseSchema,
   secureLinkRequestSchema,
   secureLinkResponseSchema,
-  type VerificationResultDocument,
   type VogResponse,
   vogRequestSchema,
   vogResponseSchema,
 } from '../api/schemas';
-import {
-  IdvError,
-  MockTestNotAllowedError,
-  ResponseFormatError,
-  serviceErrorFields,
-  UnauthorizedError,
-} from './errors';
-import {
-  type HttpRequest,
-  type HttpResponse,
-  parseJsonOrUndefined,
-  type StreamingResponse,
-  sendOnce,
-  sendOnceStreaming,
-  sleep,
-  type TransportOptions,
-  withRetry,
-} from './http';
-import { InMemoryTokenProvider } from './in-memory-token-provider';
-import { fetchAccessToken, serviceUrl } from './oauth';
-import type { RetryOptions } from './retry';
-import type { AccessToken, TokenProvider } from './token-provider';
-import {
-  validateBulkSecureLinksRequest,
-  validateFaceVerifyRequest,
-  validateIdVerifyRequest,
-  validateMockTest,
-  validateRequest,
-  validateResultId,
-} from './validate';
+import { type ClientOptions, ResultsClient } from './results-client';
+import { validateFaceVerifyRequest, validateIdVerifyRequest, validateRequest } from './validate';
+import { validateBulkSecureLinksRequest } from './validate-bulk';
 
 /** Request types as callers write them (the strict schemas' input types). */
 export type SecureLinkInput = z.input<typeof secureLinkRequestSchema>;
@@ -90,112 +53,21 @@ export type VogInput = z.input<typeof vogRequestSchema>;
 export type FaceLinkPackageInput = z.input<typeof faceLinkPackageRequestSchema>;
 
 /** Options of `IdvClient`. */
-export interface IdvClientOptions {
-  /** Base address of the service environment, e.g. `https://staging.example.invalid`. */
-  readonly baseUrl: string;
-  /** Which environment `baseUrl` is; the `mock-test` header is refused on production. */
-  readonly environment: ServiceEnvironment;
-  /** Where access tokens come from; required unless `credentials` is given. */
-  readonly tokenProvider?: TokenProvider;
-  /** Client credentials; without `tokenProvider` an `InMemoryTokenProvider` is built from them. */
-  readonly credentials?: { readonly clientId: string; readonly clientSecret: string };
-  /** Scopes requested for tokens. @default every scope of KNOWN_SCOPES */
-  readonly scopes?: readonly string[];
-  /** Timeout of every HTTP call, body included. @default 15000 */
-  readonly timeoutMs?: number;
-  readonly retry?: Partial<RetryOptions>;
-  readonly fetch?: typeof fetch;
-  /** Sent as `user-agent`. @default 'idv-pipeline-client' */
-  readonly userAgent?: string;
-  /** Waits between retries (tests make it instant). @default setTimeout-based */
-  readonly sleep?: (ms: number) => Promise<void>;
-}
+export type IdvClientOptions = ClientOptions;
 
 /** Per-call options of the endpoints that honour the staging test header. */
 export interface MockTestOptions {
   readonly mockTest?: MockTestValue;
 }
 
-interface CallSpec<S extends z.ZodMiniType> {
-  readonly method: 'GET' | 'POST';
-  readonly path: string;
-  readonly query?: URLSearchParams;
-  readonly body?: unknown;
-  readonly mayHaveCreated: boolean;
-  readonly mockTest?: MockTestValue | undefined;
-  readonly schema: S;
-}
-
-/** The typed client. Every method validates, authenticates, applies timeout and retry, and parses. */
-export class IdvClient {
-  readonly baseUrl: string;
-  readonly environment: ServiceEnvironment;
-  readonly #tokenProvider: TokenProvider;
-  readonly #credentials: IdvClientOptions['credentials'];
-  readonly #scopes: readonly string[];
-  readonly #transport: TransportOptions;
-  readonly #userAgent: string;
-
-  constructor(options: IdvClientOptions) {
-    if (options.environment !== 'staging' && options.environment !== 'production') {
-      throw new IdvError('environment must be "staging" or "production"');
-    }
-    // Fails early on a malformed base URL instead of at the first call.
-    serviceUrl(options.baseUrl, '/');
-    this.baseUrl = options.baseUrl;
-    this.environment = options.environment;
-    this.#credentials = options.credentials;
-    this.#scopes = options.scopes ?? KNOWN_SCOPES;
-    this.#transport = {
-      fetch: options.fetch ?? globalThis.fetch,
-      timeoutMs: options.timeoutMs ?? 15_000,
-      retry: options.retry ?? {},
-      sleep: options.sleep ?? sleep,
-      now: Date.now,
-    };
-    this.#userAgent = options.userAgent ?? 'idv-pipeline-client';
-    if (options.tokenProvider) {
-      this.#tokenProvider = options.tokenProvider;
-    } else if (options.credentials) {
-      this.#tokenProvider = new InMemoryTokenProvider({
-        baseUrl: options.baseUrl,
-        clientId: options.credentials.clientId,
-        clientSecret: options.credentials.clientSecret,
-        scopes: this.#scopes,
-        fetch: this.#transport.fetch,
-        timeoutMs: this.#transport.timeoutMs,
-      });
-    } else {
-      throw new IdvError('IdvClient needs a tokenProvider or credentials');
-    }
-  }
-
-  /**
-   * POST /api/v2/oauth/token (§4.6). With credentials: a new token for `scopes` (default: the client's
-   * scopes). Without credentials: the token provider's current token.
-   */
-  async requestToken(scopes?: readonly string[]): Promise<AccessToken> {
-    if (!this.#credentials) {
-      if (scopes) throw new IdvError('requestToken(scopes) needs client credentials');
-      return this.#tokenProvider.getToken();
-    }
-    return fetchAccessToken({
-      baseUrl: this.baseUrl,
-      clientId: this.#credentials.clientId,
-      clientSecret: this.#credentials.clientSecret,
-      scopes: scopes ?? this.#scopes,
-      fetch: this.#transport.fetch,
-      timeoutMs: this.#transport.timeoutMs,
-      retry: this.#transport.retry,
-    });
-  }
-
+/** The typed client: every endpoint of the spec. Every method validates, authenticates, applies timeout and retry, and parses. */
+export class IdvClient extends ResultsClient {
   /** POST /api/v2/secureidlink (§4.1). `mockTest` only on staging. */
   async createSecureLink(
     request: SecureLinkInput,
     options: MockTestOptions = {},
   ): Promise<SecureLinkResponse> {
-    return this.#call({
+    return this.call({
       method: 'POST',
       path: PATHS.secureLink,
       body: validateRequest(secureLinkRequestSchema, request, 'secure link request'),
@@ -207,7 +79,7 @@ export class IdvClient {
 
   /** POST /api/v2/secureidlinks (§4.2). `file` is the base64 CSV (see `encodeBulkCsv`). */
   async createBulkSecureLinks(request: BulkSecureLinksInput): Promise<BulkSecureLinksResponse> {
-    return this.#call({
+    return this.call({
       method: 'POST',
       path: PATHS.bulkSecureLinks,
       body: validateBulkSecureLinksRequest(request),
@@ -227,7 +99,7 @@ export class IdvClient {
     if (valid.customerReference !== undefined) query.set('customerReference', valid.customerReference);
     if (valid.validateWatermark !== undefined)
       query.set('validateWatermark', String(valid.validateWatermark));
-    return this.#call({
+    return this.call({
       method: 'GET',
       path: PATHS.sdkToken,
       query,
@@ -242,7 +114,7 @@ export class IdvClient {
    * PDF payroll tax statement; see `validateIdVerifyRequest`). `mockTest` only on staging.
    */
   async verifyIdentity(request: IdVerifyInput, options: MockTestOptions = {}): Promise<IdVerifyResponse> {
-    return this.#call({
+    return this.call({
       method: 'POST',
       path: PATHS.idVerify,
       body: validateIdVerifyRequest(request),
@@ -254,7 +126,7 @@ export class IdvClient {
 
   /** POST /api/v2/faceverify (§4.4): at least one COMPARE and two LIVE images. */
   async verifyFace(request: FaceVerifyInput): Promise<FaceVerifyResponse> {
-    return this.#call({
+    return this.call({
       method: 'POST',
       path: PATHS.faceVerify,
       body: validateFaceVerifyRequest(request),
@@ -265,7 +137,7 @@ export class IdvClient {
 
   /** POST /api/v2/facequality (§4.3). A check only, so it is safe to repeat. */
   async checkFaceQuality(request: FaceQualityInput): Promise<FaceQualityResponse> {
-    return this.#call({
+    return this.call({
       method: 'POST',
       path: PATHS.faceQuality,
       body: validateRequest(faceQualityRequestSchema, request, 'face quality request'),
@@ -276,7 +148,7 @@ export class IdvClient {
 
   /** POST /api/v2/quality (§4.8). A check only, so it is safe to repeat. */
   async checkQuality(request: QualityInput): Promise<QualityResponse> {
-    return this.#call({
+    return this.call({
       method: 'POST',
       path: PATHS.quality,
       body: validateRequest(qualityRequestSchema, request, 'quality request'),
@@ -287,7 +159,7 @@ export class IdvClient {
 
   /** POST /api/v2/vog (§4.12). */
   async createVog(request: VogInput): Promise<VogResponse> {
-    return this.#call({
+    return this.call({
       method: 'POST',
       path: PATHS.vog,
       body: validateRequest(vogRequestSchema, request, 'VOG request'),
@@ -298,7 +170,7 @@ export class IdvClient {
 
   /** GET /api/v2/reasons (§4.13). */
   async getReasons(): Promise<ReasonsResponse> {
-    return this.#call({
+    return this.call({
       method: 'GET',
       path: PATHS.reasons,
       mayHaveCreated: false,
@@ -308,7 +180,7 @@ export class IdvClient {
 
   /** POST /api/v2/facelinkpackage (§4.10). The package is deleted once retrieved, so never repeated. */
   async getFaceLinkPackage(request: FaceLinkPackageInput): Promise<FaceLinkPackageResponse> {
-    return this.#call({
+    return this.call({
       method: 'POST',
       path: PATHS.faceLinkPackage,
       body: validateRequest(faceLinkPackageRequestSchema, request, 'FaceLink package request'),
@@ -316,117 +188,4 @@ export class IdvClient {
       schema: faceLinkPackageResponseSchema,
     });
   }
-
-  /** GET /api/v2/poll (§4.7): the pending polling records. */
-  async poll(): Promise<PollResponse> {
-    const response = await this.#send({ method: 'GET', path: PATHS.poll, mayHaveCreated: false });
-    // "Nothing pending" as 204 or an empty 200 is a reasonable reading of the spec: no records, not an error.
-    if (response.body.toString('utf8').trim() === '') return { results: [] };
-    return parseBody(pollResponseSchema, response.body, response.status, `GET ${PATHS.poll}`);
-  }
-
-  /** GET /api/v2/result/{resultId} (§4.9), parsed. 404 → `NotFoundError`. Removes the polling record. */
-  async getResult(resultId: string): Promise<VerificationResultDocument> {
-    const body = await this.getResultBody(resultId);
-    return parseBody(resultSchema, body, 200, `GET ${PATHS.result(resultId)}`);
-  }
-
-  /** GET /api/v2/result/{resultId} (§4.9): the raw 200 body, for bounded-memory processing. */
-  async getResultBody(resultId: string): Promise<Buffer> {
-    const response = await this.#send({
-      method: 'GET',
-      path: PATHS.result(validateResultId(resultId)),
-      mayHaveCreated: false,
-    });
-    return response.body;
-  }
-
-  /**
-   * GET /api/v2/result/{resultId} (§4.9) as a stream of body chunks, for constant-memory processing. Retried
-   * (and a 401 refreshed) only until the body starts; a failure while reading it throws `ConnectionError`.
-   */
-  async getResultStream(resultId: string): Promise<AsyncIterable<Uint8Array>> {
-    const response = await this.#send(
-      { method: 'GET', path: PATHS.result(validateResultId(resultId)), mayHaveCreated: false },
-      sendOnceStreaming,
-    );
-    return response.body;
-  }
-
-  async #call<S extends z.ZodMiniType>(spec: CallSpec<S>): Promise<z.output<S>> {
-    const response = await this.#send(spec);
-    return parseBody(spec.schema, response.body, response.status, `${spec.method} ${spec.path}`);
-  }
-
-  /** Adds auth and headers, sends with retry, and on a 401 refreshes the token once and tries once more. */
-  async #send(spec: Omit<CallSpec<z.ZodMiniType>, 'schema'>): Promise<HttpResponse>;
-  async #send(
-    spec: Omit<CallSpec<z.ZodMiniType>, 'schema'>,
-    once: (request: HttpRequest, options: TransportOptions) => Promise<StreamingResponse>,
-  ): Promise<StreamingResponse>;
-  async #send(
-    spec: Omit<CallSpec<z.ZodMiniType>, 'schema'>,
-    once: (request: HttpRequest, options: TransportOptions) => Promise<unknown> = sendOnce,
-  ): Promise<unknown> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
-    if (spec.mockTest !== undefined) {
-      // Checked before any token request, so a forbidden call leaves no trace on the wire.
-      if (this.environment !== 'staging') throw new MockTestNotAllowedError();
-      headers[MOCK_TEST_HEADER] = validateMockTest(spec.mockTest);
-    }
-    if (spec.body !== undefined) headers['content-type'] = 'application/json';
-    const url = serviceUrl(this.baseUrl, spec.path);
-    if (spec.query) url.search = spec.query.toString();
-    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
-    const send = (token: AccessToken) =>
-      withRetry(
-        {
-          method: spec.method,
-          url,
-          headers: { ...headers, authorization: `Bearer ${token.accessToken}` },
-          ...(body !== undefined && { body }),
-          mayHaveCreated: spec.mayHaveCreated,
-        },
-        this.#transport,
-        once,
-      );
-
-    const token = await this.#tokenProvider.getToken();
-    try {
-      return await send(token);
-    } catch (error) {
-      // A 401 rejected the token before anything happened, so even a creating request may go again.
-      if (!(error instanceof UnauthorizedError)) throw error;
-    }
-    // A 401 of the token request itself (rejected credentials) comes out of `refresh` with its own message.
-    const fresh = await this.#tokenProvider.refresh(token);
-    try {
-      return await send(fresh);
-    } catch (error) {
-      if (!(error instanceof UnauthorizedError)) throw error;
-      // A brand-new token refused too: no amount of refreshing helps, so say what to check.
-      throw new UnauthorizedError(
-        `the service refused a freshly issued access token for ${spec.method} ${spec.path} (401 after one refresh): check that the client has the scope for this endpoint`,
-        serviceErrorFields(error),
-        { cause: error },
-      );
-    }
-  }
-}
-
-function parseBody<S extends z.ZodMiniType>(
-  schema: S,
-  body: Buffer,
-  status: number,
-  label: string,
-): z.output<S> {
-  const json = parseJsonOrUndefined(body);
-  if (json === undefined) throw new ResponseFormatError(`response of ${label} is not JSON`, status);
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    // Paths only: values may be personal data.
-    const paths = [...new Set(parsed.error.issues.map((i) => i.path.join('.') || '(body)'))].join(', ');
-    throw new ResponseFormatError(`response of ${label} is not the documented shape (${paths})`, status);
-  }
-  return parsed.data;
 }

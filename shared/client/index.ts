@@ -36,18 +36,18 @@ export type { InMemoryTokenProviderOptions } from './in-memory-token-provider';
 export { InMemoryTokenProvider } from './in-memory-token-provider';
 export type { FetchAccessTokenOptions } from './oauth';
 export { fetchAccessToken, serviceUrl } from './oauth';
+export { type ClientOptions, ResultsClient } from './results-client';
 export type { RetryDecision, RetryInput, RetryOptions } from './retry';
 export { DEFAULT_RETRY_OPTIONS, shouldRetry } from './retry';
 export type { AccessToken, TokenProvider } from './token-provider';
 export {
-  checkBulkCsv,
   encodeBulkCsv,
   RESULT_ID_PATTERN,
   RESULT_ID_RULE,
   resultIdFromJson,
-  validateBulkSecureLinksRequest,
   validateFaceVerifyRequest,
   validateIdVerifyRequest,
   validateRequest,
   validateResultId,
 } from './validate';
+export { checkBulkCsv, validateBulkSecureLinksRequest } from './validate-bulk';

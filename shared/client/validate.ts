@@ -4,9 +4,7 @@
  * CSV layout).
  * Every problem is reported with a path naming the field (`images[0].data`), never with the value.
  */
-import { parse as parseCsv } from 'csv-parse/sync';
 import type * as z from 'zod/mini';
-import { BULK_CSV_PARSE_OPTIONS, describeCsvError } from '../api/bulk-csv';
 import { BULK_CSV_COLUMNS, MIN_UPLOAD_HEIGHT, MIN_UPLOAD_WIDTH, MOCK_TEST_VALUES } from '../api/enums';
 import {
   type BulkSecureLinksRequest,
@@ -107,47 +105,6 @@ export function validateFaceVerifyRequest(request: unknown): FaceVerifyRequest {
   }
   if (issues.length > 0) throw new RequestValidationError(issues, 'invalid face verify request');
   return parsed;
-}
-
-/** Bulk secure links (§4.2): the schema plus the decoded CSV's header and row layout. */
-export function validateBulkSecureLinksRequest(request: unknown): BulkSecureLinksRequest {
-  const parsed = validateRequest(bulkSecureLinksRequestSchema, request, 'bulk secure links request');
-  const issues = checkBulkCsv(Buffer.from(parsed.file, 'base64').toString('utf8'));
-  if (issues.length > 0) throw new RequestValidationError(issues, 'invalid bulk secure links request');
-  return parsed;
-}
-
-/**
- * Checks a bulk CSV (read as in `shared/api/bulk-csv.ts`): `;`-separated, first row exactly the §4.2
- * columns, then at least one row of five fields. Row N is the N-th record of the file, the header row
- * being row 1, the same numbering as the service's (and the simulator's) `errors[].row`.
- */
-export function checkBulkCsv(text: string): ValidationIssue[] {
-  let records: { record: string[]; info: { records: number } }[];
-  try {
-    records = parseCsv(text, BULK_CSV_PARSE_OPTIONS) as unknown as typeof records;
-  } catch (error) {
-    const { code, records: before } = error as { code?: string; records?: number };
-    return [{ path: 'file', message: `row ${(before ?? 0) + 1}: ${describeCsvError(code)}` }];
-  }
-  const expected = BULK_CSV_COLUMNS.join(';');
-  const header = records[0]?.record.join(';');
-  if (header !== expected) {
-    return [{ path: 'file', message: `header row must be exactly "${expected}"` }];
-  }
-  const rows = records.slice(1);
-  if (rows.length === 0) return [{ path: 'file', message: 'has no rows after the header' }];
-  const issues: ValidationIssue[] = [];
-  for (const { record, info } of rows) {
-    const fields = record.length;
-    if (fields !== BULK_CSV_COLUMNS.length) {
-      issues.push({
-        path: 'file',
-        message: `row ${info.records} has ${fields} field${fields === 1 ? '' : 's'}, expected ${BULK_CSV_COLUMNS.length}`,
-      });
-    }
-  }
-  return issues;
 }
 
 /**

@@ -3,8 +3,8 @@
  * backed cache, transient failures retried by the client's one retry policy, a 401 refreshed once.
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { IdvClient } from '../client/client';
 import { fetchAccessToken } from '../client/oauth';
+import { ResultsClient } from '../client/results-client';
 import type { ServiceAccessConfig } from '../config';
 import type { Logger } from '../logger';
 import { SecretsTokenProvider } from '../token-cache/secrets-token-provider';
@@ -14,7 +14,7 @@ export function createServiceClient(
   config: ServiceAccessConfig,
   secrets: SecretsManagerClient,
   logger: Logger,
-): { client: IdvClient; tokenProvider: SecretsTokenProvider } {
+): { client: ResultsClient; tokenProvider: SecretsTokenProvider } {
   const tokenProvider = new SecretsTokenProvider({
     secrets,
     credentialsSecretId: config.credentialsSecretId,
@@ -29,7 +29,7 @@ export function createServiceClient(
         scopes,
       }),
   });
-  const client = new IdvClient({
+  const client = new ResultsClient({
     baseUrl: config.serviceBaseUrl,
     environment: config.environment,
     tokenProvider,

@@ -2,14 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { secureLinkRequestSchema, vogRequestSchema } from '../../shared/api/schemas';
 import { RequestValidationError } from '../../shared/client/errors';
 import {
-  checkBulkCsv,
   encodeBulkCsv,
-  validateBulkSecureLinksRequest,
   validateFaceVerifyRequest,
   validateIdVerifyRequest,
   validateRequest,
   validateResultId,
 } from '../../shared/client/validate';
+import { checkBulkCsv, validateBulkSecureLinksRequest } from '../../shared/client/validate-bulk';
 import { gifHeader, webpHeader } from '../support/image-headers';
 import { pngHeaderOnly } from '../support/png';
 

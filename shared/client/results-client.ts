@@ -1,0 +1,258 @@
+/**
+ * The service client's core: authentication, timeout, retry and parsing, and the endpoints the pipeline
+ * functions call (token, poll, result). `IdvClient` (client.ts) adds the endpoints that create
+ * transactions.
+ */
+import type * as z from 'zod/mini';
+import {
+  KNOWN_SCOPES,
+  MOCK_TEST_HEADER,
+  type MockTestValue,
+  PATHS,
+  type ServiceEnvironment,
+} from '../api/enums';
+import {
+  type PollResponse,
+  pollResponseSchema,
+  resultSchema,
+  type VerificationResultDocument,
+} from '../api/schemas';
+import {
+  IdvError,
+  MockTestNotAllowedError,
+  ResponseFormatError,
+  serviceErrorFields,
+  UnauthorizedError,
+} from './errors';
+import {
+  type HttpRequest,
+  type HttpResponse,
+  parseJsonOrUndefined,
+  type StreamingResponse,
+  sendOnce,
+  sendOnceStreaming,
+  sleep,
+  type TransportOptions,
+  withRetry,
+} from './http';
+import { InMemoryTokenProvider } from './in-memory-token-provider';
+import { fetchAccessToken, serviceUrl } from './oauth';
+import type { RetryOptions } from './retry';
+import type { AccessToken, TokenProvider } from './token-provider';
+import { validateMockTest, validateResultId } from './validate';
+
+/** Options of `ResultsClient` and `IdvClient`. */
+export interface ClientOptions {
+  /** Base address of the service environment, e.g. `https://staging.example.invalid`. */
+  readonly baseUrl: string;
+  /** Which environment `baseUrl` is; the `mock-test` header is refused on production. */
+  readonly environment: ServiceEnvironment;
+  /** Where access tokens come from; required unless `credentials` is given. */
+  readonly tokenProvider?: TokenProvider;
+  /** Client credentials; without `tokenProvider` an `InMemoryTokenProvider` is built from them. */
+  readonly credentials?: { readonly clientId: string; readonly clientSecret: string };
+  /** Scopes requested for tokens. @default every scope of KNOWN_SCOPES */
+  readonly scopes?: readonly string[];
+  /** Timeout of every HTTP call, body included. @default 15000 */
+  readonly timeoutMs?: number;
+  readonly retry?: Partial<RetryOptions>;
+  readonly fetch?: typeof fetch;
+  /** Sent as `user-agent`. @default 'idv-pipeline-client' */
+  readonly userAgent?: string;
+  /** Waits between retries (tests make it instant). @default setTimeout-based */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** One call: what to send and the schema of the answer. */
+export interface CallSpec<S extends z.ZodMiniType> {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly query?: URLSearchParams;
+  readonly body?: unknown;
+  readonly mayHaveCreated: boolean;
+  readonly mockTest?: MockTestValue | undefined;
+  readonly schema: S;
+}
+
+/**
+ * The part of the client the pipeline functions need: tokens, `poll` and the result (whole or as a
+ * stream), with validation, authentication, timeout, retry and parsing. `IdvClient` adds the endpoints
+ * that create transactions; keeping them apart keeps their schemas and the bulk-CSV parser out of the
+ * poll and fetch-result bundles.
+ */
+export class ResultsClient {
+  readonly baseUrl: string;
+  readonly environment: ServiceEnvironment;
+  readonly #tokenProvider: TokenProvider;
+  readonly #credentials: ClientOptions['credentials'];
+  readonly #scopes: readonly string[];
+  readonly #transport: TransportOptions;
+  readonly #userAgent: string;
+
+  constructor(options: ClientOptions) {
+    if (options.environment !== 'staging' && options.environment !== 'production') {
+      throw new IdvError('environment must be "staging" or "production"');
+    }
+    // Fails early on a malformed base URL instead of at the first call.
+    serviceUrl(options.baseUrl, '/');
+    this.baseUrl = options.baseUrl;
+    this.environment = options.environment;
+    this.#credentials = options.credentials;
+    this.#scopes = options.scopes ?? KNOWN_SCOPES;
+    this.#transport = {
+      fetch: options.fetch ?? globalThis.fetch,
+      timeoutMs: options.timeoutMs ?? 15_000,
+      retry: options.retry ?? {},
+      sleep: options.sleep ?? sleep,
+      now: Date.now,
+    };
+    this.#userAgent = options.userAgent ?? 'idv-pipeline-client';
+    if (options.tokenProvider) {
+      this.#tokenProvider = options.tokenProvider;
+    } else if (options.credentials) {
+      this.#tokenProvider = new InMemoryTokenProvider({
+        baseUrl: options.baseUrl,
+        clientId: options.credentials.clientId,
+        clientSecret: options.credentials.clientSecret,
+        scopes: this.#scopes,
+        fetch: this.#transport.fetch,
+        timeoutMs: this.#transport.timeoutMs,
+      });
+    } else {
+      throw new IdvError('the client needs a tokenProvider or credentials');
+    }
+  }
+
+  /**
+   * POST /api/v2/oauth/token (§4.6). With credentials: a new token for `scopes` (default: the client's
+   * scopes). Without credentials: the token provider's current token.
+   */
+  async requestToken(scopes?: readonly string[]): Promise<AccessToken> {
+    if (!this.#credentials) {
+      if (scopes) throw new IdvError('requestToken(scopes) needs client credentials');
+      return this.#tokenProvider.getToken();
+    }
+    return fetchAccessToken({
+      baseUrl: this.baseUrl,
+      clientId: this.#credentials.clientId,
+      clientSecret: this.#credentials.clientSecret,
+      scopes: scopes ?? this.#scopes,
+      fetch: this.#transport.fetch,
+      timeoutMs: this.#transport.timeoutMs,
+      retry: this.#transport.retry,
+    });
+  }
+
+  /** GET /api/v2/poll (§4.7): the pending polling records. */
+  async poll(): Promise<PollResponse> {
+    const response = await this.send({ method: 'GET', path: PATHS.poll, mayHaveCreated: false });
+    // "Nothing pending" as 204 or an empty 200 is a reasonable reading of the spec: no records, not an error.
+    if (response.body.toString('utf8').trim() === '') return { results: [] };
+    return parseBody(pollResponseSchema, response.body, response.status, `GET ${PATHS.poll}`);
+  }
+
+  /** GET /api/v2/result/{resultId} (§4.9), parsed. 404 → `NotFoundError`. Removes the polling record. */
+  async getResult(resultId: string): Promise<VerificationResultDocument> {
+    const body = await this.getResultBody(resultId);
+    return parseBody(resultSchema, body, 200, `GET ${PATHS.result(resultId)}`);
+  }
+
+  /** GET /api/v2/result/{resultId} (§4.9): the raw 200 body, for bounded-memory processing. */
+  async getResultBody(resultId: string): Promise<Buffer> {
+    const response = await this.send({
+      method: 'GET',
+      path: PATHS.result(validateResultId(resultId)),
+      mayHaveCreated: false,
+    });
+    return response.body;
+  }
+
+  /**
+   * GET /api/v2/result/{resultId} (§4.9) as a stream of body chunks, for constant-memory processing. Retried
+   * (and a 401 refreshed) only until the body starts; a failure while reading it throws `ConnectionError`.
+   */
+  async getResultStream(resultId: string): Promise<AsyncIterable<Uint8Array>> {
+    const response = await this.send(
+      { method: 'GET', path: PATHS.result(validateResultId(resultId)), mayHaveCreated: false },
+      sendOnceStreaming,
+    );
+    return response.body;
+  }
+
+  protected async call<S extends z.ZodMiniType>(spec: CallSpec<S>): Promise<z.output<S>> {
+    const response = await this.send(spec);
+    return parseBody(spec.schema, response.body, response.status, `${spec.method} ${spec.path}`);
+  }
+
+  /** Adds auth and headers, sends with retry, and on a 401 refreshes the token once and tries once more. */
+  protected async send(spec: Omit<CallSpec<z.ZodMiniType>, 'schema'>): Promise<HttpResponse>;
+  protected async send(
+    spec: Omit<CallSpec<z.ZodMiniType>, 'schema'>,
+    once: (request: HttpRequest, options: TransportOptions) => Promise<StreamingResponse>,
+  ): Promise<StreamingResponse>;
+  protected async send(
+    spec: Omit<CallSpec<z.ZodMiniType>, 'schema'>,
+    once: (request: HttpRequest, options: TransportOptions) => Promise<unknown> = sendOnce,
+  ): Promise<unknown> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
+    if (spec.mockTest !== undefined) {
+      // Checked before any token request, so a forbidden call leaves no trace on the wire.
+      if (this.environment !== 'staging') throw new MockTestNotAllowedError();
+      headers[MOCK_TEST_HEADER] = validateMockTest(spec.mockTest);
+    }
+    if (spec.body !== undefined) headers['content-type'] = 'application/json';
+    const url = serviceUrl(this.baseUrl, spec.path);
+    if (spec.query) url.search = spec.query.toString();
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const send = (token: AccessToken) =>
+      withRetry(
+        {
+          method: spec.method,
+          url,
+          headers: { ...headers, authorization: `Bearer ${token.accessToken}` },
+          ...(body !== undefined && { body }),
+          mayHaveCreated: spec.mayHaveCreated,
+        },
+        this.#transport,
+        once,
+      );
+
+    const token = await this.#tokenProvider.getToken();
+    try {
+      return await send(token);
+    } catch (error) {
+      // A 401 rejected the token before anything happened, so even a creating request may go again.
+      if (!(error instanceof UnauthorizedError)) throw error;
+    }
+    // A 401 of the token request itself (rejected credentials) comes out of `refresh` with its own message.
+    const fresh = await this.#tokenProvider.refresh(token);
+    try {
+      return await send(fresh);
+    } catch (error) {
+      if (!(error instanceof UnauthorizedError)) throw error;
+      // A brand-new token refused too: no amount of refreshing helps, so say what to check.
+      throw new UnauthorizedError(
+        `the service refused a freshly issued access token for ${spec.method} ${spec.path} (401 after one refresh): check that the client has the scope for this endpoint`,
+        serviceErrorFields(error),
+        { cause: error },
+      );
+    }
+  }
+}
+
+function parseBody<S extends z.ZodMiniType>(
+  schema: S,
+  body: Buffer,
+  status: number,
+  label: string,
+): z.output<S> {
+  const json = parseJsonOrUndefined(body);
+  if (json === undefined) throw new ResponseFormatError(`response of ${label} is not JSON`, status);
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    // Paths only: values may be personal data.
+    const paths = [...new Set(parsed.error.issues.map((i) => i.path.join('.') || '(body)'))].join(', ');
+    throw new ResponseFormatError(`response of ${label} is not the documented shape (${paths})`, status);
+  }
+  return parsed.data;
+}

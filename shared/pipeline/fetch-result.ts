@@ -9,6 +9,7 @@
  * Every step is idempotent and the order means a crash after any step is repaired by the redelivery of
  * the same message. Dependencies come in as arguments so tests can make any step fail once.
  */
+import { itemSummaryDetail } from '../analytics/summary';
 import type { ServiceEnvironment } from '../api/enums';
 import { NotFoundError, ResponseFormatError, ServiceError, UnauthorizedError } from '../client/errors';
 import { parseJsonText } from '../client/http';
@@ -262,6 +263,7 @@ export function storedDetail(item: ResultItem, deps: DetailContext): ResultStore
     ...(item.result && { result: item.result }),
     sections: item.sections ?? {},
     messages: item.messages ?? [],
+    ...itemSummaryDetail(item),
     storedAt: item.storedAt,
     environment: deps.environment,
     storage: {

@@ -13,6 +13,7 @@ import {
   RESULT_IMAGE_DOCUMENT_TYPES,
   RESULT_IMAGE_PAGE_TYPES,
 } from '../api/enums';
+import { type ResultSummary, summarizeResult } from '../analytics/summary';
 import { RESULT_SECTIONS } from '../api/schemas';
 import { decodeBase64Data } from '../client/base64';
 import { sniffContentType } from '../image';
@@ -55,6 +56,8 @@ export interface ResultItem {
   /** Result value per section present, e.g. `{ identity: 'APPROVED' }` (STORED only). */
   sections?: Record<string, string>;
   messages?: string[];
+  /** Non-personal facts for the analytics projection (STORED only; docs/analytics.md). */
+  summary?: ResultSummary;
   /** Why an UNAVAILABLE item is unavailable. */
   reason?: 'NOT_FOUND';
   bucket?: string;
@@ -266,6 +269,7 @@ export function buildStoredItem(args: {
     result: nonEmpty(document.result),
     sections: sectionResults(document),
     messages: reasonCodes(document),
+    summary: summarizeResult(document),
     bucket: args.bucket,
     resultKey: stored.resultKey,
     objects: stored.objects,

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
+import { attachAnalyticsSink } from '../../local/analytics-sink';
 import { ConnectionError, fetchAccessToken, IdvClient, UnauthorizedError } from '../../shared/client';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
 import { createDemoTransaction, demoPlan } from './demo';
@@ -211,6 +212,7 @@ export async function runLocal(options: RunOptions, io: RunIo): Promise<RunSumma
       tally.add(event);
       io.out(formatEventLine(event));
     });
+    attachAnalyticsSink(aws.events, dataDir, io.err); // the analytics projection (docs/analytics.md)
 
     // 5. Lambda-like plumbing: SQS event source and poll schedule.
     const sqs = new SQSClient(clientConfig(aws, 'sqs'));

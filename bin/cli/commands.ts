@@ -2,6 +2,7 @@
  * Registry of `idv` commands. To add one, write a `CliCommand` in its own module and add it here
  * (one line); help and dispatch pick it up.
  */
+import { analyticsQueryCommand, analyticsReportCommand } from './analytics';
 import { dlqRedriveCommand } from './dlq';
 import { resultGetCommand } from './result';
 import {
@@ -40,4 +41,6 @@ export const COMMANDS: readonly CliCommand[] = [
   resultsByTransactionCommand,
   resultsByReferenceCommand,
   dlqRedriveCommand,
+  analyticsQueryCommand,
+  analyticsReportCommand,
 ];

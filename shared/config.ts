@@ -30,6 +30,8 @@ export const ENV = {
   eventBusName: 'IDV_EVENT_BUS',
   /** Days a stored result is kept (DynamoDB TTL `expiresAt`, S3 lifecycle). */
   retentionDays: 'IDV_RETENTION_DAYS',
+  /** Name of the S3 analytics bucket (the projection, docs/analytics.md). */
+  analyticsBucketName: 'IDV_ANALYTICS_BUCKET',
   /** Optional: `true` makes the S3 client use path-style addressing (local S3 emulator). */
   s3ForcePathStyle: 'IDV_S3_FORCE_PATH_STYLE',
 } as const;
@@ -75,6 +77,12 @@ export interface FetchResultConfig extends AwsClientConfig, ServiceAccessConfig 
   readonly dataBucketName: string;
   readonly eventBusName: string;
   readonly retentionDays: number;
+}
+
+/** Configuration of `functions/projector`. */
+export interface ProjectorConfig extends AwsClientConfig {
+  readonly environment: ServiceEnvironment;
+  readonly analyticsBucketName: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -183,5 +191,14 @@ export function loadFetchResultConfig(env: Env = process.env): FetchResultConfig
     dataBucketName: required(env, ENV.dataBucketName),
     eventBusName: required(env, ENV.eventBusName),
     retentionDays: positiveIntegerOf(env, ENV.retentionDays),
+  };
+}
+
+/** Reads the projector function's configuration; throws `ConfigError` naming the first bad variable. */
+export function loadProjectorConfig(env: Env = process.env): ProjectorConfig {
+  return {
+    ...loadAwsClientConfig(env),
+    environment: environmentOf(env),
+    analyticsBucketName: required(env, ENV.analyticsBucketName),
   };
 }

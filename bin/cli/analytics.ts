@@ -38,7 +38,8 @@ AWS credentials and region come from the standard AWS environment/profile.`;
 async function openEngine(ctx: CommandContext, command: string): Promise<QueryEngine> {
   const local = ctx.values['local'] === true;
   const workgroup = str(ctx, 'workgroup') ?? (local ? undefined : ctx.io.env[WORKGROUP_ENV]);
-  if (local && str(ctx, 'workgroup')) throw new UsageError('pass either --local or --workgroup, not both', command);
+  if (local && str(ctx, 'workgroup'))
+    throw new UsageError('pass either --local or --workgroup, not both', command);
   if (local) {
     const dataDir = resolve(ctx.io.cwd, str(ctx, 'data-dir') ?? '.local');
     if (!existsSync(dataDir)) throw new UsageError(new NoLocalDataError(dataDir).message, command);
@@ -124,7 +125,11 @@ function dayFlag(ctx: CommandContext, flag: 'since' | 'until'): string | undefin
   const value = str(ctx, flag);
   if (value === undefined) return undefined;
   const date = new Date(`${value}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
+    Number.isNaN(date.getTime()) ||
+    date.toISOString().slice(0, 10) !== value
+  ) {
     throw new UsageError(`--${flag} must be a day, yyyy-MM-dd (got "${value}")`, 'analytics report');
   }
   return value;
@@ -140,7 +145,12 @@ export const analyticsReportCommand: CliCommand = {
   --html FILE          also write one self-contained HTML page with charts (nothing loaded from the network)
 
 ${ENGINE_HELP}`,
-  options: { ...ENGINE_OPTIONS, since: { type: 'string' }, until: { type: 'string' }, html: { type: 'string' } },
+  options: {
+    ...ENGINE_OPTIONS,
+    since: { type: 'string' },
+    until: { type: 'string' },
+    html: { type: 'string' },
+  },
   connection: false,
   run: async (ctx) => {
     const since = dayFlag(ctx, 'since');

@@ -13,7 +13,12 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { hiveType, PARTITION_COLUMN, PROJECTION_COLUMNS, trinoType } from '../../shared/analytics/columns';
 import { PROJECTION_PREFIX } from '../../shared/analytics/projection';
-import { RESULTS_RAW_TABLE, RESULTS_VIEW, resultsViewSql, savedQueries } from '../../shared/analytics/queries';
+import {
+  RESULTS_RAW_TABLE,
+  RESULTS_VIEW,
+  resultsViewSql,
+  savedQueries,
+} from '../../shared/analytics/queries';
 import { ENV } from '../../shared/config';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 import type { EnvironmentConfig } from '../config';
@@ -307,7 +312,11 @@ export class Analytics extends Construct {
    * analytics bucket (encryption context). Nothing on the data bucket, the results table or the secrets.
    */
   private createAnalystPolicy(props: AnalyticsProps, stack: Stack): iam.ManagedPolicy {
-    const workgroupArn = stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: this.workgroupName });
+    const workgroupArn = stack.formatArn({
+      service: 'athena',
+      resource: 'workgroup',
+      resourceName: this.workgroupName,
+    });
     const glueArn = (resource: string, name?: string) =>
       stack.formatArn({ service: 'glue', resource, ...(name !== undefined && { resourceName: name }) });
     const policy = new iam.ManagedPolicy(this, 'AnalystPolicy', {
@@ -333,7 +342,13 @@ export class Analytics extends Construct {
         }),
         new iam.PolicyStatement({
           sid: 'GlueCatalog',
-          actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:GetPartition', 'glue:GetPartitions'],
+          actions: [
+            'glue:GetDatabase',
+            'glue:GetTable',
+            'glue:GetTables',
+            'glue:GetPartition',
+            'glue:GetPartitions',
+          ],
           resources: [
             glueArn('catalog'),
             glueArn('database', this.databaseName),
@@ -363,7 +378,9 @@ export class Analytics extends Construct {
           conditions: {
             StringEquals: { 'kms:ViaService': `s3.${stack.region}.amazonaws.com` },
             // With S3 bucket keys the encryption context is the bucket's ARN: objects of this bucket only.
-            StringLike: { 'kms:EncryptionContext:aws:s3:arn': [this.bucket.bucketArn, this.bucket.arnForObjects('*')] },
+            StringLike: {
+              'kms:EncryptionContext:aws:s3:arn': [this.bucket.bucketArn, this.bucket.arnForObjects('*')],
+            },
           },
         }),
       ],
@@ -376,7 +393,7 @@ export class Analytics extends Construct {
       ],
       [
         `Resource::<${bucketId}.Arn>/${QUERY_RESULTS_PREFIX}*`,
-        'Athena writes and reads query results under this prefix with the caller\'s credentials; names are per query.',
+        "Athena writes and reads query results under this prefix with the caller's credentials; names are per query.",
       ],
       [
         `Resource::<${bucketId}.Arn>/*`,

@@ -22,7 +22,10 @@ export interface AthenaTarget {
  * `idv_pipeline_<env>` (Glue names are lower case with underscores).
  */
 export function databaseOfWorkgroup(workgroup: string): string {
-  return workgroup.replace(/-analytics$/, '').replace(/-/g, '_').toLowerCase();
+  return workgroup
+    .replace(/-analytics$/, '')
+    .replace(/-/g, '_')
+    .toLowerCase();
 }
 
 /** Options of {@link athenaEngine}. */
@@ -89,7 +92,10 @@ async function readResults(athena: AthenaClient, id: string): Promise<QueryAnswe
       new GetQueryResultsCommand({ QueryExecutionId: id, NextToken: token, MaxResults: 1000 }),
     );
     if (first) {
-      columns = (page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? []).map((c) => ({ name: c.Name!, type: c.Type! }));
+      columns = (page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? []).map((c) => ({
+        name: c.Name!,
+        type: c.Type!,
+      }));
     }
     let rows = page.ResultSet?.Rows ?? [];
     // The first row of a SELECT's first page repeats the column names.
@@ -98,9 +104,7 @@ async function readResults(athena: AthenaClient, id: string): Promise<QueryAnswe
     }
     for (const row of rows) {
       raw.push(
-        Object.fromEntries(
-          columns.map((c, i) => [c.name, athenaValue(c.type, row.Data?.[i]?.VarCharValue)]),
-        ),
+        Object.fromEntries(columns.map((c, i) => [c.name, athenaValue(c.type, row.Data?.[i]?.VarCharValue)])),
       );
     }
     token = page.NextToken;

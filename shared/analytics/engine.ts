@@ -28,7 +28,8 @@ export class QueryError extends Error {
   override readonly name = 'QueryError';
 }
 
-const NUMERIC = /^(tinyint|smallint|integer|int|bigint|hugeint|utinyint|usmallint|uinteger|ubigint|uhugeint|float|real|double|decimal)\b/i;
+const NUMERIC =
+  /^(tinyint|smallint|integer|int|bigint|hugeint|utinyint|usmallint|uinteger|ubigint|uhugeint|float|real|double|decimal)\b/i;
 
 /**
  * A value as the engines hand it over (a string for most types in both) converted by its column type:

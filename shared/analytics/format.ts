@@ -30,9 +30,12 @@ export function toCsv(columns: readonly string[], rows: readonly Record<string, 
  */
 export function toTable(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
   const text = rows.map((row) => columns.map((c) => cell(row[c]).replace(/\r?\n/g, '⏎')));
-  const numeric = columns.map((c) => rows.length > 0 && rows.every((row) => row[c] === null || typeof row[c] === 'number'));
+  const numeric = columns.map(
+    (c) => rows.length > 0 && rows.every((row) => row[c] === null || typeof row[c] === 'number'),
+  );
   const widths = columns.map((c, i) => Math.max(c.length, ...text.map((line) => line[i]!.length)));
-  const pad = (value: string, i: number) => (numeric[i] ? value.padStart(widths[i]!) : value.padEnd(widths[i]!));
+  const pad = (value: string, i: number) =>
+    numeric[i] ? value.padStart(widths[i]!) : value.padEnd(widths[i]!);
   const lines = [
     columns.map(pad).join('  ').trimEnd(),
     widths.map((w) => '-'.repeat(w)).join('  '),

@@ -103,7 +103,10 @@ export function projectEvent(event: PipelineEvent): ProjectionRecord | undefined
       ? (detail['sections'] as Record<string, unknown>)
       : {};
   const sectionColumns = Object.fromEntries(
-    Object.entries(SECTION_COLUMNS).map(([columnName, section]) => [columnName, code(sections[section]) ?? null]),
+    Object.entries(SECTION_COLUMNS).map(([columnName, section]) => [
+      columnName,
+      code(sections[section]) ?? null,
+    ]),
   ) as Pick<ProjectionRecord, keyof typeof SECTION_COLUMNS>;
   return {
     result_id: resultId,

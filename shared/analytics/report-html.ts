@@ -131,7 +131,9 @@ export function reportHtml(data: ReportData): string {
   const approvalChart = barChart(
     approval.map(([product, a, n, p]) => ({
       label: product,
-      segments: [{ value: p, colour: OUTCOME_COLOURS['APPROVED']!, title: `${product}: ${p}% (${a} of ${n})` }],
+      segments: [
+        { value: p, colour: OUTCOME_COLOURS['APPROVED']!, title: `${product}: ${p}% (${a} of ${n})` },
+      ],
       note: `${p}% (${a} of ${n})`,
     })),
     100,
@@ -139,7 +141,13 @@ export function reportHtml(data: ReportData): string {
   const rejects = barChart(
     data.topRejectMessages.map((row) => ({
       label: String(row['message']),
-      segments: [{ value: num(row['results']), colour: OUTCOME_COLOURS['DISAPPROVED']!, title: String(row['message']) }],
+      segments: [
+        {
+          value: num(row['results']),
+          colour: OUTCOME_COLOURS['DISAPPROVED']!,
+          title: String(row['message']),
+        },
+      ],
       note: String(num(row['results'])),
     })),
   );

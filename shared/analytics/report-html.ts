@@ -35,11 +35,12 @@ interface Bar {
 /** A horizontal bar chart; `max` fixes the scale (e.g. 100 for percentages). */
 function barChart(bars: readonly Bar[], max?: number): string {
   if (bars.length === 0) return '<p class="empty">No data for this period.</p>';
-  const labelWidth = Math.min(260, 12 + 7.5 * Math.max(...bars.map((b) => b.label.length)));
-  const plotWidth = 520;
+  // Labels are upper-case codes: about 8.5 px per character at 12 px.
+  const labelWidth = Math.min(320, 20 + 8.5 * Math.max(...bars.map((b) => b.label.length)));
+  const plotWidth = 480;
   const rowHeight = 26;
   const scale = max ?? Math.max(1, ...bars.map((b) => b.segments.reduce((s, x) => s + x.value, 0)));
-  const width = labelWidth + plotWidth + 150;
+  const width = labelWidth + plotWidth + 270;
   const height = bars.length * rowHeight + 8;
   const rows = bars.map((bar, i) => {
     const y = 4 + i * rowHeight;
@@ -74,7 +75,8 @@ function dailyChart(data: ReportData): string {
   const plotHeight = 160;
   const column = Math.max(8, Math.min(40, Math.floor(720 / series.length)));
   const left = 40;
-  const width = left + series.length * column + 20;
+  // Room right of the last column for its rotated day label.
+  const width = left + series.length * column + 80;
   const height = plotHeight + 70;
   const grid = [0, 50, 100].map((p) => {
     const y = 10 + plotHeight - (p / 100) * plotHeight;
@@ -82,7 +84,8 @@ function dailyChart(data: ReportData): string {
   });
   const columns = series.map(([day, [approved, results]], i) => {
     const rate = percent(approved, results);
-    const h = (rate / 100) * plotHeight;
+    // A day with no approvals still shows a sliver, so it does not read as a day without results.
+    const h = Math.max(1.5, (rate / 100) * plotHeight);
     const x = left + i * column + 2;
     const labelled = series.length <= 15 || i % Math.ceil(series.length / 15) === 0;
     return [

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { athenaEngine, databaseOfWorkgroup } from '../../shared/analytics/athena';
 import type { QueryEngine } from '../../shared/analytics/engine';
 import { formatRows, OUTPUT_FORMATS, type OutputFormat } from '../../shared/analytics/format';
+import { SAVED_QUERY_NAMES, type SavedQueryName, savedQuery } from '../../shared/analytics/queries';
 import { gatherReport, reportText } from '../../shared/analytics/report';
 import { reportHtml } from '../../shared/analytics/report-html';
 import { NoLocalDataError } from '../local/aws-target';
@@ -87,19 +88,21 @@ function outputFormat(ctx: CommandContext, command: string): OutputFormat {
 export const analyticsQueryCommand: CliCommand = {
   path: ['analytics', 'query'],
   summary: 'run SQL against the results view (Athena, or DuckDB with --local)',
-  usage: 'analytics query [--local [--data-dir DIR] | --workgroup WG] [--format json|table|csv] SQL',
+  usage:
+    'analytics query [--local [--data-dir DIR] | --workgroup WG] [--format json|table|csv] (SQL | --saved NAME)',
   help: `  SQL                  one statement over the view "results" (quote it), e.g.
                        "SELECT product, result, count(*) AS n FROM results GROUP BY product, result"
+                       (SQL that starts with "-", such as a comment: put -- before it)
+  --saved NAME         a saved query instead: ${SAVED_QUERY_NAMES.join(', ')}
   --format F           json (default: an array of row objects), table (aligned), csv (with a header)
 
 ${ENGINE_HELP}`,
-  options: { ...ENGINE_OPTIONS, format: { type: 'string' } },
+  options: { ...ENGINE_OPTIONS, format: { type: 'string' }, saved: { type: 'string' } },
   positionals: true,
   connection: false,
   run: async (ctx) => {
     const format = outputFormat(ctx, 'analytics query');
-    const sql = ctx.positionals.join(' ').trim();
-    if (sql === '') throw new UsageError('missing SQL', 'analytics query');
+    const sql = querySql(ctx);
     const engine = await openEngine(ctx, 'analytics query');
     const bar = terminalProgress(ctx);
     try {
@@ -119,6 +122,21 @@ ${ENGINE_HELP}`,
     }
   },
 };
+
+/** The SQL of the command line: the positional text, or the saved query `--saved` names. */
+function querySql(ctx: CommandContext): string {
+  const saved = str(ctx, 'saved');
+  const text = ctx.positionals.join(' ').trim();
+  if (saved !== undefined) {
+    if (text !== '') throw new UsageError('pass either SQL or --saved NAME, not both', 'analytics query');
+    if (!(SAVED_QUERY_NAMES as readonly string[]).includes(saved)) {
+      throw new UsageError(`--saved must be one of ${SAVED_QUERY_NAMES.join(', ')}`, 'analytics query');
+    }
+    return savedQuery(saved as SavedQueryName).sql;
+  }
+  if (text === '') throw new UsageError('missing SQL (or --saved NAME)', 'analytics query');
+  return text;
+}
 
 /** A `yyyy-MM-dd` flag that is a real day. */
 function dayFlag(ctx: CommandContext, flag: 'since' | 'until'): string | undefined {

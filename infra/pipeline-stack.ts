@@ -158,7 +158,10 @@ export class PipelineStack extends Stack {
       ],
       AlarmTopicArn: [monitoring.topic.topicArn, 'SNS topic of every alarm (subscribe your on-call here)'],
       DashboardName: [monitoring.dashboard.dashboardName, 'CloudWatch dashboard of the pipeline'],
-      AnalyticsWorkgroup: [analytics.workgroupName, 'Athena workgroup: idv analytics query --workgroup <this>'],
+      AnalyticsWorkgroup: [
+        analytics.workgroupName,
+        'Athena workgroup: idv analytics query --workgroup <this>',
+      ],
       AnalyticsDatabase: [analytics.databaseName, 'Glue database of the results view'],
       AnalyticsBucketName: [analytics.bucket.bucketName, 'S3 bucket of the analytics projection'],
       AnalystPolicyArn: [analytics.analystPolicy.managedPolicyArn, 'Attach to the roles of analysts'],

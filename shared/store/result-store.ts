@@ -8,12 +8,12 @@
 import { createHash } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type ResultSummary, summarizeResult } from '../analytics/summary';
 import {
   RESULT_FILE_DOCUMENT_TYPES,
   RESULT_IMAGE_DOCUMENT_TYPES,
   RESULT_IMAGE_PAGE_TYPES,
 } from '../api/enums';
-import { type ResultSummary, summarizeResult } from '../analytics/summary';
 import { RESULT_SECTIONS } from '../api/schemas';
 import { decodeBase64Data } from '../client/base64';
 import { sniffContentType } from '../image';

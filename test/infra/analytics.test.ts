@@ -78,8 +78,9 @@ describe('analytics: storage and query path', () => {
       'projection.day.type': 'date',
       'projection.day.format': 'yyyy-MM-dd',
     });
+    // A template literal with an escaped `${`: the Glue template holds the text ${day} itself.
     expect(JSON.stringify(input.parameters['storage.location.template'])).toContain(
-      '/analytics/results/day=${day}/',
+      `/analytics/results/day=\${day}/`,
     );
     expect(input.partitionKeys).toEqual([{ name: 'day', type: 'string' }]);
     expect(input.storageDescriptor.serdeInfo.serializationLibrary).toBe(

@@ -318,15 +318,12 @@ describe('idv analytics --local after npm start --once', () => {
 
   it('prints tables and CSV, and refuses bad SQL with the engine message and no stack', async () => {
     // Act
-    const table = await local(
-      'query',
-      '--format',
-      'table',
-      'SELECT result_id, image_count FROM results ORDER BY 1',
-    );
-    const csv = await local('query', '--format', 'csv', 'SELECT result_id, messages FROM results ORDER BY 1');
-    const bad = await local('query', 'SELECT nope FROM results');
-    const noEngine = await idv('analytics', 'query', 'SELECT 1');
+    const [table, csv, bad, noEngine] = await Promise.all([
+      local('query', '--format', 'table', 'SELECT result_id, image_count FROM results ORDER BY 1'),
+      local('query', '--format', 'csv', 'SELECT result_id, messages FROM results ORDER BY 1'),
+      local('query', 'SELECT nope FROM results'),
+      idv('analytics', 'query', 'SELECT 1'),
+    ]);
 
     // Assess
     expect(table.stdout.split('\n').slice(0, 3)).toEqual([
@@ -367,32 +364,21 @@ describe('idv analytics --local after npm start --once', () => {
 
   it('idv results list --format table|csv', async () => {
     // Act
-    const csv = await idv(
-      'results',
-      'list',
-      '--local',
-      '--data-dir',
-      dataDir,
-      '--since',
-      '2026-08-01',
-      '--until',
-      '2026-08-31',
-      '--format',
-      'csv',
-    );
-    const table = await idv(
-      'results',
-      'list',
-      '--local',
-      '--data-dir',
-      dataDir,
-      '--since',
-      '2026-08-01',
-      '--until',
-      '2026-08-31',
-      '--format',
-      'table',
-    );
+    const list = (format: string) =>
+      idv(
+        'results',
+        'list',
+        '--local',
+        '--data-dir',
+        dataDir,
+        '--since',
+        '2026-08-01',
+        '--until',
+        '2026-08-31',
+        '--format',
+        format,
+      );
+    const [csv, table] = await Promise.all([list('csv'), list('table')]);
 
     // Assess
     expect(csv.code, csv.stderr).toBe(0);

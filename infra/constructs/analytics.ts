@@ -103,7 +103,7 @@ export class Analytics extends Construct {
     const database = this.createDatabase();
     this.table = this.createTable(database);
     this.view = this.createView(database);
-    this.view.addDependency(this.table);
+    this.view.addResourceDependency(this.table);
     this.workgroup = this.createWorkgroup(props);
     for (const query of savedQueries()) {
       const named = new athena.CfnNamedQuery(this, `Query-${query.name}`, {
@@ -113,8 +113,8 @@ export class Analytics extends Construct {
         workGroup: this.workgroupName,
         queryString: query.sql,
       });
-      named.addDependency(this.workgroup);
-      named.addDependency(this.view);
+      named.addResourceDependency(this.workgroup);
+      named.addResourceDependency(this.view);
     }
     this.analystPolicy = this.createAnalystPolicy(props, stack);
   }
@@ -250,7 +250,7 @@ export class Analytics extends Construct {
         },
       },
     });
-    table.addDependency(database);
+    table.addResourceDependency(database);
     return table;
   }
 
@@ -282,7 +282,7 @@ export class Analytics extends Construct {
         },
       },
     });
-    view.addDependency(database);
+    view.addResourceDependency(database);
     return view;
   }
 

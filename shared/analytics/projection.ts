@@ -7,7 +7,6 @@
  * event overwrites its own object, and the `results` view keeps one row per result (STORED wins).
  */
 import { DETAIL_TYPES } from '../events/names';
-import { resultIdKeyPart } from '../store/result-store';
 import { PARTITION_COLUMN, SECTION_COLUMNS } from './columns';
 import { code } from './summary';
 
@@ -131,6 +130,20 @@ export function projectEvent(event: PipelineEvent): ProjectionRecord | undefined
   } as ProjectionRecord;
 }
 
+/**
+ * The resultId as one S3 key segment, by the data bucket's rule (`resultIdKeyPart` in
+ * shared/store/result-store.ts; a unit test checks they agree): letters, digits, `-` and `_` stay, every
+ * other character becomes `.` plus two upper-case hex digits per UTF-8 byte. A copy, not an import: the
+ * store module brings the DynamoDB client and the API schemas into the projector's bundle.
+ */
+export function projectionKeyPart(resultId: string): string {
+  return resultId.replace(/[^A-Za-z0-9_-]/gu, (char) =>
+    [...Buffer.from(char, 'utf8')]
+      .map((byte) => `.${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+      .join(''),
+  );
+}
+
 /** The strings of an array (each at most `max` characters), or null when it is not an array. */
 function codes(value: unknown, max = 64): string[] | null {
   if (!Array.isArray(value)) return null;
@@ -143,7 +156,7 @@ function codes(value: unknown, max = 64): string[] | null {
  * the status cannot come from the resultId part, whose escapes are always `.` plus two hex digits.
  */
 export function recordKey(record: Pick<ProjectionRecord, 'result_id' | 'status' | 'day'>): string {
-  return `${PROJECTION_PREFIX}${PARTITION_COLUMN}=${record.day}/${resultIdKeyPart(record.result_id)}.${record.status.toLowerCase()}.json`;
+  return `${PROJECTION_PREFIX}${PARTITION_COLUMN}=${record.day}/${projectionKeyPart(record.result_id)}.${record.status.toLowerCase()}.json`;
 }
 
 /** The object body of a record: one line of JSON (what both JSON readers expect). */

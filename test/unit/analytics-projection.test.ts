@@ -3,6 +3,7 @@ import { PROJECTION_COLUMNS } from '../../shared/analytics/columns';
 import {
   ProjectionError,
   projectEvent,
+  projectionKeyPart,
   recordKey,
   recordLine,
   sqlTimestamp,
@@ -10,7 +11,7 @@ import {
 import { itemSummaryDetail, summarizeResult } from '../../shared/analytics/summary';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { storedDetail, unavailableDetail } from '../../shared/pipeline/fetch-result';
-import { buildStoredItem, buildUnavailableItem } from '../../shared/store/result-store';
+import { buildStoredItem, buildUnavailableItem, resultIdKeyPart } from '../../shared/store/result-store';
 import { eventValidators } from '../support/pipeline-fakes';
 
 const store = { table: 'results', bucket: 'data' };
@@ -299,4 +300,14 @@ describe('VerificationResultStored details with summary facts', () => {
       additionalDocumentResults: ['APPROVED'],
     });
   });
+});
+
+describe('projection keys', () => {
+  it.each(['6f1c2a9e-8d1b-4c51-9a57-0d3e2f4b7c10', 'res.2026:0001', 'R~42', 'acct@eu+7=', 'ü_x'])(
+    'escape %s exactly as the data bucket keys do',
+    (resultId) => {
+      // Assess
+      expect(projectionKeyPart(resultId)).toBe(resultIdKeyPart(resultId));
+    },
+  );
 });

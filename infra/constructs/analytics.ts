@@ -193,6 +193,7 @@ export class Analytics extends Construct {
       }),
     );
     new cloudwatch.Alarm(this, 'ProjectorDeadLetterAlarm', {
+      alarmName: `idv-pipeline-${props.config.name}-AnalyticsProjectorDeadLetters`,
       alarmDescription:
         'Result events the analytics projector could not write: inspect the projector logs, then replay ' +
         'the events from the bus archive (docs/analytics.md).',

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { EnvironmentConfig } from './config';
-import { Analytics } from './constructs/analytics';
+import { type Analytics, AnalyticsStack } from './constructs/analytics';
 import { DataBucket } from './constructs/data-bucket';
 import { EncryptionKey } from './constructs/encryption-key';
 import { EventBus } from './constructs/event-bus';
@@ -118,7 +118,7 @@ export class PipelineStack extends Stack {
       },
     });
 
-    const analytics = new Analytics(this, 'Analytics', {
+    const { analytics } = new AnalyticsStack(this, 'Analytics', {
       config,
       encryptionKey: key,
       bus,

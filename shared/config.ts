@@ -30,12 +30,19 @@ export const ENV = {
   eventBusName: 'IDV_EVENT_BUS',
   /** Days a stored result is kept (DynamoDB TTL `expiresAt`, S3 lifecycle). */
   retentionDays: 'IDV_RETENTION_DAYS',
-  /** Name of the S3 analytics bucket (the projection, docs/analytics.md). */
-  analyticsBucketName: 'IDV_ANALYTICS_BUCKET',
   /** Optional: `true` makes the S3 client use path-style addressing (local S3 emulator). */
   s3ForcePathStyle: 'IDV_S3_FORCE_PATH_STYLE',
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];
+
+/**
+ * Variables of the analytics projector (docs/analytics.md), apart from `ENV`: the pipeline's functions
+ * and the local run set every `ENV` name, the projector only these and `ENV.environment`.
+ */
+export const ANALYTICS_ENV = {
+  /** Name of the S3 analytics bucket (the projection). */
+  analyticsBucketName: 'IDV_ANALYTICS_BUCKET',
+} as const;
 
 // ---------------------------------------------------------------------------------------------------
 // Loaders: each function reads its variables once, at module load, and fails naming the variable.
@@ -199,6 +206,6 @@ export function loadProjectorConfig(env: Env = process.env): ProjectorConfig {
   return {
     ...loadAwsClientConfig(env),
     environment: environmentOf(env),
-    analyticsBucketName: required(env, ENV.analyticsBucketName),
+    analyticsBucketName: required(env, ANALYTICS_ENV.analyticsBucketName),
   };
 }

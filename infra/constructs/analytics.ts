@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, NestedStack, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as athena from 'aws-cdk-lib/aws-athena';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -19,7 +19,7 @@ import {
   resultsViewSql,
   savedQueries,
 } from '../../shared/analytics/queries';
-import { ENV } from '../../shared/config';
+import { ANALYTICS_ENV } from '../../shared/config';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 import type { EnvironmentConfig } from '../config';
 import { keyUseThrough } from './encryption-key';
@@ -42,6 +42,22 @@ export interface AnalyticsProps {
   readonly alarmTopic: sns.ITopic;
   /** What happens to the bucket and log group when the stack is deleted. */
   readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The analytics resources as a nested stack of the pipeline stack: a unit of its own (the pipeline's
+ * template, alarms and counts stay as they are; analytics can be updated apart) deployed with it.
+ */
+export class AnalyticsStack extends NestedStack {
+  /** The analytics resources. */
+  readonly analytics: Analytics;
+
+  constructor(scope: Construct, id: string, props: AnalyticsProps) {
+    super(scope, id, {
+      description: `Analytics of the identity verification results (${props.config.name})`,
+    });
+    this.analytics = new Analytics(this, 'Resources', props);
+  }
 }
 
 /**
@@ -130,7 +146,7 @@ export class Analytics extends Construct {
       logRemovalPolicy: props.removalPolicy,
       logEncryptionKey: props.encryptionKey,
     });
-    fn.addEnvironment(ENV.analyticsBucketName, this.bucket.bucketName);
+    fn.addEnvironment(ANALYTICS_ENV.analyticsBucketName, this.bucket.bucketName);
     // Keys are deterministic: a redelivery overwrites. The function never reads, lists or deletes.
     fn.function.addToRolePolicy(
       new iam.PolicyStatement({

@@ -106,7 +106,7 @@ describe('both environments synthesise with zero unacknowledged cdk-nag findings
     expect(
       report.violations.map((v) => `${v.ruleName} at ${v.violatingResources[0]?.constructPath}`),
     ).toEqual([]);
-    template.resourceCountIs('AWS::Lambda::Function', 4); // webhook, poll, fetch-result, projector
+    template.resourceCountIs('AWS::Lambda::Function', 3);
   });
 
   it('keeps production data when the stack is deleted', () => {

@@ -6,7 +6,6 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { athenaEngine, databaseOfWorkgroup } from '../../shared/analytics/athena';
 import type { QueryEngine } from '../../shared/analytics/engine';
 import { formatRows, OUTPUT_FORMATS, type OutputFormat } from '../../shared/analytics/format';
 import { SAVED_QUERY_NAMES, type SavedQueryName, savedQuery } from '../../shared/analytics/queries';
@@ -51,7 +50,9 @@ async function openEngine(ctx: CommandContext, command: string): Promise<QueryEn
   if (!workgroup) {
     throw new UsageError(`pass --local or --workgroup WG (or set ${WORKGROUP_ENV})`, command);
   }
+  // Loaded on use: every other idv command starts without the Athena client.
   const { AthenaClient } = await import('@aws-sdk/client-athena');
+  const { athenaEngine, databaseOfWorkgroup } = await import('../../shared/analytics/athena');
   return athenaEngine({
     athena: new AthenaClient({}),
     workgroup,

@@ -3,6 +3,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-
 import type { Construct } from 'constructs';
 import { secretNamePrefix } from '../shared/secret-names';
 import type { EnvironmentConfig } from './config';
+import { type Analytics, AnalyticsStack } from './constructs/analytics';
 import { DataBucket } from './constructs/data-bucket';
 import { EncryptionKey } from './constructs/encryption-key';
 import { EventBus } from './constructs/event-bus';
@@ -44,6 +45,8 @@ export class PipelineStack extends Stack {
   readonly secrets: Secrets;
   /** Alarm topic, alarms and dashboard. */
   readonly monitoring: Monitoring;
+  /** Projection, Glue table and view, Athena workgroup, analyst policy (docs/analytics.md). */
+  readonly analytics: Analytics;
 
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
     super(scope, id, props);
@@ -116,6 +119,16 @@ export class PipelineStack extends Stack {
       },
     });
 
+    const { analytics } = new AnalyticsStack(this, 'Analytics', {
+      config,
+      encryptionKey: key,
+      bus,
+      accessLogBucket: data.accessLogBucket,
+      alarmTopic: monitoring.topic,
+      removalPolicy: dataRemoval,
+    });
+    this.analytics = analytics;
+
     this.secrets = secrets;
     this.resultsQueue = results;
     this.webhookApi = webhook;
@@ -147,6 +160,13 @@ export class PipelineStack extends Stack {
       ],
       AlarmTopicArn: [monitoring.topic.topicArn, 'SNS topic of every alarm (subscribe your on-call here)'],
       DashboardName: [monitoring.dashboard.dashboardName, 'CloudWatch dashboard of the pipeline'],
+      AnalyticsWorkgroup: [
+        analytics.workgroupName,
+        'Athena workgroup: idv analytics query --workgroup <this>',
+      ],
+      AnalyticsDatabase: [analytics.databaseName, 'Glue database of the results view'],
+      AnalyticsBucketName: [analytics.bucket.bucketName, 'S3 bucket of the analytics projection'],
+      AnalystPolicyArn: [analytics.analystPolicy.managedPolicyArn, 'Attach to the roles of analysts'],
     };
     for (const [id, [value, description]] of Object.entries(outputs)) {
       new CfnOutput(this, id, { value, description });

@@ -4,6 +4,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
 import { IdvClient } from '../shared/client';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
+import { attachAnalyticsSink } from './analytics-sink';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
 import { createDemoTransaction, demoPlan } from './demo';
 import { LocalRuleSet, loadRuleFiles, RuleFileError, ruleMarks } from './event-rules';
@@ -174,6 +175,7 @@ export async function runLocal(options: RunOptions, io: RunIo, modules: LocalMod
       run.tally.add(event);
       io.out(formatEventLine(event) + ruleMarks(run.rules.apply(event)));
     });
+    attachAnalyticsSink(aws.events, run.dataDir, io.err); // the analytics projection (docs/analytics.md)
     const plumbing = startPlumbing(run, aws, resources, handlers);
     printBanner(run, service, webhooks);
     const demo = startDemo(run, service);

@@ -35,6 +35,15 @@ export const ENV = {
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];
 
+/**
+ * Variables of the analytics projector (docs/analytics.md), apart from `ENV`: the pipeline's functions
+ * and the local run set every `ENV` name, the projector only these and `ENV.environment`.
+ */
+export const ANALYTICS_ENV = {
+  /** Name of the S3 analytics bucket (the projection). */
+  analyticsBucketName: 'IDV_ANALYTICS_BUCKET',
+} as const;
+
 // ---------------------------------------------------------------------------------------------------
 // Loaders: each function reads its variables once, at module load, and fails naming the variable.
 // ---------------------------------------------------------------------------------------------------
@@ -75,6 +84,12 @@ export interface FetchResultConfig extends AwsClientConfig, ServiceAccessConfig 
   readonly dataBucketName: string;
   readonly eventBusName: string;
   readonly retentionDays: number;
+}
+
+/** Configuration of `functions/projector`. */
+export interface ProjectorConfig extends AwsClientConfig {
+  readonly environment: ServiceEnvironment;
+  readonly analyticsBucketName: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -183,5 +198,14 @@ export function loadFetchResultConfig(env: Env = process.env): FetchResultConfig
     dataBucketName: required(env, ENV.dataBucketName),
     eventBusName: required(env, ENV.eventBusName),
     retentionDays: positiveIntegerOf(env, ENV.retentionDays),
+  };
+}
+
+/** Reads the projector function's configuration; throws `ConfigError` naming the first bad variable. */
+export function loadProjectorConfig(env: Env = process.env): ProjectorConfig {
+  return {
+    ...loadAwsClientConfig(env),
+    environment: environmentOf(env),
+    analyticsBucketName: required(env, ANALYTICS_ENV.analyticsBucketName),
   };
 }

@@ -2,6 +2,7 @@
  * Registry of `idv` commands. To add one, write a `CliCommand` in its own module and add it here
  * (one line); help and dispatch pick it up.
  */
+import { analyticsQueryCommand, analyticsReportCommand } from './analytics';
 import { dlqRedriveCommand } from './dlq';
 import { eventsReplayCommand, eventsTestPatternCommand } from './events';
 import { resultGetCommand } from './result';
@@ -45,4 +46,6 @@ export const COMMANDS: readonly CliCommand[] = [
   eventsTestPatternCommand,
   eventsReplayCommand,
   setupCredentialsCommand,
+  analyticsQueryCommand,
+  analyticsReportCommand,
 ];

@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { type AwsTarget, NoLocalDataError, openAwsTarget } from '../../local/aws-target';
+import { formatRows, OUTPUT_FORMATS, type OutputFormat } from '../../shared/analytics/format';
 import { PRODUCTS, RESULT_VALUES } from '../../shared/api/enums';
 import { closest } from '../../shared/args';
 import {
@@ -23,6 +24,20 @@ import type { CliCommand, CliIo, CommandContext } from './types';
 
 /** Values of `results list --result`: the overall results, plus UNAVAILABLE for the status. */
 const LIST_RESULTS = [...RESULT_VALUES, 'UNAVAILABLE'] as const;
+
+/** Columns of `results list --format table|csv` (JSON keeps the whole list view). */
+const LIST_COLUMNS = [
+  'resultId',
+  'status',
+  'product',
+  'result',
+  'completed',
+  'storedAt',
+  'transactionId',
+  'customerReference',
+  'userId',
+  'messages',
+];
 
 /** Flags shared by the results and dlq commands: where the stored results are. */
 export const TARGET_OPTIONS = {
@@ -145,21 +160,25 @@ export const resultsGetCommand: CliCommand = {
 export const resultsListCommand: CliCommand = {
   path: ['results', 'list'],
   summary: 'list stored results by completion time (byCompletedDay index, one query per day)',
-  usage: 'results list [--since DATE] [--until DATE] [--result R] [--product P] [--local | --table T]',
+  usage:
+    'results list [--since DATE] [--until DATE] [--result R] [--product P] [--format json|table|csv] [--local | --table T]',
   help: `  --since DATE         yyyy-MM-dd or ISO timestamp, UTC (default: 7 days before --until)
   --until DATE         yyyy-MM-dd (end of that day) or ISO timestamp (default: now)
   --result R           only this overall result: ${LIST_RESULTS.join(', ')}
                        (UNAVAILABLE: results the service no longer had, status UNAVAILABLE)
-  --product P          only this product: ${PRODUCTS.join(', ')}\n\n${TARGET_HELP}`,
+  --product P          only this product: ${PRODUCTS.join(', ')}
+  --format F           json (default), table (aligned) or csv (with a header): ${LIST_COLUMNS.join(', ')}\n\n${TARGET_HELP}`,
   options: {
     ...TARGET_OPTIONS,
     since: { type: 'string' },
     until: { type: 'string' },
     result: { type: 'string' },
     product: { type: 'string' },
+    format: { type: 'string' },
   },
   connection: false,
   run: async (ctx) => {
+    const format = oneOf(ctx, 'format', OUTPUT_FORMATS) ?? 'json';
     // Flags first: a wrong one must not wait for (or start) the local emulators.
     const until = parseDate(str(ctx, 'until'), 'until') ?? new Date();
     const since = parseDate(str(ctx, 'since'), 'since') ?? new Date(until.getTime() - 7 * 86_400_000);
@@ -175,7 +194,11 @@ export const resultsListCommand: CliCommand = {
           { since, until, result: unavailable ? undefined : result, product },
           (day, found) => bar.update(`${day}: ${found} result(s)`),
         );
-        return items.filter((item) => !unavailable || item.status === 'UNAVAILABLE').map(summarize);
+        const listed = items.filter((item) => !unavailable || item.status === 'UNAVAILABLE').map(summarize);
+        if (format === 'json') return listed;
+        bar.done();
+        ctx.io.stdout(formatRows(format as OutputFormat, LIST_COLUMNS, listed as Record<string, unknown>[]));
+        return undefined;
       } catch (error) {
         if (error instanceof RangeError) throw new UsageError(error.message, 'results list');
         throw error;

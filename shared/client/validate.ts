@@ -5,10 +5,8 @@
  * Every problem is reported with a path naming the field (`images[0].data`), never with the value.
  */
 import type * as z from 'zod/mini';
-import { BULK_CSV_COLUMNS, MIN_UPLOAD_HEIGHT, MIN_UPLOAD_WIDTH, MOCK_TEST_VALUES } from '../api/enums';
+import { MIN_UPLOAD_HEIGHT, MIN_UPLOAD_WIDTH, MOCK_TEST_VALUES } from '../api/enums';
 import {
-  type BulkSecureLinksRequest,
-  bulkSecureLinksRequestSchema,
   type FaceVerifyRequest,
   faceVerifyRequestSchema,
   type IdVerifyRequest,

@@ -23,6 +23,16 @@ export interface ResultStoredDetail extends ResultIdentifiers {
   result?: string;
   sections: Record<string, string>;
   messages: string[];
+  /** Rule set of the right-to-work check (`rightToWork.rtwType`), when present. */
+  rtwType?: string;
+  /** Number of images and of files in the result. */
+  imageCount?: number;
+  fileCount?: number;
+  /** Type and issuing state of the identity document, as the service reports them (codes only). */
+  documentType?: string;
+  issuingState?: string;
+  /** Result of each additional document, in order; absent when there are none. */
+  additionalDocumentResults?: string[];
   completed?: string;
   storedAt: string;
   environment: ServiceEnvironment;

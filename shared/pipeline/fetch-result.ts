@@ -10,6 +10,7 @@
  * the same message. Dependencies come in as arguments so tests can make any step fail once. The body is
  * streamed into the store as it arrives (docs/pipeline.md, "Streaming fetch-and-store").
  */
+import { itemSummaryDetail } from '../analytics/summary';
 import type { ServiceEnvironment } from '../api/enums';
 import { NotFoundError, ServiceError, UnauthorizedError } from '../client/errors';
 import { parseJsonText } from '../client/http';
@@ -300,6 +301,7 @@ export function storedDetail(item: ResultItem, deps: DetailContext): ResultStore
     ...(item.result && { result: item.result }),
     sections: item.sections ?? {},
     messages: item.messages ?? [],
+    ...itemSummaryDetail(item),
     storedAt: item.storedAt,
     environment: deps.environment,
     storage: {

@@ -3,6 +3,7 @@
  * stripped result, and the size rules that keep every item under DynamoDB's 400 KB whatever the result
  * holds. Pure: no I/O.
  */
+import { type ResultSummary, summarizeResult } from '../analytics/summary';
 import { RESULT_SECTIONS } from '../api/schemas';
 import { parseCompleted } from './timestamps';
 
@@ -43,6 +44,8 @@ export interface ResultItem {
   sections?: Record<string, string>;
   /** Reason codes, as many as fit {@link MAX_MESSAGES_BYTES}; result.json holds them all. */
   messages?: string[];
+  /** Non-personal facts for the analytics projection (STORED only; docs/analytics.md). */
+  summary?: ResultSummary;
   /** Number of reason codes of the result, set when `messages` holds only the first ones. */
   messageCount?: number;
   /** Why an UNAVAILABLE item is unavailable. */
@@ -225,6 +228,7 @@ export function buildStoredItem(args: {
     sections: sectionResults(document),
     messages,
     messageCount: messages.length < allMessages.length ? allMessages.length : undefined,
+    summary: summarizeResult(document),
     bucket: args.bucket,
     resultKey: stored.resultKey,
     objects: objectsFit ? stored.objects : undefined,

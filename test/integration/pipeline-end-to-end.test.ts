@@ -542,6 +542,8 @@ function collectPersonal(value: unknown, into: Set<string>, inData = false): voi
   if (!value || typeof value !== 'object') return;
   for (const [key, child] of Object.entries(value)) {
     if (key === 'images' || key === 'files') continue;
+    // Categories, not personal data: the Stored event carries them for analytics (docs/analytics.md).
+    if (key === 'documentType' || key === 'issuingStateOrOrganization') continue;
     collectPersonal(child, into, inData || key === 'data' || key === 'inputData');
   }
 }

@@ -1,0 +1,96 @@
+/**
+ * The columns of the analytics projection, once for every engine: the Glue table (Hive types), the
+ * Athena view (Trino types) and the local DuckDB view read the same list, so names, order and types
+ * cannot drift between AWS and the local run (docs/analytics.md, "Columns").
+ */
+
+/** The logical type of a column. */
+export type ColumnKind = 'string' | 'timestamp' | 'integer' | 'string-array';
+
+/** One column of the `results` view. */
+export interface ProjectionColumn {
+  /** Lower-case snake_case name, as Glue and Athena need it. */
+  readonly name: string;
+  readonly kind: ColumnKind;
+  /** One line for the Glue column comment and docs/analytics.md. */
+  readonly comment: string;
+}
+
+const column = (name: string, kind: ColumnKind, comment: string): ProjectionColumn => ({
+  name,
+  kind,
+  comment,
+});
+
+/** Section columns: name of the column → name of the section in the result (shared/api/schemas.ts). */
+export const SECTION_COLUMNS = {
+  identity_result: 'identity',
+  right_to_work_result: 'rightToWork',
+  face_verify_result: 'faceVerify',
+  driving_license_result: 'drivingLicense',
+  payroll_tax_statement_result: 'payrollTaxStatement',
+  digital_signing_result: 'digitalSigning',
+  vog_result: 'vog',
+  face_link_result: 'faceLink',
+} as const;
+
+/** Every column of the `results` view, in order. */
+export const PROJECTION_COLUMNS: readonly ProjectionColumn[] = [
+  column('result_id', 'string', 'resultId of the service; exactly one row per value'),
+  column('transaction_id', 'string', 'transactionId of the result'),
+  column('customer_reference', 'string', 'reference the company supplied at creation'),
+  column('user_id', 'string', 'user of the account that requested the transaction'),
+  column('product', 'string', 'product, e.g. IDV_STANDARD'),
+  column('result', 'string', 'overall result (NULL for UNAVAILABLE)'),
+  column('status', 'string', 'STORED or UNAVAILABLE'),
+  column(
+    'completed',
+    'timestamp',
+    'UTC completion time from the service; NULL when only a webhook announced it',
+  ),
+  column('stored_at', 'timestamp', 'UTC time the pipeline stored (or recorded as unavailable) the result'),
+  column('day', 'string', 'yyyy-MM-dd of completed (of stored_at when completed is NULL); the partition'),
+  column('environment', 'string', 'service environment: staging or production'),
+  column('rtw_type', 'string', 'rule set of the right-to-work check, e.g. RTW_NL'),
+  column('identity_result', 'string', 'result of the identity section; NULL when absent'),
+  column('right_to_work_result', 'string', 'result of the rightToWork section; NULL when absent'),
+  column('face_verify_result', 'string', 'result of the faceVerify section; NULL when absent'),
+  column('driving_license_result', 'string', 'result of the drivingLicense section; NULL when absent'),
+  column(
+    'payroll_tax_statement_result',
+    'string',
+    'result of the payrollTaxStatement section; NULL when absent',
+  ),
+  column('digital_signing_result', 'string', 'result of the digitalSigning section; NULL when absent'),
+  column('vog_result', 'string', 'result of the vog section; NULL when absent'),
+  column('face_link_result', 'string', 'result of the faceLink section; NULL when absent'),
+  column('additional_document_results', 'string-array', 'result of each additional document; NULL when none'),
+  column('messages', 'string-array', 'reason codes of the overall result (NULL for UNAVAILABLE)'),
+  column('image_count', 'integer', 'number of images in the result'),
+  column('file_count', 'integer', 'number of files (reports) in the result'),
+  column('document_type', 'string', 'identity document type as the service reports it'),
+  column('issuing_state', 'string', 'issuing state or organisation of the identity document'),
+];
+
+/** The partition column of the Glue table (a path segment `day=yyyy-MM-dd`, also inside each record). */
+export const PARTITION_COLUMN = 'day';
+
+/** Hive type of a column in the Glue table. */
+export function hiveType(kind: ColumnKind): string {
+  return { string: 'string', timestamp: 'timestamp', integer: 'int', 'string-array': 'array<string>' }[kind];
+}
+
+/** Trino type of a column as Athena reports it for the Glue table (the view's declared column types). */
+export function trinoType(kind: ColumnKind): string {
+  return {
+    string: 'varchar',
+    timestamp: 'timestamp(3)',
+    integer: 'integer',
+    'string-array': 'array(varchar)',
+  }[kind];
+}
+
+/** DuckDB type of a column (`read_json` column types). */
+export function duckdbType(kind: ColumnKind): string {
+  return { string: 'VARCHAR', timestamp: 'TIMESTAMP', integer: 'INTEGER', 'string-array': 'VARCHAR[]' }[kind];
+}

@@ -1,0 +1,94 @@
+/**
+ * The few non-personal facts of a result that the analytics projection needs beyond the item's
+ * identifiers, sections and reason codes. Computed once from the (stripped) result when it is stored,
+ * kept on the item and carried by the `VerificationResultStored` event, so the projection never reads
+ * the document and never sees a name, a number or a date of birth.
+ */
+
+/** Non-personal facts of one result. */
+export interface ResultSummary {
+  /** `rightToWork.rtwType`: the rule set applied (RTW_NL, …). */
+  readonly rtwType?: string;
+  /** Entries of `images`. */
+  readonly imageCount: number;
+  /** Entries of `files`. */
+  readonly fileCount: number;
+  /** `identity.data.documentType`. */
+  readonly documentType?: string;
+  /** `identity.data.issuingStateOrOrganization`. */
+  readonly issuingState?: string;
+  /** `additionalDocuments[].result`, in order; absent when the result has no additional documents. */
+  readonly additionalDocumentResults?: string[];
+}
+
+/**
+ * A category code worth keeping: short, and only the characters codes use (letters, digits, `_`, `-`,
+ * `<` as MRZ filler, space). These fields are categories by the spec; the check keeps a service that
+ * misplaces free text (a name, a number with a slash) from carrying it into the projection.
+ */
+export const CODE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_< -]{0,63}$/;
+
+/** `value` when it is a code (see {@link CODE_PATTERN}), else undefined. */
+export function code(value: unknown): string | undefined {
+  return typeof value === 'string' && CODE_PATTERN.test(value) ? value : undefined;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function count(value: unknown): number {
+  return Array.isArray(value) ? value.length : 0;
+}
+
+/** The summary of a result document (raw or stripped: only structure and codes are read). */
+export function summarizeResult(document: Record<string, unknown>): ResultSummary {
+  const identityData = record(record(document['identity'])?.['data']);
+  const additional = document['additionalDocuments'];
+  const summary: {
+    -readonly [K in keyof ResultSummary]: ResultSummary[K];
+  } = {
+    imageCount: count(document['images']),
+    fileCount: count(document['files']),
+  };
+  const rtwType = code(record(document['rightToWork'])?.['rtwType']);
+  if (rtwType) summary.rtwType = rtwType;
+  const documentType = code(identityData?.['documentType']);
+  if (documentType) summary.documentType = documentType;
+  const issuingState = code(identityData?.['issuingStateOrOrganization']);
+  if (issuingState) summary.issuingState = issuingState;
+  if (Array.isArray(additional) && additional.length > 0) {
+    summary.additionalDocumentResults = additional
+      .map((entry) => code(record(entry)?.['result']))
+      .filter((result): result is string => result !== undefined);
+  }
+  return summary;
+}
+
+/** The event-detail fields of a summary (flat, so EventBridge rules can match on them). */
+export function summaryDetail(summary: ResultSummary | undefined): Partial<ResultSummary> {
+  if (!summary) return {};
+  return {
+    ...(summary.rtwType && { rtwType: summary.rtwType }),
+    imageCount: summary.imageCount,
+    fileCount: summary.fileCount,
+    ...(summary.documentType && { documentType: summary.documentType }),
+    ...(summary.issuingState && { issuingState: summary.issuingState }),
+    ...(summary.additionalDocumentResults && {
+      additionalDocumentResults: [...summary.additionalDocumentResults],
+    }),
+  };
+}
+
+/**
+ * The summary fields of a STORED item's event: from the item's `summary`, or, for an item stored before
+ * summaries existed, from the document it holds (none when the document lives only in S3).
+ */
+export function itemSummaryDetail(item: {
+  summary?: ResultSummary;
+  document?: Record<string, unknown>;
+}): Partial<ResultSummary> {
+  return summaryDetail(item.summary ?? (item.document ? summarizeResult(item.document) : undefined));
+}

@@ -1,0 +1,313 @@
+import { describe, expect, it } from 'vitest';
+import { PROJECTION_COLUMNS } from '../../shared/analytics/columns';
+import {
+  ProjectionError,
+  projectEvent,
+  projectionKeyPart,
+  recordKey,
+  recordLine,
+  sqlTimestamp,
+} from '../../shared/analytics/projection';
+import { itemSummaryDetail, summarizeResult } from '../../shared/analytics/summary';
+import { DETAIL_TYPES } from '../../shared/events/names';
+import { storedDetail, unavailableDetail } from '../../shared/pipeline/fetch-result';
+import { buildStoredItem, buildUnavailableItem, resultIdKeyPart } from '../../shared/store/result-store';
+import { eventValidators } from '../support/pipeline-fakes';
+
+const store = { table: 'results', bucket: 'data' };
+
+function storedItem(document: Record<string, unknown>, hints: Record<string, string> = {}) {
+  return buildStoredItem({
+    hints: {
+      resultId: 'r-1',
+      source: 'poll',
+      product: 'RTW_PREMIUM',
+      completed: '2026-08-10T12:00:00Z',
+      ...hints,
+    },
+    document,
+    stored: { resultKey: 'results/r-1/result.json', objects: [], documentBytes: 10 },
+    bucket: 'data',
+    storedAt: '2026-08-10T12:00:03.512Z',
+    retentionDays: 30,
+  });
+}
+
+const event = (detailType: string, detail: object) => ({ 'detail-type': detailType, detail });
+
+describe('summary facts of a result', () => {
+  it('counts images and files and keeps rtwType, document type, issuing state and additional results', () => {
+    // Prepare
+    const document = {
+      images: [{}, {}, {}],
+      files: [{}],
+      identity: {
+        result: 'APPROVED',
+        data: { documentType: 'PASSPORT', issuingStateOrOrganization: 'NLD', surname: 'X' },
+      },
+      rightToWork: { result: 'APPROVED', rtwType: 'RTW_NL' },
+      additionalDocuments: [{ result: 'APPROVED' }, { result: 'DISAPPROVED' }],
+    };
+
+    // Act
+    const summary = summarizeResult(document);
+
+    // Assess
+    expect(summary).toEqual({
+      imageCount: 3,
+      fileCount: 1,
+      rtwType: 'RTW_NL',
+      documentType: 'PASSPORT',
+      issuingState: 'NLD',
+      additionalDocumentResults: ['APPROVED', 'DISAPPROVED'],
+    });
+  });
+
+  it('drops values that are not codes (free text, numbers with separators, over-long values)', () => {
+    // Prepare
+    const document = {
+      identity: {
+        data: { documentType: 'Jan de Vries, 12-03-1980', issuingStateOrOrganization: 'N'.repeat(65) },
+      },
+      rightToWork: { rtwType: 42 },
+      additionalDocuments: [{ result: 'APPROVED' }, { result: { nested: true } }],
+    };
+
+    // Act
+    const summary = summarizeResult(document);
+
+    // Assess
+    expect(summary).toEqual({ imageCount: 0, fileCount: 0, additionalDocumentResults: ['APPROVED'] });
+  });
+
+  it('comes from the document for items stored before summaries existed', () => {
+    // Prepare
+    const { summary: _none, ...old } = storedItem({
+      images: [{}],
+      identity: { data: { documentType: 'ID' } },
+    });
+
+    // Act
+    const detail = itemSummaryDetail(old);
+
+    // Assess
+    expect(detail).toEqual({ imageCount: 1, fileCount: 0, documentType: 'ID' });
+  });
+});
+
+describe('projectEvent', () => {
+  it('maps a Stored event with every section to one record of exactly the projection columns', () => {
+    // Prepare
+    const item = storedItem({
+      transactionId: 'tx-1',
+      customerReference: 'order-1',
+      userId: 'api-user',
+      result: 'DISAPPROVED',
+      messages: ['DOCUMENT_EXPIRED', 'FACE_MISMATCH'],
+      images: [{}, {}],
+      files: [{}],
+      identity: { result: 'APPROVED', data: { documentType: 'PASSPORT', issuingStateOrOrganization: 'NLD' } },
+      rightToWork: { result: 'APPROVED', rtwType: 'RTW_NL' },
+      faceVerify: { result: 'DISAPPROVED' },
+      drivingLicense: { result: 'APPROVED' },
+      payrollTaxStatement: { result: 'TECHNICAL_REJECT' },
+      digitalSigning: { result: 'UNKNOWN' },
+      vog: { result: 'APPROVED' },
+      faceLink: { result: 'APPROVED' },
+      additionalDocuments: [{ result: 'APPROVED' }],
+    });
+    const detail = storedDetail(item, { environment: 'production', store });
+
+    // Act
+    const record = projectEvent(event(DETAIL_TYPES.resultStored, detail));
+
+    // Assess
+    expect(Object.keys(record!)).toEqual(PROJECTION_COLUMNS.map((c) => c.name));
+    expect(record).toEqual({
+      result_id: 'r-1',
+      transaction_id: 'tx-1',
+      customer_reference: 'order-1',
+      user_id: 'api-user',
+      product: 'RTW_PREMIUM',
+      result: 'DISAPPROVED',
+      status: 'STORED',
+      completed: '2026-08-10 12:00:00.000',
+      stored_at: '2026-08-10 12:00:03.512',
+      day: '2026-08-10',
+      environment: 'production',
+      rtw_type: 'RTW_NL',
+      identity_result: 'APPROVED',
+      right_to_work_result: 'APPROVED',
+      face_verify_result: 'DISAPPROVED',
+      driving_license_result: 'APPROVED',
+      payroll_tax_statement_result: 'TECHNICAL_REJECT',
+      digital_signing_result: 'UNKNOWN',
+      vog_result: 'APPROVED',
+      face_link_result: 'APPROVED',
+      additional_document_results: ['APPROVED'],
+      messages: ['DOCUMENT_EXPIRED', 'FACE_MISMATCH'],
+      image_count: 2,
+      file_count: 1,
+      document_type: 'PASSPORT',
+      issuing_state: 'NLD',
+    });
+  });
+
+  it('leaves absent sections, additional documents and document facts NULL', () => {
+    // Prepare
+    const detail = storedDetail(storedItem({ result: 'APPROVED', identity: { result: 'APPROVED' } }), {
+      environment: 'staging',
+      store,
+    });
+
+    // Act
+    const record = projectEvent(event(DETAIL_TYPES.resultStored, detail))!;
+
+    // Assess
+    expect(record.identity_result).toBe('APPROVED');
+    for (const column of [
+      'right_to_work_result',
+      'face_verify_result',
+      'driving_license_result',
+      'payroll_tax_statement_result',
+      'digital_signing_result',
+      'vog_result',
+      'face_link_result',
+      'additional_document_results',
+      'rtw_type',
+      'document_type',
+      'issuing_state',
+    ] as const) {
+      expect(record[column], column).toBeNull();
+    }
+    expect(record.messages).toEqual([]);
+    expect(record.image_count).toBe(0);
+  });
+
+  it('maps an Unavailable event: no result, sections, messages or counts; day from the recorded time', () => {
+    // Prepare
+    const item = buildUnavailableItem({
+      hints: { resultId: 'gone.1', transactionId: 'tx-9' },
+      storedAt: '2026-08-11T23:59:59.999Z',
+      retentionDays: 1,
+    });
+    const detail = unavailableDetail(item, { environment: 'staging', store });
+
+    // Act
+    const record = projectEvent(event(DETAIL_TYPES.resultUnavailable, detail))!;
+
+    // Assess
+    expect(record).toMatchObject({
+      result_id: 'gone.1',
+      transaction_id: 'tx-9',
+      status: 'UNAVAILABLE',
+      result: null,
+      completed: null,
+      stored_at: '2026-08-11 23:59:59.999',
+      day: '2026-08-11',
+      messages: null,
+      image_count: null,
+      identity_result: null,
+    });
+    expect(recordKey(record)).toBe('analytics/results/day=2026-08-11/gone.2E1.unavailable.json');
+  });
+
+  it('keys one object per result and status, and writes one line of JSON', () => {
+    // Prepare
+    const detail = storedDetail(storedItem({ result: 'APPROVED' }, { resultId: 'res.2026:0001' }), {
+      environment: 'staging',
+      store,
+    });
+
+    // Act
+    const record = projectEvent(event(DETAIL_TYPES.resultStored, detail))!;
+
+    // Assess
+    expect(recordKey(record)).toBe('analytics/results/day=2026-08-10/res.2E2026.3A0001.stored.json');
+    expect(recordLine(record).split('\n')).toEqual([JSON.stringify(record), '']);
+  });
+
+  it('ignores events that are not about a result', () => {
+    // Act
+    const record = projectEvent(event(DETAIL_TYPES.documentsUploaded, { transactionId: 't' }));
+
+    // Assess
+    expect(record).toBeUndefined();
+  });
+
+  it.each([
+    [{ resultId: '../etc/passwd', storedAt: '2026-08-10T00:00:00Z' }, 'without a valid resultId'],
+    [{ storedAt: '2026-08-10T00:00:00Z' }, 'without a valid resultId'],
+    [{ resultId: 'r-1', storedAt: 'yesterday' }, 'without a valid time'],
+  ])('refuses %j (%s)', (detail, message) => {
+    // Act
+    const project = () => projectEvent(event(DETAIL_TYPES.resultStored, detail));
+
+    // Assess
+    expect(project).toThrow(ProjectionError);
+    expect(project).toThrow(message);
+  });
+
+  it('reads only the listed fields: extra detail fields never reach a record', () => {
+    // Prepare
+    const detail = {
+      resultId: 'r-2',
+      storedAt: '2026-08-10T00:00:00Z',
+      status: 'STORED',
+      sections: { identity: 'APPROVED', surname: 'Testpersoon' },
+      messages: ['OK'],
+      fullname: 'Jan Testpersoon',
+      dateOfBirth: '1987-03-14',
+    };
+
+    // Act
+    const line = recordLine(projectEvent(event(DETAIL_TYPES.resultStored, detail))!);
+
+    // Assess
+    expect(line).not.toMatch(/Testpersoon|1987-03-14/);
+  });
+
+  it('formats timestamps as UTC the way both engines read TIMESTAMP', () => {
+    // Assess
+    expect(sqlTimestamp('2026-08-10T14:00:00+02:00')).toBe('2026-08-10 12:00:00.000');
+    expect(sqlTimestamp('not a time')).toBeNull();
+  });
+});
+
+describe('VerificationResultStored details with summary facts', () => {
+  it('validate against the schema', () => {
+    // Prepare
+    const validate = eventValidators()[DETAIL_TYPES.resultStored];
+    const item = storedItem({
+      result: 'APPROVED',
+      images: [{}],
+      identity: { result: 'APPROVED', data: { documentType: 'PASSPORT', issuingStateOrOrganization: 'D<<' } },
+      rightToWork: { result: 'APPROVED', rtwType: 'RTW_DE' },
+      additionalDocuments: [{ result: 'APPROVED' }],
+    });
+
+    // Act
+    const detail = storedDetail(item, { environment: 'production', store });
+
+    // Assess
+    expect(validate(detail), JSON.stringify(validate.errors)).toBe(true);
+    expect(detail).toMatchObject({
+      rtwType: 'RTW_DE',
+      imageCount: 1,
+      fileCount: 0,
+      documentType: 'PASSPORT',
+      issuingState: 'D<<',
+      additionalDocumentResults: ['APPROVED'],
+    });
+  });
+});
+
+describe('projection keys', () => {
+  it.each(['6f1c2a9e-8d1b-4c51-9a57-0d3e2f4b7c10', 'res.2026:0001', 'R~42', 'acct@eu+7=', 'ü_x'])(
+    'escape %s exactly as the data bucket keys do',
+    (resultId) => {
+      // Assess
+      expect(projectionKeyPart(resultId)).toBe(resultIdKeyPart(resultId));
+    },
+  );
+});

@@ -363,7 +363,7 @@ describe('results pipeline (simulator + local AWS)', () => {
 
   it('a 404 for an announced resultId becomes an UNAVAILABLE item and event, once', async () => {
     // Act
-    await sendToQueue({ resultId: 'no-such-result-404', source: 'webhook', transactionId: 'tx-unknown' });
+    await sendToQueue({ resultId: 'no-such-result-404', source: 'poll', transactionId: 'tx-unknown' });
     await drain();
     await sendToQueue({ resultId: 'no-such-result-404', source: 'redrive' });
     await drain();

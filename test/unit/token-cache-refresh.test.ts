@@ -10,7 +10,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AccessToken } from '../../shared/client/token-provider';
-import { SecretsTokenProvider } from '../../shared/token-cache/secrets-token-provider';
+import { type FetchToken, SecretsTokenProvider } from '../../shared/token-cache/secrets-token-provider';
 
 const sm = mockClient(SecretsManagerClient);
 const START = 1_800_000_000_000;
@@ -22,13 +22,13 @@ function token(name: string, expiresAt: number, scopes: string[] = SCOPES): Acce
 
 describe('SecretsTokenProvider refresh paths', () => {
   let now: number;
-  let fetchToken: ReturnType<typeof vi.fn>;
+  let fetchToken: ReturnType<typeof vi.fn<FetchToken>>;
   let provider: SecretsTokenProvider;
 
   beforeEach(() => {
     sm.reset();
     now = START;
-    fetchToken = vi.fn(async () => token('fresh', now + 3_600_000));
+    fetchToken = vi.fn<FetchToken>(async () => token('fresh', now + 3_600_000));
     provider = new SecretsTokenProvider({
       secrets: new SecretsManagerClient({ region: 'eu-west-1' }),
       credentialsSecretId: 'creds',

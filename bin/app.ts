@@ -1,5 +1,5 @@
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { EnvironmentConfigError, loadEnvironments } from '../infra/config';
 import { PipelineStack, stackName } from '../infra/pipeline-stack';
 import { ConfigError } from '../shared/errors';
@@ -7,8 +7,8 @@ import { ConfigError } from '../shared/errors';
 /**
  * CDK app: one `IdvPipeline-<env>` stack per environment of the `environments` context in cdk.json.
  * `-c env=staging` selects one; without it (or with `-c env=all`) every environment is synthesised,
- * which is what `npm run synth` and CI do. cdk-nag's AwsSolutions checks run on every synth and fail
- * it on any unacknowledged finding.
+ * which is what `npm run synth` and CI do. cdk-nag's AwsSolutions and Serverless checks run on every
+ * synth and fail it on any unacknowledged finding (each acknowledgement carries its reason).
  */
 function synth(): void {
   const app = new App();
@@ -23,7 +23,7 @@ function synth(): void {
         : {}),
     });
   }
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   app.synth();
 }
 

@@ -2,11 +2,12 @@
  * Scheduled poll (every 60 s): GET /api/v2/poll → every record onto the results queue.
  * Logic: shared/pipeline/poll. A failure throws; the records stay at the service for the next run.
  */
-import { createSecretsClient, createSqsClient } from '../../shared/aws-clients';
+import { createDynamoDocumentClient, createSecretsClient, createSqsClient } from '../../shared/aws-clients';
 import { loadPollConfig } from '../../shared/config';
 import { describeError } from '../../shared/errors';
 import { createLogger } from '../../shared/logger';
 import { METRICS } from '../../shared/metrics-names';
+import { DynamoEnqueueMarkers } from '../../shared/pipeline/enqueue-markers';
 import { createMetrics, MetricUnit, publishMetrics } from '../../shared/pipeline/metrics';
 import { type PollSummary, pollAndEnqueue } from '../../shared/pipeline/poll';
 import { createServiceClient } from '../../shared/pipeline/service-client';
@@ -16,10 +17,22 @@ const logger = createLogger({ environment: config.environment, functionName: 'po
 const metrics = createMetrics(config.environment);
 const sqs = createSqsClient();
 const { client } = createServiceClient(config, createSecretsClient(), logger);
+const markers = new DynamoEnqueueMarkers({
+  client: createDynamoDocumentClient(),
+  tableName: config.pollMarkersTableName,
+  windowSeconds: config.pollMarkerWindowSeconds,
+  logger,
+});
 
 export const handler = async (): Promise<PollSummary> => {
   try {
-    const summary = await pollAndEnqueue({ source: client, sqs, queueUrl: config.resultsQueueUrl, logger });
+    const summary = await pollAndEnqueue({
+      source: client,
+      sqs,
+      queueUrl: config.resultsQueueUrl,
+      logger,
+      markers,
+    });
     metrics.addMetric(METRICS.names.pendingResults, MetricUnit.Count, summary.pending);
     metrics.addMetric(METRICS.names.oldestPendingAgeSeconds, MetricUnit.Seconds, summary.oldestAgeSeconds);
     return summary;

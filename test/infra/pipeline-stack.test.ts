@@ -95,6 +95,7 @@ describe('IAM, least privilege per function', () => {
         ...logsAndTracing,
         'secretsmanager:GetSecretValue',
         'secretsmanager:PutSecretValue',
+        'dynamodb:PutItem',
         'sqs:SendMessage',
         'kms:Decrypt',
         'kms:GenerateDataKey',
@@ -150,7 +151,7 @@ describe('IAM, least privilege per function', () => {
     }
   });
 
-  it('keeps the poll function away from S3, DynamoDB, the bus and the webhook secret', () => {
+  it('keeps the poll function away from S3, the results table, the bus and the webhook secret', () => {
     // Prepare
     const statements = statementsOf(synth.stack.poller.pollFunction);
 
@@ -161,7 +162,15 @@ describe('IAM, least privilege per function', () => {
       .map((s) => JSON.stringify(s.Resource));
 
     // Assess
-    expect(actions.filter((a) => /^(s3|dynamodb|events):/.test(a))).toEqual([]);
+    expect(actions.filter((a) => /^(s3|events):/.test(a))).toEqual([]);
+    // DynamoDB: PutItem on its enqueue markers, nothing else (item 6 of docs/reliability.md).
+    expect(
+      statements
+        .filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')))
+        .map((s) => [actionsOf(s), s.Resource]),
+    ).toEqual([
+      [['dynamodb:PutItem'], [{ 'Fn::GetAtt': [logicalId(synth.stack.poller.markersTable), 'Arn'] }]],
+    ]);
     expect(actions).toContain('sqs:SendMessage');
     expect(secretResources).not.toContain(JSON.stringify({ Ref: logicalId(synth.stack.secrets.webhook) }));
     expect(statements).toContainEqual(
@@ -350,6 +359,35 @@ describe('queue, schedule and event source', () => {
     });
   });
 
+  it('does not trace the API stage (its segments record the URL with the secret); the functions stay traced', () => {
+    // Act
+    const stages = Object.values(synth.template.findResources('AWS::ApiGateway::Stage'));
+
+    // Assess
+    expect(stages).toHaveLength(1);
+    expect(stages[0]!.Properties.TracingEnabled).not.toBe(true);
+    synth.template.allResourcesProperties('AWS::Lambda::Function', { TracingConfig: { Mode: 'Active' } });
+  });
+
+  it('keeps the enqueue markers in a TTL table of their own, windowed by the queue visibility timeout', () => {
+    // Prepare
+    const markers = logicalId(synth.stack.poller.markersTable);
+    const queue = Object.values(synth.template.findResources('AWS::SQS::Queue')).find(
+      (q) => q.Properties.VisibilityTimeout !== undefined,
+    );
+
+    // Act
+    const env = environmentOf(synth.stack.poller.pollFunction);
+
+    // Assess
+    synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: 'resultId', KeyType: 'HASH' }],
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    });
+    expect(env[ENV.pollMarkersTableName]).toEqual({ Ref: markers });
+    expect(env[ENV.pollMarkerWindowSeconds]).toBe(String(queue!.Properties.VisibilityTimeout));
+  });
+
   it('runs the poll function every minute', () => {
     // Prepare
     const pollFn = logicalId(synth.stack.poller.pollFunction.function);
@@ -433,6 +471,8 @@ describe('functions', () => {
         ENV.credentialsSecretId,
         ENV.tokenCacheSecretId,
         ENV.resultsQueueUrl,
+        ENV.pollMarkersTableName,
+        ENV.pollMarkerWindowSeconds,
       ].sort(),
     );
     expect(fetch).toEqual(

@@ -359,35 +359,6 @@ describe('queue, schedule and event source', () => {
     });
   });
 
-  it('does not trace the API stage (its segments record the URL with the secret); the functions stay traced', () => {
-    // Act
-    const stages = Object.values(synth.template.findResources('AWS::ApiGateway::Stage'));
-
-    // Assess
-    expect(stages).toHaveLength(1);
-    expect(stages[0]!.Properties.TracingEnabled).not.toBe(true);
-    synth.template.allResourcesProperties('AWS::Lambda::Function', { TracingConfig: { Mode: 'Active' } });
-  });
-
-  it('keeps the enqueue markers in a TTL table of their own, windowed by the queue visibility timeout', () => {
-    // Prepare
-    const markers = logicalId(synth.stack.poller.markersTable);
-    const queue = Object.values(synth.template.findResources('AWS::SQS::Queue')).find(
-      (q) => q.Properties.VisibilityTimeout !== undefined,
-    );
-
-    // Act
-    const env = environmentOf(synth.stack.poller.pollFunction);
-
-    // Assess
-    synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
-      KeySchema: [{ AttributeName: 'resultId', KeyType: 'HASH' }],
-      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
-    });
-    expect(env[ENV.pollMarkersTableName]).toEqual({ Ref: markers });
-    expect(env[ENV.pollMarkerWindowSeconds]).toBe(String(queue!.Properties.VisibilityTimeout));
-  });
-
   it('runs the poll function every minute', () => {
     // Prepare
     const pollFn = logicalId(synth.stack.poller.pollFunction.function);

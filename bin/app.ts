@@ -1,5 +1,5 @@
 import { Annotations, App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { EnvironmentConfigError, loadEnvironments, placeholderUrlProblem } from '../infra/config';
 import { PipelineStack, stackName } from '../infra/pipeline-stack';
 import { ConfigError } from '../shared/errors';
@@ -7,10 +7,11 @@ import { ConfigError } from '../shared/errors';
 /**
  * CDK app: one `IdvPipeline-<env>` stack per environment of the `environments` context in cdk.json.
  * `-c env=staging` selects one; without it (or with `-c env=all`) every environment is synthesised,
- * which is what `npm run synth` and CI do. cdk-nag's AwsSolutions checks run on every synth and fail
- * it on any unacknowledged finding. A placeholder service URL stops production (`cdk deploy`, `cdk diff`)
- * and warns elsewhere; `-c allowPlaceholderServiceUrls=true` (only `npm run synth`, a template check that
- * deploys nothing) turns the production stop into a warning.
+ * which is what `npm run synth` and CI do. cdk-nag's AwsSolutions and Serverless checks run on every
+ * synth and fail it on any unacknowledged finding (each acknowledgement carries its reason). A
+ * placeholder service URL stops production (`cdk deploy`, `cdk diff`) and warns elsewhere;
+ * `-c allowPlaceholderServiceUrls=true` (only `npm run synth`, a template check that deploys nothing)
+ * turns the production stop into a warning.
  */
 function synth(): void {
   const app = new App();
@@ -29,7 +30,7 @@ function synth(): void {
     });
     if (placeholder) Annotations.of(stack).addWarningV2('idv:placeholder-service-url', placeholder.message);
   }
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   app.synth();
 }
 

@@ -33,8 +33,10 @@ export interface EnvironmentConfig {
   readonly retentionDays: number;
   /** Days CloudWatch keeps function and access logs. @default 30 */
   readonly logRetentionDays: number;
-  /** E-mail address subscribed to the alarm topic; no subscription when unset. */
+  /** E-mail address subscribed to the alarm topic. Production needs it or `alarmTopicArn`. */
   readonly alarmEmail?: string;
+  /** An existing SNS topic (on-call) every alarm also notifies. Production needs it or `alarmEmail`. */
+  readonly alarmTopicArn?: string;
   /** OAuth scopes requested for the shared access token. @default poll.read + result.read */
   readonly scopes: readonly string[];
   /** Maximum concurrent fetch-result invocations (SQS event source `maxConcurrency`, >= 2). @default 2 */
@@ -67,6 +69,9 @@ export class EnvironmentConfigError extends Error {
 /** Environment names whose data must never get a silent default retention. */
 const RETENTION_REQUIRED = new Set(['production']);
 const DEFAULT_RETENTION_DAYS = 30;
+/** Environments whose alarms must reach someone (an e-mail subscription or an SNS topic). */
+const ALARM_TARGET_REQUIRED = new Set(['production']);
+const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 /** Retention values CloudWatch Logs accepts (a log group rejects anything else at deploy time). */
 const LOG_RETENTION_VALUES = new Set([
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
@@ -174,6 +179,20 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
     throw new EnvironmentConfigError(`${name}: alarmEmail must be an e-mail address`);
   }
 
+  const alarmTopicArn = optionalString(raw, name, 'alarmTopicArn');
+  if (alarmTopicArn !== undefined && !SNS_TOPIC_ARN.test(alarmTopicArn)) {
+    throw new EnvironmentConfigError(
+      `${name}: alarmTopicArn must be an SNS topic ARN (arn:aws:sns:region:account:name)`,
+    );
+  }
+  // Alarms nobody receives protect nothing: a lost result would only show in a dashboard.
+  if (ALARM_TARGET_REQUIRED.has(name) && alarmEmail === undefined && alarmTopicArn === undefined) {
+    throw new EnvironmentConfigError(
+      `${name}: an alarm target must be set: "alarmEmail" (an address subscribed to the alarm topic) or ` +
+        `"alarmTopicArn" (an SNS topic every alarm notifies) in context.environments.${name} in cdk.json`,
+    );
+  }
+
   const removalPolicy = optionalString(raw, name, 'removalPolicy') ?? 'retain';
   if (removalPolicy !== 'retain' && removalPolicy !== 'destroy') {
     throw new EnvironmentConfigError(`${name}: removalPolicy must be "retain" or "destroy"`);
@@ -207,6 +226,7 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
     retentionDays,
     logRetentionDays,
     ...(alarmEmail !== undefined && { alarmEmail }),
+    ...(alarmTopicArn !== undefined && { alarmTopicArn }),
     scopes: scopesRaw as string[],
     fetchConcurrency,
     fetchResultMemoryMb,

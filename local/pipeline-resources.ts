@@ -48,6 +48,10 @@ export interface PipelineResources {
   tokenCacheSecretId: string;
   webhookSecretId: string;
   eventBusName: string;
+  /** The poll's enqueue markers (one message per pending result per window). */
+  pollMarkersTableName: string;
+  /** The marker window: the queue's visibility timeout. */
+  pollMarkerWindowSeconds: number;
 }
 
 /** Settings of the functions that are not resource names. */
@@ -79,6 +83,7 @@ export async function createPipelineResources(
     tokenCacheSecretId: `${prefix}/token-cache`,
     webhookSecretId: `${prefix}/webhook-secret`,
     eventBusName: `${prefix}-events`,
+    pollMarkersTableName: `${prefix}-poll-markers`,
   };
 
   const dynamodb = new DynamoDBClient(clientConfig(aws, 'dynamodb'));
@@ -88,6 +93,7 @@ export async function createPipelineResources(
   const events = new EventBridgeClient(clientConfig(aws, 'eventBridge'));
   try {
     await ensureTable(dynamodb, names.tableName);
+    await ensureMarkersTable(dynamodb, names.pollMarkersTableName);
     await ensureBucket(s3, names.bucketName);
     const { queueUrl, dlqUrl } = await ensureQueues(sqs, names.queueName, names.dlqName, options);
 
@@ -113,6 +119,8 @@ export async function createPipelineResources(
       tokenCacheSecretId: names.tokenCacheSecretId,
       webhookSecretId: names.webhookSecretId,
       eventBusName: names.eventBusName,
+      pollMarkersTableName: names.pollMarkersTableName,
+      pollMarkerWindowSeconds: options.visibilityTimeoutSeconds ?? 30,
     };
   } finally {
     for (const client of [dynamodb, s3, sqs, secrets, events]) client.destroy();
@@ -139,6 +147,8 @@ export function pipelineEnv(
     [ENV.dataBucketName]: resources.bucketName,
     [ENV.eventBusName]: resources.eventBusName,
     [ENV.retentionDays]: String(settings.retentionDays),
+    [ENV.pollMarkersTableName]: resources.pollMarkersTableName,
+    [ENV.pollMarkerWindowSeconds]: String(resources.pollMarkerWindowSeconds),
     [ENV.s3ForcePathStyle]: 'true',
   };
 }
@@ -171,6 +181,30 @@ async function ensureTable(client: DynamoDBClient, tableName: string): Promise<v
         ],
         Projection: { ProjectionType: 'ALL' },
       })),
+    }),
+  );
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`Table ${tableName} did not become ACTIVE`);
+}
+
+/** The markers table as the stack creates it (key `resultId`); no TTL locally, the poll compares times. */
+async function ensureMarkersTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (error) {
+    if (!(error instanceof TableNotFoundException)) throw error;
+  }
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: 'resultId', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'resultId', AttributeType: 'S' }],
     }),
   );
   for (let attempt = 0; attempt < 100; attempt++) {

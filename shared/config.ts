@@ -30,6 +30,10 @@ export const ENV = {
   eventBusName: 'IDV_EVENT_BUS',
   /** Days a stored result is kept (DynamoDB TTL `expiresAt`, S3 lifecycle). */
   retentionDays: 'IDV_RETENTION_DAYS',
+  /** Name of the DynamoDB table of the poll's enqueue markers (one message per result per window). */
+  pollMarkersTableName: 'IDV_POLL_MARKERS_TABLE',
+  /** Seconds a pending record is not enqueued again: the results queue's visibility timeout. */
+  pollMarkerWindowSeconds: 'IDV_POLL_MARKER_WINDOW_SECONDS',
   /** Optional: `true` makes the S3 client use path-style addressing (local S3 emulator). */
   s3ForcePathStyle: 'IDV_S3_FORCE_PATH_STYLE',
 } as const;
@@ -76,6 +80,8 @@ export interface WebhookConfig extends AwsClientConfig {
 /** Configuration of `functions/poll`. */
 export interface PollConfig extends AwsClientConfig, ServiceAccessConfig {
   readonly resultsQueueUrl: string;
+  readonly pollMarkersTableName: string;
+  readonly pollMarkerWindowSeconds: number;
 }
 
 /** Configuration of `functions/fetch-result`. */
@@ -186,6 +192,8 @@ export function loadPollConfig(env: Env = process.env): PollConfig {
     ...loadAwsClientConfig(env),
     ...serviceAccessOf(env),
     resultsQueueUrl: required(env, ENV.resultsQueueUrl),
+    pollMarkersTableName: required(env, ENV.pollMarkersTableName),
+    pollMarkerWindowSeconds: positiveIntegerOf(env, ENV.pollMarkerWindowSeconds),
   };
 }
 

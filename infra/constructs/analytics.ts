@@ -7,6 +7,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as glue from 'aws-cdk-lib/aws-glue';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -172,10 +173,27 @@ export class Analytics extends Construct {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
-    Validations.of(dlq).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is the dead-letter queue of the projector rule target; it needs no DLQ of its own.',
-    });
+    Validations.of(dlq).acknowledge(
+      {
+        id: 'AwsSolutions-SQS3',
+        reason:
+          'This queue is the dead-letter queue of the projector rule target; it needs no DLQ of its own.',
+      },
+      {
+        id: 'Serverless-SQSRedrivePolicy',
+        reason: 'This queue is itself the dead-letter queue of the projector; it redrives nowhere.',
+      },
+    );
+    // The rule's DLQ keeps events EventBridge could not deliver; an event the function failed on (after
+    // Lambda's two retries of an asynchronous invocation) goes to the same queue through the function's DLQ.
+    const projector = this.projector.function;
+    (projector.node.defaultChild as lambda.CfnFunction).deadLetterConfig = { targetArn: dlq.queueArn };
+    projector.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [dlq.queueArn] }),
+    );
+    projector.addToRolePolicy(
+      keyUseThrough(props.encryptionKey, 'sqs', ['kms:GenerateDataKey', 'kms:Decrypt']),
+    );
     const ruleName = `idv-pipeline-${props.config.name}-analytics-projector`;
     const rule = new events.Rule(this, 'ResultEventsRule', {
       ruleName,

@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -54,12 +54,23 @@ export class Monitoring extends Construct {
     });
     if (config.alarmEmail !== undefined) {
       this.topic.addSubscription(new subscriptions.EmailSubscription(config.alarmEmail));
+      Validations.of(this.topic).acknowledge({
+        id: 'Serverless-SNSRedrivePolicy',
+        reason:
+          'An alarm e-mail that cannot be delivered would wait in a queue nobody reads; the alarm state ' +
+          'stays in CloudWatch and on the dashboard, and the OK/ALARM transitions are sent again.',
+      });
     }
-    this.#addAlarms(props, prefix, new actions.SnsAction(this.topic));
+    const notify = [new actions.SnsAction(this.topic)];
+    // SNS cannot subscribe a topic to a topic: an existing on-call topic gets every alarm directly.
+    if (config.alarmTopicArn !== undefined) {
+      notify.push(new actions.SnsAction(sns.Topic.fromTopicArn(this, 'AlarmTarget', config.alarmTopicArn)));
+    }
+    this.#addAlarms(props, prefix, notify);
     this.dashboard = this.#addDashboard(props, prefix);
   }
 
-  #addAlarms(props: MonitoringProps, prefix: string, notify: actions.SnsAction): void {
+  #addAlarms(props: MonitoringProps, prefix: string, notify: actions.SnsAction[]): void {
     const { config, functions } = props;
     const pipelineMetric = metricOf(config);
     const alarm = (
@@ -79,8 +90,8 @@ export class Monitoring extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         ...options,
       });
-      created.addAlarmAction(notify);
-      created.addOkAction(notify);
+      created.addAlarmAction(...notify);
+      created.addOkAction(...notify);
       this.alarms[key] = created;
     };
 

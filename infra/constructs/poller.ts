@@ -1,5 +1,6 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy as Removal, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -26,14 +27,18 @@ export interface PollerProps {
 
 /**
  * The polling safety net: an EventBridge schedule (every minute by default) runs the poll function,
- * which lists pending poll records at the service and enqueues their resultIds. It can reach the
- * service and the queue, and nothing else: no S3, no DynamoDB.
+ * which lists pending poll records at the service and enqueues their resultIds, each at most once per
+ * queue visibility window (enqueue markers in a small table of their own: resultIds and times, no
+ * personal data). It can reach the service, the queue and `PutItem` on the markers table, nothing else:
+ * no S3, no results table.
  */
 export class Poller extends Construct {
   /** The poll function. */
   readonly pollFunction: PipelineFunction;
   /** The schedule rule. */
   readonly rule: events.Rule;
+  /** Enqueue markers (`resultId`, `enqueuedAt`, TTL `expiresAt`). */
+  readonly markersTable: dynamodb.Table;
 
   constructor(scope: Construct, id: string, props: PollerProps) {
     super(scope, id);
@@ -57,11 +62,37 @@ export class Poller extends Construct {
     fn.addEnvironment(ENV.resultsQueueUrl, props.queue.queue.queueUrl);
     props.queue.grantSend(fn.function);
 
+    this.markersTable = new dynamodb.Table(this, 'EnqueueMarkers', {
+      partitionKey: { name: 'resultId', type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: 'expiresAt',
+      // resultIds and times only: the AWS owned key is enough, and the poll needs no KMS grant for it.
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      // Disposable: losing the markers costs at most one extra message per pending result.
+      removalPolicy: Removal.DESTROY,
+    });
+    // A conditional put claims a marker and (with enqueuedAt 0) gives it back: no read, no delete.
+    this.markersTable.grant(fn.function, 'dynamodb:PutItem');
+    fn.addEnvironment(ENV.pollMarkersTableName, this.markersTable.tableName);
+    fn.addEnvironment(ENV.pollMarkerWindowSeconds, String(props.queue.visibilityTimeout.toSeconds()));
+    Validations.of(this.markersTable).acknowledge({
+      id: 'AwsSolutions-DDB3',
+      reason:
+        'No point-in-time recovery: the markers live one visibility window and only prevent duplicate ' +
+        'messages; restoring them would restore nothing of value.',
+    });
+
     this.rule = new events.Rule(this, 'Schedule', {
       description: 'Runs the poll function: the safety net for missed result webhooks.',
       schedule: events.Schedule.expression(config.pollSchedule),
       // A missed run is repaired by the next one; retrying a stale run would only overlap it.
       targets: [new targets.LambdaFunction(fn.function, { retryAttempts: 0 })],
     });
+    const nextRunRepairs =
+      'A failed poll run is repaired by the next scheduled run a minute later (the records stay at the ' +
+      'service until fetched); a dead-letter queue of stale schedule events would hold nothing to redo. ' +
+      'The PollFailures and PollNotRunning alarms report failing runs.';
+    Validations.of(this.rule).acknowledge({ id: 'Serverless-EventBusDLQ', reason: nextRunRepairs });
+    Validations.of(fn.function).acknowledge({ id: 'Serverless-LambdaDLQ', reason: nextRunRepairs });
   }
 }

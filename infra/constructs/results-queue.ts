@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -27,18 +27,28 @@ export class ResultsQueue extends Construct {
   readonly deadLetterQueue: sqs.Queue;
   /** Receives before a message is dead-lettered. */
   readonly maxReceiveCount: number;
+  /** How long a received message stays invisible: the poll's enqueue-marker window too. */
+  readonly visibilityTimeout: Duration;
   private readonly encryptionKey: kms.IKey;
 
   constructor(scope: Construct, id: string, props: ResultsQueueProps) {
     super(scope, id);
     this.maxReceiveCount = props.maxReceiveCount ?? 5;
     this.encryptionKey = props.encryptionKey;
+    this.visibilityTimeout = Duration.seconds(props.consumerTimeout.toSeconds() * 6);
 
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
       encryption: sqs.QueueEncryption.KMS,
       encryptionMasterKey: props.encryptionKey,
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
+    });
+
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'Serverless-SQSRedrivePolicy',
+      reason:
+        'This is the dead-letter queue: its messages are kept 14 days, alarmed on, and moved back to the ' +
+        'results queue by the operator (`idv dlq redrive`), not dead-lettered again.',
     });
 
     this.queue = new sqs.Queue(this, 'Queue', {
@@ -49,7 +59,7 @@ export class ResultsQueue extends Construct {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
       // A message in flight must not reappear while a (retrying) invocation still works on it.
-      visibilityTimeout: Duration.seconds(props.consumerTimeout.toSeconds() * 6),
+      visibilityTimeout: this.visibilityTimeout,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: this.maxReceiveCount },
     });
   }

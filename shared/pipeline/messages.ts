@@ -50,6 +50,7 @@ export const uploadMessageSchema = z.object({
   kind: z.literal('upload'),
   transactionId: hint,
   secureId: z.optional(hint),
+  /** Accepted from messages of earlier versions, always dropped by `parseQueueMessage` (unconfirmed). */
   customerReference: z.optional(hint),
   uploadedAt: z.optional(hint),
 });
@@ -79,7 +80,23 @@ export function parseQueueMessage(body: string): QueueMessage {
     const field = issue?.path.join('.') || 'message';
     throw new MalformedMessageError(`queue message field ${field} ${issue?.message ?? 'is invalid'}`);
   }
-  return parsed.data;
+  return confirmedOnly(parsed.data);
+}
+
+/**
+ * Drops what a message may carry only when the service said it (docs/reliability.md, "Hints never become
+ * data"): a webhook's result message keeps its resultId alone, an upload message its validated
+ * identifiers. The webhook already sends no more; this also cleans messages of earlier versions still in
+ * the queue or the DLQ, so a redrive cannot bring a forged hint back. Poll and redrive messages keep the
+ * poll record's metadata: the service supplied it.
+ */
+export function confirmedOnly(message: QueueMessage): QueueMessage {
+  if (isUploadMessage(message)) {
+    const { customerReference: _unconfirmed, secureId, ...rest } = message;
+    return { ...rest, ...(secureId !== undefined && RESULT_ID_PATTERN.test(secureId) && { secureId }) };
+  }
+  if (message.source !== 'webhook') return message;
+  return { ...(message.kind && { kind: message.kind }), resultId: message.resultId, source: 'webhook' };
 }
 
 /** True for a message that announces an upload rather than a result. */

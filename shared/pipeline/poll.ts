@@ -8,6 +8,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { PollResponse } from '../api/schemas';
 import type { Logger } from '../logger';
 import { parseCompleted } from '../store/timestamps';
+import type { EnqueueMarkers } from './enqueue-markers';
 import { hintOf, RESULT_ID_PATTERN, type ResultMessage } from './messages';
 import { type SendOptions, sendMessages } from './queue';
 
@@ -24,14 +25,18 @@ export interface PollDeps {
   readonly logger: Logger;
   readonly now?: () => Date;
   readonly send?: SendOptions;
+  /** Enqueue each pending record at most once per visibility window (see enqueue-markers.ts). */
+  readonly markers?: EnqueueMarkers;
 }
 
 /** Outcome of one poll run. */
 export interface PollSummary {
   /** Poll records the service returned. */
   readonly pending: number;
-  /** Messages sent to the queue (distinct well-formed resultIds). */
+  /** Messages sent to the queue (distinct well-formed resultIds not enqueued within the window). */
   readonly enqueued: number;
+  /** With markers: records skipped because their message was enqueued within the visibility window. */
+  readonly alreadyEnqueued?: number;
   /** Records skipped because their resultId is missing or not well-formed, or they are not objects. */
   readonly invalid: number;
   /** Age in seconds of the oldest record with a readable `completed`, 0 when none. */
@@ -40,7 +45,8 @@ export interface PollSummary {
 
 /** Polls once and enqueues every record; throws (after bounded retries) if some could not be enqueued. */
 export async function pollAndEnqueue(deps: PollDeps): Promise<PollSummary> {
-  const now = (deps.now ?? (() => new Date()))().getTime();
+  const nowDate = (deps.now ?? (() => new Date()))();
+  const now = nowDate.getTime();
   const { results } = await deps.source.poll();
   const messages = new Map<string, ResultMessage>();
   let invalid = 0;
@@ -74,10 +80,22 @@ export async function pollAndEnqueue(deps: PollDeps): Promise<PollSummary> {
       count: invalid,
     });
   }
-  await sendMessages(deps.sqs, deps.queueUrl, [...messages.values()], deps.send);
+  const claimed = deps.markers ? await deps.markers.claim([...messages.keys()], nowDate) : undefined;
+  const toSend = [...messages.values()].filter((m) => claimed === undefined || claimed.has(m.resultId));
+  try {
+    await sendMessages(deps.sqs, deps.queueUrl, toSend, deps.send);
+  } catch (error) {
+    // Which entries failed is not known: give every claim back, so the next run sends them all again.
+    await deps.markers?.release(
+      toSend.map((m) => m.resultId),
+      nowDate,
+    );
+    throw error;
+  }
   const summary: PollSummary = {
     pending: results.length,
-    enqueued: messages.size,
+    enqueued: toSend.length,
+    ...(deps.markers && { alreadyEnqueued: messages.size - toSend.length }),
     invalid,
     oldestAgeSeconds: Math.max(0, Math.floor((now - oldest) / 1000)),
   };

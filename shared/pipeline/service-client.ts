@@ -21,6 +21,8 @@ export function createServiceClient(
     tokenCacheSecretId: config.tokenCacheSecretId,
     scopes: config.scopes,
     logger,
+    // Many containers starting cold at once make one token request (docs/reliability.md).
+    refreshLease: {},
     fetchToken: (credentials, scopes) =>
       fetchAccessToken({
         baseUrl: config.serviceBaseUrl,

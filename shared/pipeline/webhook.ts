@@ -3,11 +3,14 @@
  * well-formed resultId (or, for uploads, the transaction identifiers) is looked for where a sender would
  * put it, validated and enqueued. Authenticity comes later from fetching the result with our own
  * credentials; the secret path segment only keeps strangers from making us spend.
+ *
+ * Hints never become data (docs/reliability.md): nothing else of the body is taken. Anyone who learns
+ * the secret path could otherwise plant text (a name, a date of birth) that would end up in an
+ * UNAVAILABLE item and its event, or in an upload event, as if the service had said it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { resultIdFromJson } from '../client/validate';
 import {
-  hintOf,
   type QueueMessage,
   RESULT_ID_PATTERN,
   RESULT_ID_RULE,
@@ -122,17 +125,13 @@ function find(json: Record<string, unknown>, names: readonly string[]): unknown 
 }
 
 const RESULT_ID_NAMES = ['resultId', 'result_id', 'resultID', 'ResultId'];
-const HINTS = {
-  transactionId: ['transactionId', 'transaction_id', 'transactionID'],
-  product: ['product'],
-  customerReference: ['customerReference', 'customer_reference'],
-  userId: ['userId', 'user_id'],
-  completed: ['completed', 'completedAt', 'completed_at'],
-} as const;
+const TRANSACTION_ID_NAMES = ['transactionId', 'transaction_id', 'transactionID'];
+const SECURE_ID_NAMES = ['secureId', 'secure_id', 'secureID'];
 
-/** The first hint found under one of `names` (see `hintOf`); anything unusable is ignored, not an error. */
-function findHint(json: Record<string, unknown>, names: readonly string[]): string | undefined {
-  return hintOf(find(json, names));
+/** A well-formed identifier (the resultId rule) found under one of `names`, else undefined. */
+function findIdentifier(json: Record<string, unknown>, names: readonly string[]): string | undefined {
+  const id = resultIdFromJson(find(json, names));
+  return id !== undefined && RESULT_ID_PATTERN.test(id) ? id : undefined;
 }
 
 /** The queue message of a result webhook, or the problem with the body. */
@@ -151,12 +150,9 @@ export function extractResultMessage(
   if (resultId === undefined || !RESULT_ID_PATTERN.test(resultId)) {
     return { problem: `resultId is malformed: it ${RESULT_ID_RULE}` };
   }
-  const message: ResultMessage = { resultId, source: 'webhook' };
-  for (const [field, names] of Object.entries(HINTS)) {
-    const value = findHint(json, names);
-    if (value !== undefined) (message as Record<string, string>)[field] = value;
-  }
-  return { message };
+  // The resultId only: product, customerReference, userId, completed and a transactionId in the body are
+  // unconfirmed text. The poll record (what the service says) or the fetched result supplies them.
+  return { message: { resultId, source: 'webhook' } };
 }
 
 /** The queue message of an upload webhook, or the problem with the body. */
@@ -164,22 +160,26 @@ export function extractUploadMessage(
   json: Record<string, unknown>,
   receivedAt: Date,
 ): { message: UploadMessage } | { problem: string } {
-  const found = find(json, HINTS.transactionId);
+  const found = find(json, TRANSACTION_ID_NAMES);
   if (found === undefined) return { problem: 'transactionId is missing from the body' };
   // Same rule as a resultId: another implementation's transaction ids may look like its result ids.
   const transactionId = resultIdFromJson(found);
   if (transactionId === undefined || !RESULT_ID_PATTERN.test(transactionId)) {
     return { problem: `transactionId is malformed: it ${RESULT_ID_RULE}` };
   }
-  const message: UploadMessage = { kind: 'upload', transactionId };
-  const secureId = findHint(json, ['secureId', 'secure_id', 'secureID']);
-  if (secureId) message.secureId = secureId;
-  const customerReference = findHint(json, HINTS.customerReference);
-  if (customerReference) message.customerReference = customerReference;
-  const uploaded = findHint(json, ['uploadedAt', 'uploaded_at', 'timestamp', 'createdAt']);
-  const uploadedMs = uploaded ? Date.parse(uploaded) : Number.NaN;
-  message.uploadedAt = new Date(Number.isNaN(uploadedMs) ? receivedAt.getTime() : uploadedMs).toISOString();
-  return { message };
+  // A secureId is taken only when well-formed (a malformed one is dropped, not an error: the upload still
+  // happened). No customerReference: the service offers no way to confirm it for a secure link, and a
+  // forged one would reach every subscriber. The time is ours (when the webhook arrived): a body's
+  // "timestamp" could be any date, a date of birth included.
+  const secureId = findIdentifier(json, SECURE_ID_NAMES);
+  return {
+    message: {
+      kind: 'upload',
+      transactionId,
+      ...(secureId !== undefined && { secureId }),
+      uploadedAt: receivedAt.toISOString(),
+    },
+  };
 }
 
 /** The parts of an API Gateway REST proxy event that name the route. */

@@ -4,7 +4,9 @@
  * lifetime instead of one per cold start. Client credentials come from a second secret.
  *
  * Lookup order: memory → cache secret → new token from the service (then written to the cache secret).
- * A token counts as usable while more than `refreshMarginMs` of its life remains.
+ * A token counts as usable while more than `refreshMarginMs` of its life remains. With `refreshLease`,
+ * containers that find the cache stale at the same time elect one of them to ask the service (see
+ * refresh-lease.ts); the others wait for the token it writes.
  */
 import {
   GetSecretValueCommand,
@@ -14,6 +16,7 @@ import {
 import { type AccessToken, type TokenProvider, tokenIsFresh } from '../client/token-provider';
 import { describeError, SecretFormatError } from '../errors';
 import type { Logger } from '../logger';
+import { RefreshLease, type RefreshLeaseOptions } from './refresh-lease';
 
 /** Client credentials as stored in the credentials secret. */
 export interface ClientCredentials {
@@ -38,6 +41,17 @@ export interface SecretsTokenProviderOptions {
   /** How long the credentials are kept in memory, so a rotation is picked up. @default 300000 (5 min) */
   readonly credentialsTtlMs?: number;
   readonly logger?: Logger;
+  /**
+   * Elect one refresher among all containers sharing the cache secret (needs `PutSecretValue` on it, which
+   * the cache write needs anyway). @default undefined (no lease: every container refreshes by itself)
+   */
+  readonly refreshLease?: RefreshLeaseOptions;
+}
+
+/** The cache secret as read: its token (when it holds one) and the version it was read from. */
+interface CacheRead {
+  readonly token?: CachedToken;
+  readonly versionId?: string;
 }
 
 /** A token with the time it was issued (epoch ms), when known: it bounds the refresh margin. */
@@ -53,19 +67,26 @@ export class SecretsTokenProvider implements TokenProvider {
   readonly #credentialsTtlMs: number;
   #token: CachedToken | undefined;
   #credentials: { value: ClientCredentials; readAt: number } | undefined;
-  /** Single flight: concurrent callers share one lookup or refresh. */
-  #pending: Promise<AccessToken> | undefined;
+  /**
+   * Single flight: concurrent callers share one lookup or refresh. `rejected` is the token that lookup
+   * will not return, so `refresh(stale)` joins only a lookup that cannot hand back `stale`.
+   */
+  #pending: { readonly promise: Promise<AccessToken>; readonly rejected: string | undefined } | undefined;
+  readonly #lease: RefreshLease | undefined;
 
   constructor(options: SecretsTokenProviderOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#marginMs = options.refreshMarginMs ?? 300_000;
     this.#credentialsTtlMs = options.credentialsTtlMs ?? 300_000;
+    this.#lease = options.refreshLease
+      ? new RefreshLease(options.secrets, options.tokenCacheSecretId, options.refreshLease)
+      : undefined;
   }
 
   async getToken(): Promise<AccessToken> {
     if (this.#token && this.#usable(this.#token)) return this.#token;
-    return this.#singleFlight(() => this.#load(undefined));
+    return this.#singleFlight(undefined);
   }
 
   async refresh(stale: AccessToken): Promise<AccessToken> {
@@ -74,24 +95,47 @@ export class SecretsTokenProvider implements TokenProvider {
       return this.#token;
     }
     if (this.#token?.accessToken === stale.accessToken) this.#token = undefined;
-    return this.#singleFlight(() => this.#load(stale));
-  }
-
-  #singleFlight(work: () => Promise<AccessToken>): Promise<AccessToken> {
-    if (!this.#pending) {
-      this.#pending = work().finally(() => {
-        this.#pending = undefined;
-      });
+    // A lookup already in flight (a getToken, or a refresh of another token) may return the very token the
+    // service just rejected (it is still in the cache secret): wait for it, and use its answer only if it
+    // is another token.
+    while (this.#pending && this.#pending.rejected !== stale.accessToken) {
+      const answer = await this.#pending.promise.catch(() => undefined);
+      if (answer && answer.accessToken !== stale.accessToken) return answer;
     }
-    return this.#pending;
+    return this.#singleFlight(stale);
   }
 
-  /** Cache secret first (unless it holds the rejected token), then the service. */
+  #singleFlight(rejected: AccessToken | undefined): Promise<AccessToken> {
+    if (!this.#pending) {
+      const pending = {
+        rejected: rejected?.accessToken,
+        promise: this.#load(rejected).finally(() => {
+          if (this.#pending === pending) this.#pending = undefined;
+        }),
+      };
+      this.#pending = pending;
+    }
+    return this.#pending.promise;
+  }
+
+  /** Cache secret first (unless it holds the rejected token), then the lease, then the service. */
   async #load(rejected: AccessToken | undefined): Promise<AccessToken> {
+    const wanted = (token: CachedToken | undefined): token is CachedToken =>
+      token !== undefined && this.#usable(token) && token.accessToken !== rejected?.accessToken;
     const cached = await this.#readCache();
-    if (cached && this.#usable(cached) && cached.accessToken !== rejected?.accessToken) {
-      this.#token = cached;
-      return cached;
+    if (wanted(cached.token)) {
+      this.#token = cached.token;
+      return cached.token;
+    }
+    if (this.#lease && cached.versionId !== undefined) {
+      const outcome = await this.#lease.acquire(cached.versionId, async () => {
+        const view = await this.#readCache();
+        return { versionId: view.versionId, token: wanted(view.token) ? view.token : undefined };
+      });
+      if (outcome.kind === 'refreshed') {
+        this.#token = outcome.token;
+        return outcome.token;
+      }
     }
     const credentials = await this.#readCredentials();
     const issuedAt = this.#now();
@@ -114,16 +158,17 @@ export class SecretsTokenProvider implements TokenProvider {
     return this.#options.scopes.every((s) => token.scopes.includes(s));
   }
 
-  async #readCache(): Promise<CachedToken | undefined> {
+  async #readCache(): Promise<CacheRead> {
     try {
       const response = await this.#options.secrets.send(
         new GetSecretValueCommand({ SecretId: this.#options.tokenCacheSecretId }),
       );
-      return parseCachedToken(response.SecretString);
+      const token = parseCachedToken(response.SecretString);
+      return { ...(token && { token }), ...(response.VersionId && { versionId: response.VersionId }) };
     } catch (error) {
       // An unreadable cache only costs a token request; the credentials secret still decides.
       this.#options.logger?.warn('token cache secret could not be read', { error: describeError(error) });
-      return undefined;
+      return {};
     }
   }
 

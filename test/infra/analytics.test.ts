@@ -160,9 +160,13 @@ describe('analytics: storage and query path', () => {
     const s3 = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
     expect(s3.flatMap(actionsOf)).toEqual(['s3:PutObject']);
     expect(JSON.stringify(s3[0]!.Resource)).toContain('/analytics/results/*');
-    expect(
-      statements.flatMap(actionsOf).filter((a) => /^(dynamodb|secretsmanager|sqs|events):/.test(a)),
-    ).toEqual([]);
+    expect(statements.flatMap(actionsOf).filter((a) => /^(dynamodb|secretsmanager|events):/.test(a))).toEqual(
+      [],
+    );
+    // SQS: only SendMessage, to its own dead-letter queue (the function's DLQ of failed invocations).
+    const sqsStatements = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
+    expect(sqsStatements.flatMap(actionsOf)).toEqual(['sqs:SendMessage']);
+    expect(JSON.stringify(sqsStatements[0]!.Resource)).toContain('ProjectorDeadLetterQueue');
     const variables = Stack.of(analytics.bucket).resolve(
       (analytics.projector.function.node.defaultChild as unknown as { environment: unknown }).environment,
     ) as { variables: Record<string, unknown> };

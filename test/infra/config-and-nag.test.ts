@@ -1,6 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import {
   EnvironmentConfigError,
@@ -99,18 +99,69 @@ describe('environment configuration', () => {
   });
 });
 
+describe('alarm target', () => {
+  const production = { ...minimal, retentionDays: 90 };
+
+  it('is required in production: an e-mail address or a topic ARN, named in the error', () => {
+    // Act
+    const parse = () => parseEnvironmentConfig('production', production);
+
+    // Assess
+    expect(parse).toThrow(EnvironmentConfigError);
+    expect(parse).toThrow('production: an alarm target must be set: "alarmEmail"');
+  });
+
+  it('refuses a topic ARN that is not one', () => {
+    // Act
+    const parse = () => parseEnvironmentConfig('production', { ...production, alarmTopicArn: 'oncall' });
+
+    // Assess
+    expect(parse).toThrow('production: alarmTopicArn must be an SNS topic ARN');
+  });
+
+  it('subscribes the e-mail address to the alarm topic in production (cdk.json)', () => {
+    // Act
+    const { template, config } = synthesise('production');
+
+    // Assess
+    expect(config.alarmEmail).toBeDefined();
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: config.alarmEmail,
+    });
+  });
+
+  it('sends every alarm to a configured topic ARN as well', () => {
+    // Prepare
+    const arn = 'arn:aws:sns:eu-west-1:123456789012:oncall';
+
+    // Act
+    const { template } = synthesise('production', { alarmEmail: undefined, alarmTopicArn: arn });
+
+    // Assess
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms.length).toBeGreaterThan(5);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toContainEqual(arn);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+});
+
 describe('both environments synthesise with zero unacknowledged cdk-nag findings', () => {
   it.each(['staging', 'production'])('%s', (environment) => {
     // Prepare
     const { stack, template } = synthesise(environment);
 
     // Act
-    const report = new AwsSolutionsChecks().validateScope(stack);
+    const reports = [new AwsSolutionsChecks(), new ServerlessChecks()].map((pack) =>
+      pack.validateScope(stack),
+    );
 
     // Assess
     expect(stack.stackName).toBe(`IdvPipeline-${environment}`);
     expect(
-      report.violations.map((v) => `${v.ruleName} at ${v.violatingResources[0]?.constructPath}`),
+      reports.flatMap((report) =>
+        report.violations.map((v) => `${v.ruleName} at ${v.violatingResources[0]?.constructPath}`),
+      ),
     ).toEqual([]);
     template.resourceCountIs('AWS::Lambda::Function', 3);
   });
@@ -168,11 +219,16 @@ describe('placeholder service URLs', () => {
 
   it('stops production, warns for staging, and lets the template check through with a warning', () => {
     // Prepare
-    const production = parseEnvironmentConfig('production', { ...minimal, retentionDays: 90 });
+    const production = parseEnvironmentConfig('production', {
+      ...minimal,
+      retentionDays: 90,
+      alarmEmail: 'oncall@company.eu',
+    });
     const staging = parseEnvironmentConfig('staging', minimal);
     const real = parseEnvironmentConfig('production', {
       serviceBaseUrl: 'https://api.idv.eu',
       retentionDays: 90,
+      alarmEmail: 'oncall@company.eu',
     });
 
     // Act / Assess

@@ -41,7 +41,7 @@ describe('redriveDlq', () => {
           {
             MessageId: 'a',
             ReceiptHandle: 'rh-a',
-            Body: '{"resultId":"r-1","source":"webhook","transactionId":"t"}',
+            Body: '{"resultId":"r-1","source":"poll","transactionId":"t"}',
           },
           { MessageId: 'b', ReceiptHandle: 'rh-b', Body: 'not json' },
           { MessageId: 'c', ReceiptHandle: 'rh-c', Body: '{"kind":"upload","transactionId":"t-2"}' },

@@ -14,6 +14,8 @@ const FULL = {
   [ENV.eventBusName]: 'bus',
   [ENV.retentionDays]: '30',
   [ENV.s3ForcePathStyle]: 'true',
+  [ENV.pollMarkersTableName]: 'markers',
+  [ENV.pollMarkerWindowSeconds]: '360',
 };
 
 describe('config loaders', () => {

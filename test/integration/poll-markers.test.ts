@@ -1,0 +1,152 @@
+/**
+ * The poll does not multiply work: a backlog of pending records polled every minute yields one message
+ * per result per visibility window (enqueue markers in DynamoDB, dynalite here; fauxqs as the queue).
+ * Figures printed; published in docs/reliability.md.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PollResponse } from '../../shared/api/schemas';
+import { DynamoEnqueueMarkers } from '../../shared/pipeline/enqueue-markers';
+import { pollAndEnqueue } from '../../shared/pipeline/poll';
+import {
+  clientConfig,
+  createPipelineResources,
+  type LocalAws,
+  type PipelineResources,
+  startLocalAws,
+} from '../support/local-aws';
+import { memoryLogger } from '../support/pipeline-fakes';
+
+const WINDOW_SECONDS = 300;
+const BACKLOG = 60;
+const T0 = Date.parse('2026-08-11T08:00:00.000Z');
+
+let aws: LocalAws;
+let resources: PipelineResources;
+let sqs: SQSClient;
+let dynamo: DynamoDBDocumentClient;
+
+function backlog(prefix: string): { poll(): Promise<PollResponse> } {
+  const results = Array.from({ length: BACKLOG }, (_, i) => ({
+    resultId: `${prefix}-${i}`,
+    transactionId: `tx-${prefix}-${i}`,
+    completed: new Date(T0 - 60_000).toISOString(),
+  }));
+  return { poll: async () => ({ results }) as PollResponse };
+}
+
+/** Receives and deletes every message; returns how many each resultId got. */
+async function drainCounts(): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (;;) {
+    const { Messages } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: resources.queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+      }),
+    );
+    if (!Messages?.length) return counts;
+    for (const m of Messages) {
+      const { resultId } = JSON.parse(m.Body!) as { resultId: string };
+      counts.set(resultId, (counts.get(resultId) ?? 0) + 1);
+      await sqs.send(
+        new DeleteMessageCommand({ QueueUrl: resources.queueUrl, ReceiptHandle: m.ReceiptHandle! }),
+      );
+    }
+  }
+}
+
+function markers(): DynamoEnqueueMarkers {
+  return new DynamoEnqueueMarkers({
+    client: dynamo,
+    tableName: resources.pollMarkersTableName,
+    windowSeconds: WINDOW_SECONDS,
+  });
+}
+
+async function pollAt(prefix: string, atMs: number, withMarkers: boolean, queueUrl = resources.queueUrl) {
+  return pollAndEnqueue({
+    source: backlog(prefix),
+    sqs,
+    queueUrl,
+    logger: memoryLogger().logger,
+    now: () => new Date(atMs),
+    send: { maxAttempts: 1 },
+    ...(withMarkers && { markers: markers() }),
+  });
+}
+
+describe('poll enqueue markers (dynalite + fauxqs)', () => {
+  beforeAll(async () => {
+    aws = await startLocalAws();
+    resources = await createPipelineResources(aws, { prefix: 'idv-markers', visibilityTimeoutSeconds: 30 });
+    sqs = new SQSClient(clientConfig(aws, 'sqs'));
+    dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
+  }, 60_000);
+
+  afterAll(async () => {
+    await aws?.close();
+  });
+
+  it('a backlog polled every minute for 5 minutes yields 1 message per result; the next window 1 more', async () => {
+    // Act: five polls inside one window, then one just after it.
+    const summaries = [];
+    for (let minute = 0; minute < 5; minute++) summaries.push(await pollAt('b', T0 + minute * 60_000, true));
+    const inWindow = await drainCounts();
+    summaries.push(await pollAt('b', T0 + (WINDOW_SECONDS + 1) * 1000, true));
+    const nextWindow = await drainCounts();
+    // The same backlog without markers, for comparison.
+    for (let minute = 0; minute < 5; minute++) await pollAt('n', T0 + minute * 60_000, false);
+    const unmarked = await drainCounts();
+
+    // Assess
+    const perResult = (counts: Map<string, number>) => [...new Set(counts.values())];
+    process.stderr.write(
+      `poll markers: ${BACKLOG} pending results polled 5× in one ${WINDOW_SECONDS} s window → ` +
+        `${[...inWindow.values()].reduce((a, b) => a + b, 0)} messages (per result ${perResult(inWindow)}); ` +
+        `without markers ${[...unmarked.values()].reduce((a, b) => a + b, 0)} (per result ${perResult(unmarked)})\n`,
+    );
+    expect(inWindow.size).toBe(BACKLOG);
+    expect(perResult(inWindow)).toEqual([1]);
+    expect(nextWindow.size).toBe(BACKLOG);
+    expect(perResult(nextWindow)).toEqual([1]);
+    expect(perResult(unmarked)).toEqual([5]);
+    expect(summaries.map((s) => [s.enqueued, s.alreadyEnqueued])).toEqual([
+      [BACKLOG, 0],
+      [0, BACKLOG],
+      [0, BACKLOG],
+      [0, BACKLOG],
+      [0, BACKLOG],
+      [BACKLOG, 0],
+    ]);
+  });
+
+  it('two polls at once (an overlapping run) still enqueue each result once', async () => {
+    // Act
+    await Promise.all([pollAt('c', T0, true), pollAt('c', T0 + 1, true)]);
+    const counts = await drainCounts();
+
+    // Assess
+    expect(counts.size).toBe(BACKLOG);
+    expect([...new Set(counts.values())]).toEqual([1]);
+  });
+
+  it('a send that fails gives the markers back: the next poll enqueues every result', async () => {
+    // Prepare
+    const missingQueue = `${resources.queueUrl}-missing`;
+
+    // Act
+    const failed = pollAt('d', T0, true, missingQueue);
+    await expect(failed).rejects.toThrow();
+    const retry = await pollAt('d', T0 + 60_000, true);
+    const counts = await drainCounts();
+
+    // Assess
+    expect(retry).toMatchObject({ enqueued: BACKLOG, alreadyEnqueued: 0 });
+    expect([...new Set(counts.values())]).toEqual([1]);
+    expect(counts.size).toBe(BACKLOG);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * Tests that would catch a loss (docs/reliability.md): each fails on a small breaking change that the
+ * rest of the suite let through.
+ */
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  ProvisionedThroughputExceededException,
+} from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ResponseFormatError } from '../../shared/client/errors';
+import { processMessage } from '../../shared/pipeline/fetch-result';
+import { buildUnavailableItem, ResultStore } from '../../shared/store/result-store';
+import { FakePublisher, FakeStore, memoryLogger } from '../support/pipeline-fakes';
+
+const ddb = mockClient(DynamoDBDocumentClient);
+
+function store(): ResultStore {
+  return new ResultStore({
+    s3: new S3Client({ region: 'eu-west-1' }),
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+    bucket: 'bucket',
+    table: 'table',
+  });
+}
+
+const item = buildUnavailableItem({
+  hints: { resultId: 'r-1', source: 'poll' },
+  storedAt: '2026-08-11T08:00:00.000Z',
+  retentionDays: 30,
+});
+
+describe('ResultStore conditional puts', () => {
+  beforeEach(() => ddb.reset());
+
+  it.each(['putStoredItem', 'putUnavailableItem'] as const)(
+    '%s lets a throttling error propagate (only a failed condition means "already there")',
+    async (method) => {
+      // Prepare
+      ddb
+        .on(PutCommand)
+        .rejects(new ProvisionedThroughputExceededException({ message: 'throttled', $metadata: {} }));
+
+      // Act
+      const put = store()[method](item);
+
+      // Assess
+      await expect(put).rejects.toBeInstanceOf(ProvisionedThroughputExceededException);
+    },
+  );
+
+  it.each(['putStoredItem', 'putUnavailableItem'] as const)(
+    '%s answers false, exactly, when the condition failed',
+    async (method) => {
+      // Prepare
+      ddb.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'exists', $metadata: {} }));
+
+      // Act
+      const written = await store()[method](item);
+
+      // Assess
+      expect(written).toBe(false);
+    },
+  );
+});
+
+describe('fetch-result with a result body that is a JSON array', () => {
+  it('fails the message (redelivered, then the DLQ) and stores and announces nothing', async () => {
+    // Prepare
+    const fakeStore = new FakeStore();
+    const publisher = new FakePublisher();
+    const deps = {
+      source: { getResultBody: async () => Buffer.from('[{"transactionId":"t"}]') },
+      store: fakeStore,
+      publisher,
+      environment: 'staging' as const,
+      retentionDays: 30,
+      logger: memoryLogger().logger,
+    };
+
+    // Act
+    const outcome = processMessage({ resultId: 'r-array', source: 'poll' }, deps);
+
+    // Assess
+    await expect(outcome).rejects.toBeInstanceOf(ResponseFormatError);
+    await expect(outcome).rejects.toThrow('JSON that is not an object');
+    expect(fakeStore.items.size).toBe(0);
+    expect(fakeStore.objectWrites).toBe(0);
+    expect(publisher.stored).toHaveLength(0);
+    expect(publisher.unavailable).toHaveLength(0);
+  });
+});

@@ -42,16 +42,21 @@ const RESULT_ID_IN_KEY = /\/results\/([A-Za-z0-9._:~+=@-]+)\//;
 export async function startAwsFaultProxy(
   target: string,
   decide: (call: ProxiedCall) => ProxyVerdict,
+  options: { rewriteHost?: boolean } = {},
 ): Promise<AwsFaultProxy> {
   const upstream = new URL(target);
   const calls: Record<string, number> = {};
   const injected: Record<string, number> = {};
   const perResult = new Map<string, number>();
+  let self: string | undefined;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const body = Buffer.concat(chunks);
+      let body = Buffer.concat(chunks);
+      // SQS names a queue by its URL: the handlers know it on the proxy, the emulator on itself.
+      if (options.rewriteHost && self)
+        body = Buffer.from(body.toString('utf8').replaceAll(self, upstream.host));
       const call = describeCall(req, body);
       calls[call.operation] = (calls[call.operation] ?? 0) + 1;
       for (const id of call.resultIds) {
@@ -72,6 +77,7 @@ export async function startAwsFaultProxy(
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  self = `127.0.0.1:${port}`;
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
@@ -104,7 +110,7 @@ function forward(upstream: URL, req: IncomingMessage, body: Buffer, res: ServerR
       port: upstream.port,
       method: req.method,
       path: req.url,
-      headers: { ...req.headers, host: upstream.host },
+      headers: { ...req.headers, host: upstream.host, 'content-length': String(body.length) },
     },
     (answer) => {
       if (cut) {

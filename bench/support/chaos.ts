@@ -20,6 +20,7 @@ import { createPipelineResources, pipelineEnv } from '../../local/pipeline-resou
 import { scheduledEvent } from '../../local/scheduler';
 import { queueDepth, SqsEventSource, type SqsHandler } from '../../local/sqs-event-source';
 import { IdvClient } from '../../shared/client';
+import { ENV } from '../../shared/config';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { startSimulator } from '../../simulator/server';
 import { type AwsFaultProxy, type ProxyVerdict, startAwsFaultProxy } from './aws-fault-proxy';
@@ -92,7 +93,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       s3: await startAwsFaultProxy(aws.endpoints.s3, crashes.decide),
       eventBridge: await startAwsFaultProxy(aws.endpoints.eventBridge, crashes.decide),
       // Counts every SendMessage of the handlers (messages enqueued per result); injects nothing.
-      sqs: await startAwsFaultProxy(aws.endpoints.sqs, () => 'forward'),
+      sqs: await startAwsFaultProxy(aws.endpoints.sqs, () => 'forward', { rewriteHost: true }),
     };
     for (const proxy of Object.values(proxies)) cleanups.push(() => proxy.close());
 
@@ -128,11 +129,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
         retentionDays: 30,
         scopes: ['productapi.poll.read', 'productapi.result.read'],
       }),
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
       POWERTOOLS_TRACE_ENABLED: 'false',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     });
+    // The SDK sends to the host of the queue URL, so the handlers get the queue's URL on the proxy.
+    process.env[ENV.resultsQueueUrl] = onHost(resources.queueUrl, proxies.sqs!.url);
     const handlers = await loadHandlers();
     webhookHandler = handlers.webhook;
 
@@ -445,6 +448,13 @@ async function compareBytes(
   stored.sort();
   if (served.join() === stored.join()) return undefined;
   return `stored bytes differ from the served ones (${stored.length} objects, ${served.length} served)`;
+}
+
+function onHost(url: string, base: string): string {
+  const moved = new URL(url);
+  const target = new URL(base);
+  moved.host = target.host;
+  return moved.toString();
 }
 
 function sha256(bytes: Buffer): string {

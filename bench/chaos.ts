@@ -5,6 +5,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { formatFigures, runChaos } from './support/chaos';
+import { runKillRestart } from './support/chaos-kill';
 
 function flag(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -26,4 +27,9 @@ process.stdout.write(
 );
 for (const line of formatFigures(figures)) process.stdout.write(`${line}\n`);
 for (const violation of figures.violations.slice(0, 20)) process.stdout.write(`  ! ${violation}\n`);
-process.exit(figures.violations.length === 0 ? 0 : 1);
+const killed = await runKillRestart({ results: flag('kill-results', 60), seed: flag('seed', 14) });
+process.stdout.write(
+  `SIGKILL + restart        ${killed.results} results, killed after ${killed.getsAtKill} GETs; restart exit ${killed.restartExit}, missing ${killed.missing.length}, DLQ ${killed.dlq}\n`,
+);
+const killOk = killed.missing.length === 0 && killed.restartExit === 0 && killed.dlq === 0;
+process.exit(figures.violations.length === 0 && killOk ? 0 : 1);

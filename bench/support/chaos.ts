@@ -364,7 +364,7 @@ function crashPlan(seed: number): {
   const pointOf = (id: string): string | undefined => {
     const h = createHash('sha256').update(`${seed}:${id}`).digest().readUInt32BE(0);
     // Two of three resultIds crash once, at a point picked by the hash; the rest run undisturbed.
-    return h % 3 === 0 ? undefined : CRASH_POINTS[h % CRASH_POINTS.length];
+    return h % 3 === 0 ? undefined : CRASH_POINTS[(h >>> 8) % CRASH_POINTS.length];
   };
   return {
     decide: ({ operation, resultIds }) => {

@@ -22,6 +22,7 @@ import { queueDepth, SqsEventSource, type SqsHandler } from '../../local/sqs-eve
 import { IdvClient } from '../../shared/client';
 import { ENV } from '../../shared/config';
 import { DETAIL_TYPES } from '../../shared/events/names';
+import type { FaultOptions } from '../../simulator/faults';
 import { startSimulator } from '../../simulator/server';
 import { type AwsFaultProxy, type ProxyVerdict, startAwsFaultProxy } from './aws-fault-proxy';
 
@@ -77,6 +78,18 @@ const CRASH_POINTS = [
   'UpdateItem:before',
   'UpdateItem:after',
 ] as const;
+
+/** The service's own faults on what the pipeline calls (transactions are created without faults). */
+const SERVICE_FAULTS: FaultOptions = {
+  serverErrorRate: 0.05,
+  rateLimitRate: 0.04,
+  retryAfterSeconds: 1,
+  slowRate: 0.03,
+  slowMs: 1500,
+  dropRate: 0.03,
+  truncateRate: 0.04,
+  paths: ['/api/v2/result', '/api/v2/poll', '/api/v2/oauth'],
+};
 
 /** Runs the whole chaos scenario once (one per process: the handler modules read their environment once). */
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
@@ -177,63 +190,26 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     cleanups.push(async () => clearInterval(schedule));
 
     // The service's own faults on what the pipeline calls (transactions are created without faults).
-    sim.control.setFaults({
-      serverErrorRate: 0.05,
-      rateLimitRate: 0.04,
-      retryAfterSeconds: 1,
-      slowRate: 0.03,
-      slowMs: 1500,
-      dropRate: 0.03,
-      truncateRate: 0.04,
-      paths: ['/api/v2/result', '/api/v2/poll', '/api/v2/oauth'],
-    });
+    sim.control.setFaults(SERVICE_FAULTS);
     const upstream = new IdvClient({
       baseUrl: sim.url,
       environment: 'staging',
       credentials: CREDENTIALS,
       scopes: SCOPES,
     });
-    const known: string[] = [];
-    const unknown = Array.from({ length: options.unknown }, (_, i) => `chaos-unknown-${options.seed}-${i}`);
-    let redrives = 0;
-    for (let i = 0; i < options.results; i++) {
-      const { transactionId } = await upstream.createSecureLink(
-        { product: 'IDV_STANDARD', disableCommunication: true },
-        { mockTest: i % 3 === 2 ? 'DISAPPROVED' : 'APPROVED' },
-      );
-      const resultId = sim.control.resultIdsOf(transactionId)[0];
-      if (resultId) known.push(resultId);
-      // A poll backlog: extra polls between creations, beside the schedule.
-      if (i % 100 === 0) void poll();
-      // Redrive of some results, as `idv dlq redrive` or an operator would.
-      if (resultId && i % 7 === 0) {
-        redrives++;
-        await sendRedrive(sqs, resources.queueUrl, resultId);
-      }
-      // Unknown resultIds announced by webhook (twice: duplicates), spread over the run.
-      const u = unknown[i];
-      if (u !== undefined) {
-        for (let n = 0; n < 2; n++) await postWebhook(resultWebhookUrl, u);
-      }
-      if (i % 100 === 99) say(`created ${i + 1}/${options.results}`);
-    }
-    for (const u of unknown.slice(options.results)) await postWebhook(resultWebhookUrl, u);
-
-    // Wait until every result is announced and the queue is empty, or the time is up.
-    const deadline = started + options.timeoutMs;
-    const announced = (): number => {
-      const ids = new Set(aws.events.entries().map((e) => (e.detail as { resultId?: string }).resultId));
-      return [...known, ...unknown].filter((id) => ids.has(id)).length;
-    };
-    for (;;) {
-      const depth = await queueDepth(sqs, resources.queueUrl);
-      const done = announced();
-      if (done === known.length + unknown.length && depth.visible + depth.inFlight + depth.delayed === 0)
-        break;
-      if (Date.now() > deadline) break;
-      say(`announced ${done}/${known.length + unknown.length}, queue ${depth.visible}+${depth.inFlight}`);
-      await sleep(2000);
-    }
+    const { known, unknown, redrives } = await createLoad(options, {
+      upstream,
+      sim,
+      sqs,
+      queueUrl: resources.queueUrl,
+      resultWebhookUrl,
+      poll,
+      say,
+    });
+    await waitUntilDone(
+      { aws, sqs, queueUrl: resources.queueUrl, known, unknown, say },
+      started + options.timeoutMs,
+    );
     clearInterval(schedule);
     await Promise.all(sources.map((s) => s.stop()));
     await sim.control.webhooksIdle();
@@ -256,6 +232,81 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     return figures;
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  }
+}
+
+/** What the load step needs. */
+interface LoadContext {
+  upstream: IdvClient;
+  sim: Awaited<ReturnType<typeof startSimulator>>;
+  sqs: SQSClient;
+  queueUrl: string;
+  resultWebhookUrl: string;
+  poll: () => Promise<void>;
+  say: (line: string) => void;
+}
+
+/**
+ * Creates the results (finished at once by `mock-test`), with a poll backlog, redrives and unknown
+ * resultIds announced twice by webhook spread over the run.
+ */
+async function createLoad(
+  options: ChaosOptions,
+  { upstream, sim, sqs, queueUrl, resultWebhookUrl, poll, say }: LoadContext,
+): Promise<{ known: string[]; unknown: string[]; redrives: number }> {
+  const known: string[] = [];
+  const unknown = Array.from({ length: options.unknown }, (_, i) => `chaos-unknown-${options.seed}-${i}`);
+  let redrives = 0;
+  for (let i = 0; i < options.results; i++) {
+    const { transactionId } = await upstream.createSecureLink(
+      { product: 'IDV_STANDARD', disableCommunication: true },
+      { mockTest: i % 3 === 2 ? 'DISAPPROVED' : 'APPROVED' },
+    );
+    const resultId = sim.control.resultIdsOf(transactionId)[0];
+    if (resultId) known.push(resultId);
+    // A poll backlog: extra polls between creations, beside the schedule.
+    if (i % 100 === 0) void poll();
+    // Redrive of some results, as `idv dlq redrive` or an operator would.
+    if (resultId && i % 7 === 0) {
+      redrives++;
+      await sendRedrive(sqs, queueUrl, resultId);
+    }
+    // Unknown resultIds announced by webhook (twice: duplicates), spread over the run.
+    const u = unknown[i];
+    if (u !== undefined) {
+      for (let n = 0; n < 2; n++) await postWebhook(resultWebhookUrl, u);
+    }
+    if (i % 100 === 99) say(`created ${i + 1}/${options.results}`);
+  }
+  for (const u of unknown.slice(options.results)) await postWebhook(resultWebhookUrl, u);
+
+  return { known, unknown, redrives };
+}
+
+/** Waits until every result is announced and the queue is empty, or the deadline passes. */
+async function waitUntilDone(
+  ctx: {
+    aws: Awaited<ReturnType<typeof startLocalAws>>;
+    sqs: SQSClient;
+    queueUrl: string;
+    known: string[];
+    unknown: string[];
+    say: (line: string) => void;
+  },
+  deadline: number,
+): Promise<void> {
+  const { aws, sqs, queueUrl, known, unknown, say } = ctx;
+  const announced = (): number => {
+    const ids = new Set(aws.events.entries().map((e) => (e.detail as { resultId?: string }).resultId));
+    return [...known, ...unknown].filter((id) => ids.has(id)).length;
+  };
+  for (;;) {
+    const depth = await queueDepth(sqs, queueUrl);
+    const done = announced();
+    if (done === known.length + unknown.length && depth.visible + depth.inFlight + depth.delayed === 0) break;
+    if (Date.now() > deadline) break;
+    say(`announced ${done}/${known.length + unknown.length}, queue ${depth.visible}+${depth.inFlight}`);
+    await sleep(2000);
   }
 }
 

@@ -116,7 +116,14 @@ export interface MockTestOptions {
   readonly mockTest?: MockTestValue;
 }
 
+/** Per-call budget of the result reads. */
+export interface DeadlineOptions {
+  /** Epoch ms by which the call, retries and body included, must end. */
+  readonly deadlineMs?: number | undefined;
+}
+
 interface CallSpec<S extends z.ZodMiniType> {
+  readonly deadlineMs?: number | undefined;
   readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly query?: URLSearchParams;
@@ -331,12 +338,16 @@ export class IdvClient {
     return parseBody(resultSchema, body, 200, `GET ${PATHS.result(resultId)}`);
   }
 
-  /** GET /api/v2/result/{resultId} (§4.9): the raw 200 body, for bounded-memory processing. */
-  async getResultBody(resultId: string): Promise<Buffer> {
+  /**
+   * GET /api/v2/result/{resultId} (§4.9): the raw 200 body, for bounded-memory processing. `deadlineMs`
+   * (epoch ms) bounds the call with its retries.
+   */
+  async getResultBody(resultId: string, options: DeadlineOptions = {}): Promise<Buffer> {
     const response = await this.#send({
       method: 'GET',
       path: PATHS.result(validateResultId(resultId)),
       mayHaveCreated: false,
+      deadlineMs: options.deadlineMs,
     });
     return response.body;
   }
@@ -344,10 +355,16 @@ export class IdvClient {
   /**
    * GET /api/v2/result/{resultId} (§4.9) as a stream of body chunks, for constant-memory processing. Retried
    * (and a 401 refreshed) only until the body starts; a failure while reading it throws `ConnectionError`.
+   * `deadlineMs` (epoch ms) bounds the call, its retries and the reading of the body.
    */
-  async getResultStream(resultId: string): Promise<AsyncIterable<Uint8Array>> {
+  async getResultStream(resultId: string, options: DeadlineOptions = {}): Promise<AsyncIterable<Uint8Array>> {
     const response = await this.#send(
-      { method: 'GET', path: PATHS.result(validateResultId(resultId)), mayHaveCreated: false },
+      {
+        method: 'GET',
+        path: PATHS.result(validateResultId(resultId)),
+        mayHaveCreated: false,
+        deadlineMs: options.deadlineMs,
+      },
       sendOnceStreaming,
     );
     return response.body;
@@ -387,7 +404,7 @@ export class IdvClient {
           ...(body !== undefined && { body }),
           mayHaveCreated: spec.mayHaveCreated,
         },
-        this.#transport,
+        spec.deadlineMs === undefined ? this.#transport : { ...this.#transport, deadlineMs: spec.deadlineMs },
         once,
       );
 

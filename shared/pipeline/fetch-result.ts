@@ -2,14 +2,17 @@
  * The fetch-result use-case, one queue message at a time:
  *
  *   already stored and announced → skip (no service call)
- *   stored, not announced        → publish → mark
- *   otherwise                    → fetch → S3 objects → conditional item put → publish → mark
- *   404 from the service         → UNAVAILABLE item (conditional) → publish → mark
+ *   stored, not announced        → claim → publish → mark
+ *   otherwise                    → fetch → S3 objects → conditional item put with the claim → publish → mark
+ *   404 from the service         → UNAVAILABLE item (conditional, with the claim) → publish → mark
  *
  * Every step is idempotent and the order means a crash after any step is repaired by the redelivery of
- * the same message. Dependencies come in as arguments so tests can make any step fail once. The body is
+ * the same message. Only the delivery holding the publication claim publishes: a concurrent delivery of
+ * the same resultId finds the claim and leaves the event to its holder, whose own message stays in the
+ * queue until the event is marked (docs/pipeline.md, "One event per result"). Dependencies come in as arguments so tests can make any step fail once. The body is
  * streamed into the store as it arrives (docs/pipeline.md, "Streaming fetch-and-store").
  */
+import { randomUUID } from 'node:crypto';
 import type { ServiceEnvironment } from '../api/enums';
 import { NotFoundError, ServiceError, UnauthorizedError } from '../client/errors';
 import { parseJsonText } from '../client/http';
@@ -19,6 +22,7 @@ import { type Logger, withCorrelation } from '../logger';
 import {
   buildStoredItem,
   buildUnavailableItem,
+  type PublishClaim,
   type ResultHints,
   type ResultItem,
   type ResultStatus,
@@ -27,6 +31,7 @@ import {
   type StoredResult,
 } from '../store/result-store';
 import { ResultContentError } from '../stream/errors';
+import { claimExpiry, FETCH_BUDGET } from './fetch-budget';
 import {
   isUploadMessage,
   parseQueueMessage,
@@ -40,8 +45,22 @@ import {
  * streaming is used when present) or whole (tests, callers that already hold it). One is required.
  */
 export interface ResultSource {
-  getResultStream?(resultId: string): Promise<AsyncIterable<Uint8Array>>;
-  getResultBody?(resultId: string): Promise<Uint8Array>;
+  getResultStream?(resultId: string, options?: CallBudget): Promise<AsyncIterable<Uint8Array>>;
+  getResultBody?(resultId: string, options?: CallBudget): Promise<Uint8Array>;
+}
+
+/** Time budget of one record: the service call (retries and body included) ends by `deadlineMs`. */
+export interface CallBudget {
+  /** Epoch milliseconds. */
+  readonly deadlineMs?: number;
+}
+
+/** The invocation a record is processed in. */
+export interface RecordBudget {
+  /** Epoch ms by which the record's service call must end (the invocation's deadline less the reserves). */
+  readonly serviceDeadlineMs?: number;
+  /** Epoch ms of the invocation's deadline: a publication claim expires a margin after it. */
+  readonly invocationDeadlineMs?: number;
 }
 
 /** What fetch-result needs from the store (`ResultStore` fits). */
@@ -55,6 +74,17 @@ export interface ResultStorePort {
   writeObjects?(resultId: string, result: Record<string, unknown>): Promise<StoredObjects>;
   putStoredItem(item: ResultItem): Promise<boolean>;
   putUnavailableItem(item: ResultItem): Promise<boolean>;
+  /**
+   * Claims the publication of the item's event (`ResultStore.claimPublication`): false if it is published
+   * or another delivery holds an unexpired claim. A store without it (a test double) lets every delivery
+   * publish.
+   */
+  claimPublication?(
+    resultId: string,
+    status: ResultStatus,
+    claim: PublishClaim,
+    nowMs: number,
+  ): Promise<boolean>;
   markPublished(resultId: string, status: ResultStatus, at: string): Promise<void>;
 }
 
@@ -67,22 +97,41 @@ export interface FetchResultDeps {
   readonly retentionDays: number;
   readonly logger: Logger;
   readonly now?: () => Date;
+  /**
+   * Lifetime of a publication claim when the invocation's deadline is unknown (no Lambda context).
+   * @default the function timeout plus the claim margin
+   */
+  readonly claimTtlMs?: number;
 }
 
 /** What happened to one message. */
-export type FetchOutcome = 'stored' | 'unavailable' | 'duplicate' | 'announced-pending' | 'upload-announced';
+export type FetchOutcome =
+  | 'stored'
+  | 'unavailable'
+  | 'duplicate'
+  | 'announced-pending'
+  | 'claimed-elsewhere'
+  | 'upload-announced';
 
 /** Processes one parsed queue message. Throws on any failure: the message is then redelivered. */
-export async function processMessage(message: QueueMessage, deps: FetchResultDeps): Promise<FetchOutcome> {
+export async function processMessage(
+  message: QueueMessage,
+  deps: FetchResultDeps,
+  budget: RecordBudget = {},
+): Promise<FetchOutcome> {
   if (isUploadMessage(message)) return announceUpload(message, deps);
-  return processResult(message, deps);
+  return processResult(message, deps, budget);
 }
 
 /**
  * Parses and processes one SQS message body with `resultId`/`transactionId` on every log line. A malformed
  * body throws `MalformedMessageError`: it can never succeed, so it goes through redelivery to the DLQ.
  */
-export async function processQueueRecord(body: string, deps: FetchResultDeps): Promise<FetchOutcome> {
+export async function processQueueRecord(
+  body: string,
+  deps: FetchResultDeps,
+  budget: RecordBudget = {},
+): Promise<FetchOutcome> {
   let message: QueueMessage;
   try {
     message = parseQueueMessage(body);
@@ -95,7 +144,7 @@ export async function processQueueRecord(body: string, deps: FetchResultDeps): P
     : { resultId: message.resultId, transactionId: message.transactionId };
   return withCorrelation(deps.logger, ids, async () => {
     try {
-      return await processMessage(message, deps);
+      return await processMessage(message, deps, budget);
     } catch (error) {
       deps.logger.error(failureLine(error), {
         error: describeError(error),
@@ -131,7 +180,25 @@ function clock(deps: FetchResultDeps): string {
   return (deps.now ?? (() => new Date()))().toISOString();
 }
 
-async function processResult(message: ResultMessage, deps: FetchResultDeps): Promise<FetchOutcome> {
+function nowMs(deps: FetchResultDeps): number {
+  return (deps.now ?? (() => new Date()))().getTime();
+}
+
+/** A new claim for this delivery: it holds until the invocation is certainly over. */
+function newClaim(deps: FetchResultDeps, budget: RecordBudget): PublishClaim {
+  const deadline = budget.invocationDeadlineMs ?? nowMs(deps) + FETCH_BUDGET.functionTimeoutSeconds * 1000;
+  const expiresAt =
+    budget.invocationDeadlineMs === undefined && deps.claimTtlMs !== undefined
+      ? nowMs(deps) + deps.claimTtlMs
+      : claimExpiry(deadline);
+  return { token: randomUUID(), expiresAt };
+}
+
+async function processResult(
+  message: ResultMessage,
+  deps: FetchResultDeps,
+  budget: RecordBudget,
+): Promise<FetchOutcome> {
   const { store, logger } = deps;
   const existing = await store.getItem(message.resultId);
   if (existing?.status === 'STORED') {
@@ -139,35 +206,40 @@ async function processResult(message: ResultMessage, deps: FetchResultDeps): Pro
       logger.info('result already stored and announced: skipped', { source: message.source });
       return 'duplicate';
     }
-    await announce(existing, deps);
-    return 'announced-pending';
+    return (await claimAndAnnounce(existing, deps, budget)) ?? 'announced-pending';
   }
   // No item, or UNAVAILABLE: ask the service (again: a result it now has replaces UNAVAILABLE).
   let body: AsyncIterable<Uint8Array>;
   try {
-    body = await openBody(message.resultId, deps.source);
+    body = await openBody(message.resultId, deps.source, budget);
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
-    return recordUnavailable(message, existing, deps);
+    return recordUnavailable(message, existing, deps, budget);
   }
   const { document, stored } = await storeBody(message.resultId, body, store);
-  const item = buildStoredItem({
-    hints: hintsOf(message),
-    document,
-    stored,
-    bucket: store.bucket,
-    storedAt: clock(deps),
-    retentionDays: deps.retentionDays,
-  });
+  const claim = newClaim(deps, budget);
+  // The claim goes in with the item: the first delivery claims without a write of its own.
+  const item: ResultItem = {
+    ...buildStoredItem({
+      hints: hintsOf(message),
+      document,
+      stored,
+      bucket: store.bucket,
+      storedAt: clock(deps),
+      retentionDays: deps.retentionDays,
+    }),
+    publishClaim: claim.token,
+    publishClaimExpiresAt: claim.expiresAt,
+  };
   if (!(await store.putStoredItem(item))) {
-    // Stored meanwhile by a concurrent delivery: finish whatever it has not finished.
+    // Stored meanwhile by a concurrent delivery: finish whatever it has not finished, if nobody else is.
     const current = await store.getItem(message.resultId);
     if (current?.eventPublishedAt) return 'duplicate';
-    if (current) await announce(current, deps);
+    if (current) return (await claimAndAnnounce(current, deps, budget)) ?? 'announced-pending';
     return 'announced-pending';
   }
   logger.info('result stored', { objects: stored.objects.length, documentBytes: stored.documentBytes });
-  await announce(item, deps);
+  await announce(item, claim, deps);
   return 'stored';
 }
 
@@ -175,26 +247,74 @@ async function recordUnavailable(
   message: ResultMessage,
   existing: ResultItem | undefined,
   deps: FetchResultDeps,
+  budget: RecordBudget,
 ): Promise<FetchOutcome> {
   const { store, logger } = deps;
   let item = existing;
+  let held: PublishClaim | undefined;
   if (!item) {
-    const candidate = buildUnavailableItem({
-      hints: hintsOf(message),
-      storedAt: clock(deps),
-      retentionDays: deps.retentionDays,
-    });
-    item = (await store.putUnavailableItem(candidate)) ? candidate : await store.getItem(message.resultId);
+    const claim = newClaim(deps, budget);
+    const candidate: ResultItem = {
+      ...buildUnavailableItem({
+        hints: hintsOf(message),
+        storedAt: clock(deps),
+        retentionDays: deps.retentionDays,
+      }),
+      publishClaim: claim.token,
+      publishClaimExpiresAt: claim.expiresAt,
+    };
+    if (await store.putUnavailableItem(candidate)) {
+      item = candidate;
+      held = claim;
+    } else {
+      item = await store.getItem(message.resultId);
+    }
     if (!item) throw new PipelineError('result item vanished after a conditional check failed');
   }
   if (item.eventPublishedAt) return 'duplicate';
   logger.warn('service has no result for this resultId: recorded as UNAVAILABLE', { source: message.source });
-  await announce(item, deps);
-  return item.status === 'STORED' ? 'announced-pending' : 'unavailable';
+  const pending = item.status === 'STORED' ? 'announced-pending' : 'unavailable';
+  if (held) {
+    await announce(item, held, deps);
+    return pending;
+  }
+  return (await claimAndAnnounce(item, deps, budget)) ?? pending;
 }
 
-/** Publishes the item's event, then marks it published. */
-async function announce(item: ResultItem, deps: FetchResultDeps): Promise<void> {
+/**
+ * Claims the item's publication, then announces it. Returns undefined when announced here, or the outcome
+ * when another delivery published it or holds the claim (its message stays queued until it has marked, and
+ * a crash of that delivery leaves a claim that expires before the message is delivered again).
+ */
+async function claimAndAnnounce(
+  item: ResultItem,
+  deps: FetchResultDeps,
+  budget: RecordBudget,
+): Promise<FetchOutcome | undefined> {
+  const claim = newClaim(deps, budget);
+  if (deps.store.claimPublication) {
+    const claimed = await deps.store.claimPublication(item.resultId, item.status, claim, nowMs(deps));
+    if (!claimed) {
+      const current = await deps.store.getItem(item.resultId);
+      if (current?.eventPublishedAt && current.status === item.status) return 'duplicate';
+      deps.logger.info('another delivery is announcing this result: left to it');
+      return 'claimed-elsewhere';
+    }
+  }
+  await announce(item, claim, deps);
+  return undefined;
+}
+
+/**
+ * Publishes the item's event, then marks it published. Refuses to publish on a claim that has expired
+ * (a delivery resumed after its invocation's deadline): another delivery may hold the claim by now.
+ */
+async function announce(item: ResultItem, claim: PublishClaim, deps: FetchResultDeps): Promise<void> {
+  if (deps.store.claimPublication && nowMs(deps) >= claim.expiresAt) {
+    throw new PipelineError(
+      'the publication claim expired before the event was published; left for redelivery',
+    );
+  }
   if (item.status === 'STORED') {
     await deps.publisher.publishResultStored(storedDetail(item, deps));
   } else {
@@ -263,11 +383,17 @@ async function parseWhole(body: AsyncIterable<Uint8Array>): Promise<Record<strin
  * The result body as chunks. A source that answers whole is read as one chunk, handed over so that only
  * the store holds it: nothing in this frame keeps the raw bytes reachable while objects are written.
  */
-async function openBody(resultId: string, source: ResultSource): Promise<AsyncIterable<Uint8Array>> {
-  if (source.getResultStream) return source.getResultStream(resultId);
+async function openBody(
+  resultId: string,
+  source: ResultSource,
+  budget: RecordBudget,
+): Promise<AsyncIterable<Uint8Array>> {
+  const options: CallBudget =
+    budget.serviceDeadlineMs === undefined ? {} : { deadlineMs: budget.serviceDeadlineMs };
+  if (source.getResultStream) return source.getResultStream(resultId, options);
   if (!source.getResultBody)
     throw new PipelineError('the result source has neither getResultStream nor getResultBody');
-  const holder: { bytes?: Uint8Array } = { bytes: await source.getResultBody(resultId) };
+  const holder: { bytes?: Uint8Array } = { bytes: await source.getResultBody(resultId, options) };
   return (async function* () {
     const bytes = holder.bytes!;
     holder.bytes = undefined;

@@ -78,10 +78,14 @@ export const handler = async (event: SQSEvent, context?: Context): Promise<SQSBa
       '## fetch-result',
       async () => {
         // A batch where every message failed is still a partial response: SQS redelivers each one.
-        const run = await runBatch(event.Records, recordHandler, {
-          budget: FETCH_BUDGET,
-          ...(context && { remainingMs: () => context.getRemainingTimeInMillis() }),
-        });
+        const run = await runBatch(
+          event.Records,
+          (record, deadlines) => recordHandler(record, { ...deadlines, claimToken: record.messageId }),
+          {
+            budget: FETCH_BUDGET,
+            ...(context && { remainingMs: () => context.getRemainingTimeInMillis() }),
+          },
+        );
         if (run.notStarted > 0 || run.unfinished > 0) {
           logger.warn('invocation time ran short: records left for redelivery', {
             notStarted: run.notStarted,

@@ -61,6 +61,12 @@ export interface RecordBudget {
   readonly serviceDeadlineMs?: number;
   /** Epoch ms of the invocation's deadline: a publication claim expires a margin after it. */
   readonly invocationDeadlineMs?: number;
+  /**
+   * Token of this delivery's publication claim: the SQS message id, so a redelivery of the same message
+   * takes over its own claim at once (a crashed claimer's message never waits for the expiry).
+   * @default a random id
+   */
+  readonly claimToken?: string;
 }
 
 /** What fetch-result needs from the store (`ResultStore` fits). */
@@ -191,7 +197,7 @@ function newClaim(deps: FetchResultDeps, budget: RecordBudget): PublishClaim {
     budget.invocationDeadlineMs === undefined && deps.claimTtlMs !== undefined
       ? nowMs(deps) + deps.claimTtlMs
       : claimExpiry(deadline);
-  return { token: randomUUID(), expiresAt };
+  return { token: budget.claimToken ?? randomUUID(), expiresAt };
 }
 
 async function processResult(

@@ -172,7 +172,8 @@ export class ResultStore {
   /**
    * Claims the publication of the item's event for `claim.token` until `claim.expiresAt` (epoch ms): true
    * if claimed, false if the event is already published, the item has another status or another delivery
-   * holds a claim that has not expired at `nowMs`. One UpdateItem, billed by the item's size.
+   * holds a claim that has not expired at `nowMs`. A claim with the same token (the same queue message,
+   * delivered again) is taken over. One UpdateItem, billed by the item's size.
    */
   async claimPublication(
     resultId: string,
@@ -188,7 +189,7 @@ export class ResultStore {
           UpdateExpression: 'SET publishClaim = :token, publishClaimExpiresAt = :until',
           ConditionExpression:
             'attribute_exists(#pk) AND #status = :status AND attribute_not_exists(eventPublishedAt) AND ' +
-            '(attribute_not_exists(publishClaimExpiresAt) OR publishClaimExpiresAt < :now)',
+            '(attribute_not_exists(publishClaimExpiresAt) OR publishClaimExpiresAt < :now OR publishClaim = :token)',
           ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
           ExpressionAttributeValues: {
             ':token': claim.token,

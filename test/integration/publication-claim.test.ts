@@ -135,6 +135,24 @@ describe('publication claim (dynalite)', () => {
     expect((await store.getItem('crash-stored'))?.eventPublishedAt).toBeDefined();
   });
 
+  it('the crashed claimer’s own message, delivered again, takes over its claim at once; another message does not', async () => {
+    // Prepare: message m-1 stores (claim token m-1 in the put) and crashes at publish.
+    const clock = { ms: Date.now() };
+    const { deps, publisher, crash } = setup(new RacingSource(1, true), clock);
+    crash.armed = 'publish';
+    await expect(processQueueRecord(message('own-claim'), deps, { claimToken: 'm-1' })).rejects.toThrow(
+      /injected crash/,
+    );
+
+    // Act: no time passes.
+    const other = await processQueueRecord(message('own-claim', 'poll'), deps, { claimToken: 'm-2' });
+    const own = await processQueueRecord(message('own-claim'), deps, { claimToken: 'm-1' });
+
+    // Assess
+    expect([other, own]).toEqual(['claimed-elsewhere', 'announced-pending']);
+    expect(publisher.stored.map((d) => d.resultId)).toEqual(['own-claim']);
+  });
+
   it('a claimer past its claim refuses to publish: the message is left for redelivery', async () => {
     // Prepare: the claim (taken by the put) expires while the delivery stores: the clock jumps at publish.
     const clock = { ms: Date.now() };

@@ -84,6 +84,11 @@ export const handler = async (event: SQSEvent, context?: Context): Promise<SQSBa
           {
             budget: FETCH_BUDGET,
             ...(context && { remainingMs: () => context.getRemainingTimeInMillis() }),
+            // Two messages of one resultId in a batch (webhook + poll) run in turn: one fetch, not two.
+            keyOf: (record) => {
+              const { resultId } = queueMessageIds(record.body);
+              return typeof resultId === 'string' ? resultId : undefined;
+            },
           },
         );
         if (run.notStarted > 0 || run.unfinished > 0) {

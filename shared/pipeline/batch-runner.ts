@@ -15,12 +15,17 @@ export interface RecordDeadlines {
 }
 
 /** Options of {@link runBatch}. */
-export interface RunBatchOptions {
+export interface RunBatchOptions<R = unknown> {
   readonly budget: FetchBudget;
   /** Time left in the invocation (`context.getRemainingTimeInMillis`); without it there is no deadline. */
   readonly remainingMs?: () => number;
   /** Clock (epoch ms). @default Date.now */
   readonly now?: () => number;
+  /**
+   * Records with the same key (the resultId) run one after the other, never at once: the second then
+   * finds the result stored instead of fetching it a second time.
+   */
+  readonly keyOf?: (record: R) => string | undefined;
 }
 
 /** How the batch went: failures in SQS's response shape and what became of each record. */
@@ -41,7 +46,7 @@ export interface BatchRun {
 export async function runBatch<R extends { readonly messageId: string }>(
   records: readonly R[],
   handle: (record: R, deadlines: RecordDeadlines) => Promise<unknown>,
-  options: RunBatchOptions,
+  options: RunBatchOptions<R>,
 ): Promise<BatchRun> {
   const { budget } = options;
   const now = options.now ?? Date.now;
@@ -54,23 +59,44 @@ export async function runBatch<R extends { readonly messageId: string }>(
           serviceDeadlineMs: deadline - budget.returnReserveMs - budget.afterFetchReserveMs,
         };
   const state: ('waiting' | 'running' | 'ok' | 'failed' | 'skipped')[] = records.map(() => 'waiting');
-  let next = 0;
+  const keys = records.map((record) => options.keyOf?.(record));
+  const pending = records.map((_, index) => index);
+  const runningKeys = new Set<string>();
+  let wake: (() => void)[] = [];
   // Set once the response is decided: a record still running then must not pull another one.
   let stopped = false;
   const worker = async () => {
-    while (!stopped && next < records.length) {
-      const index = next++;
-      if (deadline !== undefined && deadline - now() < minStartMs(budget)) {
-        state[index] = 'skipped';
+    while (!stopped && pending.length > 0) {
+      // The first record whose key is not running; if every one waits on a running key, wait for an end.
+      const at = pending.findIndex((i) => keys[i] === undefined || !runningKeys.has(keys[i]!));
+      if (at === -1) {
+        await new Promise<void>((resolve) => wake.push(resolve));
         continue;
       }
-      state[index] = 'running';
+      const [index] = pending.splice(at, 1) as [number];
+      const key = keys[index];
+      if (key !== undefined) runningKeys.add(key);
       try {
-        await handle(records[index]!, deadlines);
-        state[index] = 'ok';
-      } catch {
-        state[index] = 'failed';
+        await runOne(index);
+      } finally {
+        if (key !== undefined) runningKeys.delete(key);
+        const waiting = wake;
+        wake = [];
+        for (const resolve of waiting) resolve();
       }
+    }
+  };
+  const runOne = async (index: number) => {
+    if (stopped || (deadline !== undefined && deadline - now() < minStartMs(budget))) {
+      state[index] = 'skipped';
+      return;
+    }
+    state[index] = 'running';
+    try {
+      await handle(records[index]!, deadlines);
+      state[index] = 'ok';
+    } catch {
+      state[index] = 'failed';
     }
   };
   const workers = Array.from({ length: Math.min(budget.recordConcurrency, records.length) }, worker);

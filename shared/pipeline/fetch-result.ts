@@ -31,7 +31,7 @@ import {
   type StoredResult,
 } from '../store/result-store';
 import { ResultContentError } from '../stream/errors';
-import { claimExpiry, FETCH_BUDGET } from './fetch-budget';
+import { claimExpiry } from './fetch-budget';
 import {
   isUploadMessage,
   parseQueueMessage,
@@ -105,7 +105,7 @@ export interface FetchResultDeps {
   readonly now?: () => Date;
   /**
    * Lifetime of a publication claim when the invocation's deadline is unknown (no Lambda context).
-   * @default the function timeout plus the claim margin
+   * Without it and without a deadline no claim is taken.
    */
   readonly claimTtlMs?: number;
 }
@@ -190,14 +190,22 @@ function nowMs(deps: FetchResultDeps): number {
   return (deps.now ?? (() => new Date()))().getTime();
 }
 
-/** A new claim for this delivery: it holds until the invocation is certainly over. */
-function newClaim(deps: FetchResultDeps, budget: RecordBudget): PublishClaim {
-  const deadline = budget.invocationDeadlineMs ?? nowMs(deps) + FETCH_BUDGET.functionTimeoutSeconds * 1000;
-  const expiresAt =
-    budget.invocationDeadlineMs === undefined && deps.claimTtlMs !== undefined
-      ? nowMs(deps) + deps.claimTtlMs
-      : claimExpiry(deadline);
+/**
+ * A new claim for this delivery, holding until the invocation is certainly over; undefined outside an
+ * invocation (no deadline and no `claimTtlMs`): with no bound on its life a claim could only wait for an
+ * arbitrary expiry, so such a caller publishes unclaimed, at least once, as without claims.
+ */
+function newClaim(deps: FetchResultDeps, budget: RecordBudget): PublishClaim | undefined {
+  let expiresAt: number;
+  if (budget.invocationDeadlineMs !== undefined) expiresAt = claimExpiry(budget.invocationDeadlineMs);
+  else if (deps.claimTtlMs !== undefined) expiresAt = nowMs(deps) + deps.claimTtlMs;
+  else return undefined;
   return { token: budget.claimToken ?? randomUUID(), expiresAt };
+}
+
+/** The claim's attributes on an item written with it. */
+function claimAttributes(claim: PublishClaim | undefined) {
+  return claim ? { publishClaim: claim.token, publishClaimExpiresAt: claim.expiresAt } : {};
 }
 
 async function processResult(
@@ -234,8 +242,7 @@ async function processResult(
       storedAt: clock(deps),
       retentionDays: deps.retentionDays,
     }),
-    publishClaim: claim.token,
-    publishClaimExpiresAt: claim.expiresAt,
+    ...claimAttributes(claim),
   };
   if (!(await store.putStoredItem(item))) {
     // Stored meanwhile by a concurrent delivery: finish whatever it has not finished, if nobody else is.
@@ -257,7 +264,7 @@ async function recordUnavailable(
 ): Promise<FetchOutcome> {
   const { store, logger } = deps;
   let item = existing;
-  let held: PublishClaim | undefined;
+  let held: { claim: PublishClaim | undefined } | undefined;
   if (!item) {
     const claim = newClaim(deps, budget);
     const candidate: ResultItem = {
@@ -266,12 +273,11 @@ async function recordUnavailable(
         storedAt: clock(deps),
         retentionDays: deps.retentionDays,
       }),
-      publishClaim: claim.token,
-      publishClaimExpiresAt: claim.expiresAt,
+      ...claimAttributes(claim),
     };
     if (await store.putUnavailableItem(candidate)) {
       item = candidate;
-      held = claim;
+      held = { claim };
     } else {
       item = await store.getItem(message.resultId);
     }
@@ -281,7 +287,7 @@ async function recordUnavailable(
   logger.warn('service has no result for this resultId: recorded as UNAVAILABLE', { source: message.source });
   const pending = item.status === 'STORED' ? 'announced-pending' : 'unavailable';
   if (held) {
-    await announce(item, held, deps);
+    await announce(item, held.claim, deps);
     return pending;
   }
   return (await claimAndAnnounce(item, deps, budget)) ?? pending;
@@ -298,7 +304,7 @@ async function claimAndAnnounce(
   budget: RecordBudget,
 ): Promise<FetchOutcome | undefined> {
   const claim = newClaim(deps, budget);
-  if (deps.store.claimPublication) {
+  if (claim && deps.store.claimPublication) {
     const claimed = await deps.store.claimPublication(item.resultId, item.status, claim, nowMs(deps));
     if (!claimed) {
       const current = await deps.store.getItem(item.resultId);
@@ -315,8 +321,12 @@ async function claimAndAnnounce(
  * Publishes the item's event, then marks it published. Refuses to publish on a claim that has expired
  * (a delivery resumed after its invocation's deadline): another delivery may hold the claim by now.
  */
-async function announce(item: ResultItem, claim: PublishClaim, deps: FetchResultDeps): Promise<void> {
-  if (deps.store.claimPublication && nowMs(deps) >= claim.expiresAt) {
+async function announce(
+  item: ResultItem,
+  claim: PublishClaim | undefined,
+  deps: FetchResultDeps,
+): Promise<void> {
+  if (claim && deps.store.claimPublication && nowMs(deps) >= claim.expiresAt) {
     throw new PipelineError(
       'the publication claim expired before the event was published; left for redelivery',
     );

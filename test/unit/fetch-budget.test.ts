@@ -78,6 +78,28 @@ describe('runBatch', () => {
     });
   });
 
+  it('runs records of the same key one after the other, others beside them', async () => {
+    // Prepare: a and b share a key, c has its own.
+    const keyed = [{ messageId: 'a' }, { messageId: 'b' }, { messageId: 'c' }];
+    const log: string[] = [];
+    const handle = async (record: { messageId: string }) => {
+      log.push(`start ${record.messageId}`);
+      await new Promise((resolve) => setImmediate(resolve));
+      log.push(`end ${record.messageId}`);
+    };
+
+    // Act
+    const run = await runBatch(keyed, handle, {
+      budget: FETCH_BUDGET,
+      keyOf: (record) => (record.messageId === 'c' ? 'other' : 'same'),
+    });
+
+    // Assess
+    expect(run.succeeded).toBe(3);
+    expect(log.indexOf('start b')).toBeGreaterThan(log.indexOf('end a'));
+    expect(log.indexOf('start c')).toBeLessThan(log.indexOf('end a'));
+  });
+
   it('starts nothing with less than the least start time left, and hands each record its deadlines', async () => {
     // Prepare
     const seen: object[] = [];

@@ -1,9 +1,9 @@
 /**
  * Results queue consumer (SQS, partial batch responses): fetch, store, announce each result once.
- * Logic: shared/pipeline/fetch-result. Messages are processed one after another to bound memory; a
- * failed message is reported in `batchItemFailures` and never fails its batch-mates.
+ * Logic: shared/pipeline/fetch-result. Records run a few at a time within the invocation's time
+ * (shared/pipeline/batch-runner); a failed, unfinished or unstarted message is reported in
+ * `batchItemFailures` and never fails its batch-mates.
  */
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
   createDynamoDocumentClient,
@@ -15,10 +15,13 @@ import { loadFetchResultConfig } from '../../shared/config';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { createLogger } from '../../shared/logger';
 import { METRICS } from '../../shared/metrics-names';
+import { runBatch } from '../../shared/pipeline/batch-runner';
+import { FETCH_BUDGET } from '../../shared/pipeline/fetch-budget';
 import {
   type FetchOutcome,
   type FetchResultDeps,
   processQueueRecord,
+  type RecordBudget,
 } from '../../shared/pipeline/fetch-result';
 import { createMetrics, MetricUnit, publishMetrics } from '../../shared/pipeline/metrics';
 import { createServiceClient } from '../../shared/pipeline/service-client';
@@ -29,7 +32,10 @@ const config = loadFetchResultConfig();
 const logger = createLogger({ environment: config.environment, functionName: 'fetch-result' });
 const metrics = createMetrics(config.environment);
 const tracer = createTracer();
-const { client } = createServiceClient(config, createSecretsClient(tracer), logger);
+const { client } = createServiceClient(config, createSecretsClient(tracer), logger, {
+  timeoutMs: FETCH_BUDGET.serviceCallTimeoutMs,
+  retry: FETCH_BUDGET.retry,
+});
 const deps: FetchResultDeps = {
   source: client,
   store: new ResultStore({
@@ -43,7 +49,6 @@ const deps: FetchResultDeps = {
   retentionDays: config.retentionDays,
   logger,
 };
-const processor = new BatchProcessor(EventType.SQS);
 
 const OUTCOME_METRICS: Partial<Record<FetchOutcome, string>> = {
   stored: METRICS.names.resultsStored,
@@ -51,11 +56,14 @@ const OUTCOME_METRICS: Partial<Record<FetchOutcome, string>> = {
   duplicate: METRICS.names.duplicatesSkipped,
 };
 
-async function recordHandler(record: SQSRecord): Promise<FetchOutcome> {
+async function recordHandler(record: SQSRecord, budget: RecordBudget): Promise<FetchOutcome> {
   const ids = queueMessageIds(record.body);
-  const outcome = await inSubsegment(tracer, '### record', () => processQueueRecord(record.body, deps), {
-    ids,
-  });
+  const outcome = await inSubsegment(
+    tracer,
+    '### record',
+    () => processQueueRecord(record.body, deps, budget),
+    { ids },
+  );
   const metric = OUTCOME_METRICS[outcome];
   if (metric) metrics.addMetric(metric, MetricUnit.Count, 1);
   return outcome;
@@ -68,13 +76,29 @@ export const handler = async (event: SQSEvent, context?: Context): Promise<SQSBa
     return await inSubsegment(
       tracer,
       '## fetch-result',
-      () =>
-        processPartialResponse(event, recordHandler, processor, {
-          ...(context && { context }),
-          processInParallel: false,
-          // A batch where every message failed is still a partial response: SQS redelivers each one.
-          throwOnFullBatchFailure: false,
-        }),
+      async () => {
+        // A batch where every message failed is still a partial response: SQS redelivers each one.
+        const run = await runBatch(
+          event.Records,
+          (record, deadlines) => recordHandler(record, { ...deadlines, claimToken: record.messageId }),
+          {
+            budget: FETCH_BUDGET,
+            ...(context && { remainingMs: () => context.getRemainingTimeInMillis() }),
+            // Two messages of one resultId in a batch (webhook + poll) run in turn: one fetch, not two.
+            keyOf: (record) => {
+              const { resultId } = queueMessageIds(record.body);
+              return typeof resultId === 'string' ? resultId : undefined;
+            },
+          },
+        );
+        if (run.notStarted > 0 || run.unfinished > 0) {
+          logger.warn('invocation time ran short: records left for redelivery', {
+            notStarted: run.notStarted,
+            unfinished: run.unfinished,
+          });
+        }
+        return { batchItemFailures: run.batchItemFailures };
+      },
       { handler: true },
     );
   } finally {

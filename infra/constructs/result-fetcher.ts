@@ -9,14 +9,18 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
+import { budgetProblems, FETCH_BUDGET } from '../../shared/pipeline/fetch-budget';
 import { RESULTS_PREFIX, STAGING_PREFIX } from '../../shared/store/keys';
 import type { EnvironmentConfig } from '../config';
 import { keyUseThrough } from './encryption-key';
 import { PipelineFunction } from './pipeline-function';
 import type { Secrets } from './secrets';
 
-/** Timeout of the fetch-result function; the queue's visibility timeout is derived from it. */
-export const FETCH_RESULT_TIMEOUT = Duration.seconds(60);
+/**
+ * Timeout of the fetch-result function, from its time budget (docs/pipeline.md, "Time budget"); the
+ * queue's visibility timeout is derived from it.
+ */
+export const FETCH_RESULT_TIMEOUT = Duration.seconds(FETCH_BUDGET.functionTimeoutSeconds);
 
 /** Properties of {@link ResultFetcher}. */
 export interface ResultFetcherProps {
@@ -51,6 +55,8 @@ export class ResultFetcher extends Construct {
   constructor(scope: Construct, id: string, props: ResultFetcherProps) {
     super(scope, id);
     const { config } = props;
+    const problems = budgetProblems();
+    if (problems.length > 0) throw new Error(`fetch-result time budget inconsistent: ${problems.join('; ')}`);
 
     this.fetchResultFunction = new PipelineFunction(this, 'FetchResultFunction', {
       entry: 'functions/fetch-result/handler.ts',
@@ -134,7 +140,11 @@ export class ResultFetcher extends Construct {
 
     fn.function.addEventSource(
       new SqsEventSource(props.queue, {
-        batchSize: 5,
+        // Within the time budget: records not started in time go back as batch item failures.
+        batchSize: FETCH_BUDGET.batchSize,
+        ...(FETCH_BUDGET.maxBatchingWindowSeconds > 0 && {
+          maxBatchingWindow: Duration.seconds(FETCH_BUDGET.maxBatchingWindowSeconds),
+        }),
         reportBatchItemFailures: true,
         maxConcurrency: config.fetchConcurrency,
       }),

@@ -59,6 +59,7 @@ export class ResultsQueue extends Construct {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
       // A message in flight must not reappear while a (retrying) invocation still works on it.
+      // A crashed invocation's publication claim expires before its message is visible again (docs/pipeline.md).
       visibilityTimeout: this.visibilityTimeout,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: this.maxReceiveCount },
     });

@@ -29,6 +29,11 @@ export interface TransportOptions {
   readonly retry: Partial<RetryOptions>;
   readonly sleep: (ms: number) => Promise<void>;
   readonly now: () => number;
+  /**
+   * Epoch ms by which the call, retries and body included, must end (a caller's budget, e.g. the time left
+   * in a Lambda invocation). Each attempt's timeout is cut to it and no retry waits past it.
+   */
+  readonly deadlineMs?: number;
 }
 
 /** Network error codes that mean the connection was never made, so nothing reached the service. */
@@ -99,10 +104,15 @@ export async function sendOnceStreaming(
 ): Promise<StreamingResponse> {
   const label = `${request.method} ${request.url.origin}${request.url.pathname}`;
   const controller = new AbortController();
-  let timer = setTimeout(() => controller.abort(timeoutError()), options.timeoutMs);
+  // Each wait is cut to the deadline, so a body still arriving when the budget ends is abandoned.
+  const wait = () =>
+    options.deadlineMs === undefined
+      ? options.timeoutMs
+      : Math.max(0, Math.min(options.timeoutMs, options.deadlineMs - options.now()));
+  let timer = setTimeout(() => controller.abort(timeoutError()), wait());
   const rearm = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => controller.abort(timeoutError()), options.timeoutMs);
+    timer = setTimeout(() => controller.abort(timeoutError()), wait());
   };
   let response: Response;
   try {
@@ -193,15 +203,25 @@ export async function withRetry<R>(
   options: TransportOptions,
   send: (request: HttpRequest, options: TransportOptions) => Promise<R>,
 ): Promise<R> {
+  const { deadlineMs } = options;
   for (let attempt = 1; ; attempt++) {
+    const left = deadlineMs === undefined ? Number.POSITIVE_INFINITY : deadlineMs - options.now();
+    if (left <= 0) {
+      throw new ConnectionError(
+        `no time left for ${request.method} ${request.url.origin}${request.url.pathname} within the caller's budget`,
+        { timedOut: true, notSent: true },
+      );
+    }
     try {
-      return await send(request, options);
+      return await send(request, left < options.timeoutMs ? { ...options, timeoutMs: left } : options);
     } catch (error) {
       const decision = shouldRetry(
         { attempt, method: request.method, mayHaveCreated: request.mayHaveCreated, error },
         options.retry,
       );
       if (!decision.retry) throw error;
+      // A wait that ends past the budget cannot lead to an answer in time: the caller retries later.
+      if (deadlineMs !== undefined && options.now() + decision.delayMs >= deadlineMs) throw error;
       await options.sleep(decision.delayMs);
     }
   }

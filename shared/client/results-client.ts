@@ -63,8 +63,15 @@ export interface ClientOptions {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
+/** Per-call budget of the result reads. */
+export interface DeadlineOptions {
+  /** Epoch ms by which the call, retries and body included, must end. */
+  readonly deadlineMs?: number | undefined;
+}
+
 /** One call: what to send and the schema of the answer. */
 export interface CallSpec<S extends z.ZodMiniType> {
+  readonly deadlineMs?: number | undefined;
   readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly query?: URLSearchParams;
@@ -157,12 +164,16 @@ export class ResultsClient {
     return parseBody(resultSchema, body, 200, `GET ${PATHS.result(resultId)}`);
   }
 
-  /** GET /api/v2/result/{resultId} (§4.9): the raw 200 body, for bounded-memory processing. */
-  async getResultBody(resultId: string): Promise<Buffer> {
+  /**
+   * GET /api/v2/result/{resultId} (§4.9): the raw 200 body, for bounded-memory processing. `deadlineMs`
+   * (epoch ms) bounds the call with its retries.
+   */
+  async getResultBody(resultId: string, options: DeadlineOptions = {}): Promise<Buffer> {
     const response = await this.send({
       method: 'GET',
       path: PATHS.result(validateResultId(resultId)),
       mayHaveCreated: false,
+      deadlineMs: options.deadlineMs,
     });
     return response.body;
   }
@@ -170,10 +181,16 @@ export class ResultsClient {
   /**
    * GET /api/v2/result/{resultId} (§4.9) as a stream of body chunks, for constant-memory processing. Retried
    * (and a 401 refreshed) only until the body starts; a failure while reading it throws `ConnectionError`.
+   * `deadlineMs` (epoch ms) bounds the call, its retries and the reading of the body.
    */
-  async getResultStream(resultId: string): Promise<AsyncIterable<Uint8Array>> {
+  async getResultStream(resultId: string, options: DeadlineOptions = {}): Promise<AsyncIterable<Uint8Array>> {
     const response = await this.send(
-      { method: 'GET', path: PATHS.result(validateResultId(resultId)), mayHaveCreated: false },
+      {
+        method: 'GET',
+        path: PATHS.result(validateResultId(resultId)),
+        mayHaveCreated: false,
+        deadlineMs: options.deadlineMs,
+      },
       sendOnceStreaming,
     );
     return response.body;
@@ -213,7 +230,7 @@ export class ResultsClient {
           ...(body !== undefined && { body }),
           mayHaveCreated: spec.mayHaveCreated,
         },
-        this.#transport,
+        spec.deadlineMs === undefined ? this.#transport : { ...this.#transport, deadlineMs: spec.deadlineMs },
         once,
       );
 

@@ -2,14 +2,17 @@
  * The fetch-result use-case, one queue message at a time:
  *
  *   already stored and announced → skip (no service call)
- *   stored, not announced        → publish → mark
- *   otherwise                    → fetch → S3 objects → conditional item put → publish → mark
- *   404 from the service         → UNAVAILABLE item (conditional) → publish → mark
+ *   stored, not announced        → claim → publish → mark
+ *   otherwise                    → fetch → S3 objects → conditional item put with the claim → publish → mark
+ *   404 from the service         → UNAVAILABLE item (conditional, with the claim) → publish → mark
  *
  * Every step is idempotent and the order means a crash after any step is repaired by the redelivery of
- * the same message. Dependencies come in as arguments so tests can make any step fail once. The body is
+ * the same message. Only the delivery holding the publication claim publishes: a concurrent delivery of
+ * the same resultId finds the claim and leaves the event to its holder, whose own message stays in the
+ * queue until the event is marked (docs/pipeline.md, "One event per result"). Dependencies come in as arguments so tests can make any step fail once. The body is
  * streamed into the store as it arrives (docs/pipeline.md, "Streaming fetch-and-store").
  */
+import { randomUUID } from 'node:crypto';
 import { itemSummaryDetail } from '../analytics/summary';
 import type { ServiceEnvironment } from '../api/enums';
 import { NotFoundError, ServiceError, UnauthorizedError } from '../client/errors';
@@ -20,6 +23,7 @@ import { type Logger, withCorrelation } from '../logger';
 import {
   buildStoredItem,
   buildUnavailableItem,
+  type PublishClaim,
   type ResultHints,
   type ResultItem,
   type ResultStatus,
@@ -28,6 +32,7 @@ import {
   type StoredResult,
 } from '../store/result-store';
 import { ResultContentError } from '../stream/errors';
+import { claimExpiry } from './fetch-budget';
 import {
   isUploadMessage,
   parseQueueMessage,
@@ -41,8 +46,28 @@ import {
  * streaming is used when present) or whole (tests, callers that already hold it). One is required.
  */
 export interface ResultSource {
-  getResultStream?(resultId: string): Promise<AsyncIterable<Uint8Array>>;
-  getResultBody?(resultId: string): Promise<Uint8Array>;
+  getResultStream?(resultId: string, options?: CallBudget): Promise<AsyncIterable<Uint8Array>>;
+  getResultBody?(resultId: string, options?: CallBudget): Promise<Uint8Array>;
+}
+
+/** Time budget of one record: the service call (retries and body included) ends by `deadlineMs`. */
+export interface CallBudget {
+  /** Epoch milliseconds. */
+  readonly deadlineMs?: number;
+}
+
+/** The invocation a record is processed in. */
+export interface RecordBudget {
+  /** Epoch ms by which the record's service call must end (the invocation's deadline less the reserves). */
+  readonly serviceDeadlineMs?: number;
+  /** Epoch ms of the invocation's deadline: a publication claim expires a margin after it. */
+  readonly invocationDeadlineMs?: number;
+  /**
+   * Token of this delivery's publication claim: the SQS message id, so a redelivery of the same message
+   * takes over its own claim at once (a crashed claimer's message never waits for the expiry).
+   * @default a random id
+   */
+  readonly claimToken?: string;
 }
 
 /** What fetch-result needs from the store (`ResultStore` fits). */
@@ -56,6 +81,17 @@ export interface ResultStorePort {
   writeObjects?(resultId: string, result: Record<string, unknown>): Promise<StoredObjects>;
   putStoredItem(item: ResultItem): Promise<boolean>;
   putUnavailableItem(item: ResultItem): Promise<boolean>;
+  /**
+   * Claims the publication of the item's event (`ResultStore.claimPublication`): false if it is published
+   * or another delivery holds an unexpired claim. A store without it (a test double) lets every delivery
+   * publish.
+   */
+  claimPublication?(
+    resultId: string,
+    status: ResultStatus,
+    claim: PublishClaim,
+    nowMs: number,
+  ): Promise<boolean>;
   markPublished(resultId: string, status: ResultStatus, at: string): Promise<void>;
 }
 
@@ -68,22 +104,41 @@ export interface FetchResultDeps {
   readonly retentionDays: number;
   readonly logger: Logger;
   readonly now?: () => Date;
+  /**
+   * Lifetime of a publication claim when the invocation's deadline is unknown (no Lambda context).
+   * Without it and without a deadline no claim is taken.
+   */
+  readonly claimTtlMs?: number;
 }
 
 /** What happened to one message. */
-export type FetchOutcome = 'stored' | 'unavailable' | 'duplicate' | 'announced-pending' | 'upload-announced';
+export type FetchOutcome =
+  | 'stored'
+  | 'unavailable'
+  | 'duplicate'
+  | 'announced-pending'
+  | 'claimed-elsewhere'
+  | 'upload-announced';
 
 /** Processes one parsed queue message. Throws on any failure: the message is then redelivered. */
-export async function processMessage(message: QueueMessage, deps: FetchResultDeps): Promise<FetchOutcome> {
+export async function processMessage(
+  message: QueueMessage,
+  deps: FetchResultDeps,
+  budget: RecordBudget = {},
+): Promise<FetchOutcome> {
   if (isUploadMessage(message)) return announceUpload(message, deps);
-  return processResult(message, deps);
+  return processResult(message, deps, budget);
 }
 
 /**
  * Parses and processes one SQS message body with `resultId`/`transactionId` on every log line. A malformed
  * body throws `MalformedMessageError`: it can never succeed, so it goes through redelivery to the DLQ.
  */
-export async function processQueueRecord(body: string, deps: FetchResultDeps): Promise<FetchOutcome> {
+export async function processQueueRecord(
+  body: string,
+  deps: FetchResultDeps,
+  budget: RecordBudget = {},
+): Promise<FetchOutcome> {
   let message: QueueMessage;
   try {
     message = parseQueueMessage(body);
@@ -96,7 +151,7 @@ export async function processQueueRecord(body: string, deps: FetchResultDeps): P
     : { resultId: message.resultId, transactionId: message.transactionId };
   return withCorrelation(deps.logger, ids, async () => {
     try {
-      return await processMessage(message, deps);
+      return await processMessage(message, deps, budget);
     } catch (error) {
       deps.logger.error(failureLine(error), {
         error: describeError(error),
@@ -132,7 +187,33 @@ function clock(deps: FetchResultDeps): string {
   return (deps.now ?? (() => new Date()))().toISOString();
 }
 
-async function processResult(message: ResultMessage, deps: FetchResultDeps): Promise<FetchOutcome> {
+function nowMs(deps: FetchResultDeps): number {
+  return (deps.now ?? (() => new Date()))().getTime();
+}
+
+/**
+ * A new claim for this delivery, holding until the invocation is certainly over; undefined outside an
+ * invocation (no deadline and no `claimTtlMs`): with no bound on its life a claim could only wait for an
+ * arbitrary expiry, so such a caller publishes unclaimed, at least once, as without claims.
+ */
+function newClaim(deps: FetchResultDeps, budget: RecordBudget): PublishClaim | undefined {
+  let expiresAt: number;
+  if (budget.invocationDeadlineMs !== undefined) expiresAt = claimExpiry(budget.invocationDeadlineMs);
+  else if (deps.claimTtlMs !== undefined) expiresAt = nowMs(deps) + deps.claimTtlMs;
+  else return undefined;
+  return { token: budget.claimToken ?? randomUUID(), expiresAt };
+}
+
+/** The claim's attributes on an item written with it. */
+function claimAttributes(claim: PublishClaim | undefined) {
+  return claim ? { publishClaim: claim.token, publishClaimExpiresAt: claim.expiresAt } : {};
+}
+
+async function processResult(
+  message: ResultMessage,
+  deps: FetchResultDeps,
+  budget: RecordBudget,
+): Promise<FetchOutcome> {
   const { store, logger } = deps;
   const existing = await store.getItem(message.resultId);
   if (existing?.status === 'STORED') {
@@ -140,35 +221,39 @@ async function processResult(message: ResultMessage, deps: FetchResultDeps): Pro
       logger.info('result already stored and announced: skipped', { source: message.source });
       return 'duplicate';
     }
-    await announce(existing, deps);
-    return 'announced-pending';
+    return (await claimAndAnnounce(existing, deps, budget)) ?? 'announced-pending';
   }
   // No item, or UNAVAILABLE: ask the service (again: a result it now has replaces UNAVAILABLE).
   let body: AsyncIterable<Uint8Array>;
   try {
-    body = await openBody(message.resultId, deps.source);
+    body = await openBody(message.resultId, deps.source, budget);
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
-    return recordUnavailable(message, existing, deps);
+    return recordUnavailable(message, existing, deps, budget);
   }
   const { document, stored } = await storeBody(message.resultId, body, store);
-  const item = buildStoredItem({
-    hints: hintsOf(message),
-    document,
-    stored,
-    bucket: store.bucket,
-    storedAt: clock(deps),
-    retentionDays: deps.retentionDays,
-  });
+  const claim = newClaim(deps, budget);
+  // The claim goes in with the item: the first delivery claims without a write of its own.
+  const item: ResultItem = {
+    ...buildStoredItem({
+      hints: hintsOf(message),
+      document,
+      stored,
+      bucket: store.bucket,
+      storedAt: clock(deps),
+      retentionDays: deps.retentionDays,
+    }),
+    ...claimAttributes(claim),
+  };
   if (!(await store.putStoredItem(item))) {
-    // Stored meanwhile by a concurrent delivery: finish whatever it has not finished.
+    // Stored meanwhile by a concurrent delivery: finish whatever it has not finished, if nobody else is.
     const current = await store.getItem(message.resultId);
     if (current?.eventPublishedAt) return 'duplicate';
-    if (current) await announce(current, deps);
+    if (current) return (await claimAndAnnounce(current, deps, budget)) ?? 'announced-pending';
     return 'announced-pending';
   }
   logger.info('result stored', { objects: stored.objects.length, documentBytes: stored.documentBytes });
-  await announce(item, deps);
+  await announce(item, claim, deps);
   return 'stored';
 }
 
@@ -176,26 +261,77 @@ async function recordUnavailable(
   message: ResultMessage,
   existing: ResultItem | undefined,
   deps: FetchResultDeps,
+  budget: RecordBudget,
 ): Promise<FetchOutcome> {
   const { store, logger } = deps;
   let item = existing;
+  let held: { claim: PublishClaim | undefined } | undefined;
   if (!item) {
-    const candidate = buildUnavailableItem({
-      hints: hintsOf(message),
-      storedAt: clock(deps),
-      retentionDays: deps.retentionDays,
-    });
-    item = (await store.putUnavailableItem(candidate)) ? candidate : await store.getItem(message.resultId);
+    const claim = newClaim(deps, budget);
+    const candidate: ResultItem = {
+      ...buildUnavailableItem({
+        hints: hintsOf(message),
+        storedAt: clock(deps),
+        retentionDays: deps.retentionDays,
+      }),
+      ...claimAttributes(claim),
+    };
+    if (await store.putUnavailableItem(candidate)) {
+      item = candidate;
+      held = { claim };
+    } else {
+      item = await store.getItem(message.resultId);
+    }
     if (!item) throw new PipelineError('result item vanished after a conditional check failed');
   }
   if (item.eventPublishedAt) return 'duplicate';
   logger.warn('service has no result for this resultId: recorded as UNAVAILABLE', { source: message.source });
-  await announce(item, deps);
-  return item.status === 'STORED' ? 'announced-pending' : 'unavailable';
+  const pending = item.status === 'STORED' ? 'announced-pending' : 'unavailable';
+  if (held) {
+    await announce(item, held.claim, deps);
+    return pending;
+  }
+  return (await claimAndAnnounce(item, deps, budget)) ?? pending;
 }
 
-/** Publishes the item's event, then marks it published. */
-async function announce(item: ResultItem, deps: FetchResultDeps): Promise<void> {
+/**
+ * Claims the item's publication, then announces it. Returns undefined when announced here, or the outcome
+ * when another delivery published it or holds the claim (its message stays queued until it has marked, and
+ * a crash of that delivery leaves a claim that expires before the message is delivered again).
+ */
+async function claimAndAnnounce(
+  item: ResultItem,
+  deps: FetchResultDeps,
+  budget: RecordBudget,
+): Promise<FetchOutcome | undefined> {
+  const claim = newClaim(deps, budget);
+  if (claim && deps.store.claimPublication) {
+    const claimed = await deps.store.claimPublication(item.resultId, item.status, claim, nowMs(deps));
+    if (!claimed) {
+      const current = await deps.store.getItem(item.resultId);
+      if (current?.eventPublishedAt && current.status === item.status) return 'duplicate';
+      deps.logger.info('another delivery is announcing this result: left to it');
+      return 'claimed-elsewhere';
+    }
+  }
+  await announce(item, claim, deps);
+  return undefined;
+}
+
+/**
+ * Publishes the item's event, then marks it published. Refuses to publish on a claim that has expired
+ * (a delivery resumed after its invocation's deadline): another delivery may hold the claim by now.
+ */
+async function announce(
+  item: ResultItem,
+  claim: PublishClaim | undefined,
+  deps: FetchResultDeps,
+): Promise<void> {
+  if (claim && deps.store.claimPublication && nowMs(deps) >= claim.expiresAt) {
+    throw new PipelineError(
+      'the publication claim expired before the event was published; left for redelivery',
+    );
+  }
   if (item.status === 'STORED') {
     await deps.publisher.publishResultStored(storedDetail(item, deps));
   } else {
@@ -264,11 +400,17 @@ async function parseWhole(body: AsyncIterable<Uint8Array>): Promise<Record<strin
  * The result body as chunks. A source that answers whole is read as one chunk, handed over so that only
  * the store holds it: nothing in this frame keeps the raw bytes reachable while objects are written.
  */
-async function openBody(resultId: string, source: ResultSource): Promise<AsyncIterable<Uint8Array>> {
-  if (source.getResultStream) return source.getResultStream(resultId);
+async function openBody(
+  resultId: string,
+  source: ResultSource,
+  budget: RecordBudget,
+): Promise<AsyncIterable<Uint8Array>> {
+  const options: CallBudget =
+    budget.serviceDeadlineMs === undefined ? {} : { deadlineMs: budget.serviceDeadlineMs };
+  if (source.getResultStream) return source.getResultStream(resultId, options);
   if (!source.getResultBody)
     throw new PipelineError('the result source has neither getResultStream nor getResultBody');
-  const holder: { bytes?: Uint8Array } = { bytes: await source.getResultBody(resultId) };
+  const holder: { bytes?: Uint8Array } = { bytes: await source.getResultBody(resultId, options) };
   return (async function* () {
     const bytes = holder.bytes!;
     holder.bytes = undefined;

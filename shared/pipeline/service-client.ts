@@ -5,15 +5,20 @@
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { fetchAccessToken } from '../client/oauth';
 import { ResultsClient } from '../client/results-client';
+import type { RetryOptions } from '../client/retry';
 import type { ServiceAccessConfig } from '../config';
 import type { Logger } from '../logger';
 import { SecretsTokenProvider } from '../token-cache/secrets-token-provider';
 
-/** Builds the client and its shared token cache (once per container). */
+/**
+ * Builds the client and its shared token cache (once per container). `transport` sets the per-call
+ * timeout and retry caps (fetch-result takes them from its time budget).
+ */
 export function createServiceClient(
   config: ServiceAccessConfig,
   secrets: SecretsManagerClient,
   logger: Logger,
+  transport: { timeoutMs?: number; retry?: Partial<RetryOptions> } = {},
 ): { client: ResultsClient; tokenProvider: SecretsTokenProvider } {
   const tokenProvider = new SecretsTokenProvider({
     secrets,
@@ -36,6 +41,7 @@ export function createServiceClient(
     environment: config.environment,
     tokenProvider,
     scopes: config.scopes,
+    ...transport,
   });
   return { client, tokenProvider };
 }

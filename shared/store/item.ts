@@ -62,6 +62,13 @@ export interface ResultItem {
   documentInItem?: boolean;
   storedAt: string;
   eventPublishedAt?: string;
+  /**
+   * Token of the delivery that claimed the publication of the item's event (docs/pipeline.md, "One event
+   * per result"): a random id, no data. Removed when the event is marked published.
+   */
+  publishClaim?: string;
+  /** Epoch milliseconds after which `publishClaim` no longer holds (its claimer is certainly gone). */
+  publishClaimExpiresAt?: number;
   /** TTL, epoch seconds. */
   expiresAt: number;
 }

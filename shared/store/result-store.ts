@@ -26,6 +26,14 @@ export interface StoredResult {
   readonly stored: StoredObjects;
 }
 
+/** A claim on the publication of a result's event (`ResultStore.claimPublication`). */
+export interface PublishClaim {
+  /** Random id of the claiming delivery. */
+  readonly token: string;
+  /** Epoch milliseconds: the claim holds until then. */
+  readonly expiresAt: number;
+}
+
 function isConditionalCheckFailed(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
@@ -161,14 +169,52 @@ export class ResultStore {
     }
   }
 
-  /** Records that the item's event was published (once; a second mark is a no-op). */
+  /**
+   * Claims the publication of the item's event for `claim.token` until `claim.expiresAt` (epoch ms): true
+   * if claimed, false if the event is already published, the item has another status or another delivery
+   * holds a claim that has not expired at `nowMs`. A claim with the same token (the same queue message,
+   * delivered again) is taken over. One UpdateItem, billed by the item's size.
+   */
+  async claimPublication(
+    resultId: string,
+    status: ResultStatus,
+    claim: PublishClaim,
+    nowMs: number,
+  ): Promise<boolean> {
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { [RESULTS_TABLE.partitionKey]: resultId },
+          UpdateExpression: 'SET publishClaim = :token, publishClaimExpiresAt = :until',
+          ConditionExpression:
+            'attribute_exists(#pk) AND #status = :status AND attribute_not_exists(eventPublishedAt) AND ' +
+            '(attribute_not_exists(publishClaimExpiresAt) OR publishClaimExpiresAt < :now OR publishClaim = :token)',
+          ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':token': claim.token,
+            ':until': claim.expiresAt,
+            ':status': status,
+            ':now': nowMs,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Records that the item's event was published (once; a second mark is a no-op) and drops the claim. */
   async markPublished(resultId: string, status: ResultStatus, at: string): Promise<void> {
     try {
       await this.#dynamo.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { [RESULTS_TABLE.partitionKey]: resultId },
-          UpdateExpression: 'SET eventPublishedAt = :at',
+          // The claim has done its work: removed in the same write, so no extra write unit is spent.
+          UpdateExpression: 'SET eventPublishedAt = :at REMOVE publishClaim, publishClaimExpiresAt',
           // Only the item whose event was published: a STORED item replacing an UNAVAILABLE one
           // must not inherit the UNAVAILABLE event's mark.
           ConditionExpression:

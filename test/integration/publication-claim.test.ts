@@ -1,0 +1,226 @@
+/**
+ * One event per result when deliveries race (issue 14 item 3), against dynalite and s3rver through the
+ * real `ResultStore`: two deliveries of the same resultId at once publish once; a claimer that crashes
+ * after claiming leaves the event to the redelivery once the claim has expired; the same for the
+ * 404 → UNAVAILABLE path.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NotFoundError } from '../../shared/client/errors';
+import {
+  type FetchResultDeps,
+  processQueueRecord,
+  type ResultSource,
+  type ResultStorePort,
+} from '../../shared/pipeline/fetch-result';
+import { ResultStore } from '../../shared/store/result-store';
+import {
+  clientConfig,
+  createPipelineResources,
+  type LocalAws,
+  type PipelineResources,
+  startLocalAws,
+} from '../support/local-aws';
+import { Crash, FakePublisher, memoryLogger } from '../support/pipeline-fakes';
+
+const CLAIM_TTL_MS = 60_000;
+
+/** A service whose answers wait until `parties` requests for the same resultId have arrived. */
+class RacingSource implements ResultSource {
+  readonly waiting = new Map<string, (() => void)[]>();
+  constructor(
+    readonly parties: number,
+    readonly found: boolean,
+  ) {}
+  async getResultBody(resultId: string): Promise<Uint8Array> {
+    const list = this.waiting.get(resultId) ?? [];
+    this.waiting.set(resultId, list);
+    await new Promise<void>((resolve) => {
+      list.push(resolve);
+      if (list.length >= this.parties) for (const go of list) go();
+    });
+    if (!this.found) throw new NotFoundError('service answered 404', { status: 404 });
+    return Buffer.from(JSON.stringify({ transactionId: `tx-${resultId}`, result: 'APPROVED', images: [] }));
+  }
+}
+
+let aws: LocalAws;
+let resources: PipelineResources;
+let store: ResultStore;
+let s3: S3Client;
+
+beforeAll(async () => {
+  aws = await startLocalAws();
+  resources = await createPipelineResources(aws, { prefix: 'idv-claim' });
+  s3 = new S3Client(clientConfig(aws, 's3'));
+  store = new ResultStore({
+    s3,
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb'))),
+    bucket: resources.bucketName,
+    table: resources.tableName,
+  });
+}, 60_000);
+
+afterAll(async () => {
+  s3?.destroy();
+  await aws?.close();
+});
+
+function setup(source: ResultSource, clock: { ms: number }, crash = new Crash()) {
+  const publisher = new FakePublisher(crash);
+  const deps: FetchResultDeps = {
+    source,
+    store,
+    publisher,
+    environment: 'staging',
+    retentionDays: 7,
+    logger: memoryLogger().logger,
+    now: () => new Date(clock.ms),
+    claimTtlMs: CLAIM_TTL_MS,
+  };
+  return { deps, publisher, crash };
+}
+
+const message = (resultId: string, source = 'webhook') => JSON.stringify({ resultId, source });
+
+describe('publication claim (dynalite)', () => {
+  it('two deliveries of each of 20 resultIds at once: exactly one Stored event per result', async () => {
+    // Prepare
+    const clock = { ms: Date.now() };
+    const { deps, publisher } = setup(new RacingSource(2, true), clock);
+    const ids = Array.from({ length: 20 }, (_, i) => `race-${i}`);
+
+    // Act
+    const outcomes = await Promise.all(
+      ids.flatMap((id) => [
+        processQueueRecord(message(id, 'webhook'), deps),
+        processQueueRecord(message(id, 'poll'), deps),
+      ]),
+    );
+
+    // Assess
+    expect(publisher.stored.map((d) => d.resultId).sort()).toEqual([...ids].sort());
+    expect(outcomes.filter((o) => o === 'stored')).toHaveLength(20);
+    expect(
+      outcomes.filter((o) => o !== 'stored').every((o) => o === 'claimed-elsewhere' || o === 'duplicate'),
+    ).toBe(true);
+    for (const id of ids) {
+      const item = await store.getItem(id);
+      expect(item?.eventPublishedAt).toBeDefined();
+      expect(item?.publishClaim).toBeUndefined();
+      expect(item?.publishClaimExpiresAt).toBeUndefined();
+    }
+  });
+
+  it('a claimer that crashes before publishing: a second delivery leaves it; the redelivery after expiry publishes once', async () => {
+    // Prepare: the first delivery stores (claim in the put) and crashes at publish.
+    const clock = { ms: Date.now() };
+    const { deps, publisher, crash } = setup(new RacingSource(1, true), clock);
+    crash.armed = 'publish';
+    await expect(processQueueRecord(message('crash-stored'), deps)).rejects.toThrow(
+      /injected crash at publish/,
+    );
+
+    // Act: another delivery while the claim holds, then the redelivery after it expired.
+    const during = await processQueueRecord(message('crash-stored', 'poll'), deps);
+    clock.ms += CLAIM_TTL_MS + 1;
+    const after = await processQueueRecord(message('crash-stored'), deps);
+    const again = await processQueueRecord(message('crash-stored', 'redrive'), deps);
+
+    // Assess
+    expect([during, after, again]).toEqual(['claimed-elsewhere', 'announced-pending', 'duplicate']);
+    expect(publisher.stored.map((d) => d.resultId)).toEqual(['crash-stored']);
+    expect((await store.getItem('crash-stored'))?.eventPublishedAt).toBeDefined();
+  });
+
+  it('the crashed claimer’s own message, delivered again, takes over its claim at once; another message does not', async () => {
+    // Prepare: message m-1 stores (claim token m-1 in the put) and crashes at publish.
+    const clock = { ms: Date.now() };
+    const { deps, publisher, crash } = setup(new RacingSource(1, true), clock);
+    crash.armed = 'publish';
+    await expect(processQueueRecord(message('own-claim'), deps, { claimToken: 'm-1' })).rejects.toThrow(
+      /injected crash/,
+    );
+
+    // Act: no time passes.
+    const other = await processQueueRecord(message('own-claim', 'poll'), deps, { claimToken: 'm-2' });
+    const own = await processQueueRecord(message('own-claim'), deps, { claimToken: 'm-1' });
+
+    // Assess
+    expect([other, own]).toEqual(['claimed-elsewhere', 'announced-pending']);
+    expect(publisher.stored.map((d) => d.resultId)).toEqual(['own-claim']);
+  });
+
+  it('a claimer past its claim refuses to publish: the message is left for redelivery', async () => {
+    // Prepare: the claim (taken by the put) expires while the delivery stores: the clock jumps at publish.
+    const clock = { ms: Date.now() };
+    const { deps, publisher } = setup(new RacingSource(1, true), clock);
+    const slowStore: ResultStorePort = {
+      bucket: store.bucket,
+      table: store.table,
+      getItem: (id) => store.getItem(id),
+      storeResult: (id, body) => store.storeResult(id, body),
+      putStoredItem: async (item) => {
+        const written = await store.putStoredItem(item);
+        clock.ms += CLAIM_TTL_MS + 1;
+        return written;
+      },
+      putUnavailableItem: (item) => store.putUnavailableItem(item),
+      claimPublication: (id, status, claim, now) => store.claimPublication(id, status, claim, now),
+      markPublished: (id, status, at) => store.markPublished(id, status, at),
+    };
+
+    // Act / Assess
+    await expect(processQueueRecord(message('late-claimer'), { ...deps, store: slowStore })).rejects.toThrow(
+      /publication claim expired/,
+    );
+    expect(publisher.stored).toHaveLength(0);
+    expect(await processQueueRecord(message('late-claimer'), deps)).toBe('announced-pending');
+    expect(publisher.stored).toHaveLength(1);
+  });
+
+  it('404 → UNAVAILABLE: two deliveries at once publish one event; a crashed claimer is finished after expiry', async () => {
+    // Prepare
+    const clock = { ms: Date.now() };
+    const { deps, publisher, crash } = setup(new RacingSource(2, false), clock);
+
+    // Act: a race, then a crash after the claim on another resultId.
+    const raced = await Promise.all([
+      processQueueRecord(message('gone-race', 'webhook'), deps),
+      processQueueRecord(message('gone-race', 'poll'), deps),
+    ]);
+    const single = setup(new RacingSource(1, false), clock, crash);
+    crash.armed = 'publish';
+    await expect(processQueueRecord(message('gone-crash'), single.deps)).rejects.toThrow(/injected crash/);
+    const during = await processQueueRecord(message('gone-crash', 'poll'), single.deps);
+    clock.ms += CLAIM_TTL_MS + 1;
+    const after = await processQueueRecord(message('gone-crash'), single.deps);
+
+    // Assess
+    expect(raced.filter((o) => o === 'unavailable')).toHaveLength(1);
+    expect(publisher.unavailable.map((d) => d.resultId)).toEqual(['gone-race']);
+    expect([during, after]).toEqual(['claimed-elsewhere', 'unavailable']);
+    expect(single.publisher.unavailable.map((d) => d.resultId)).toEqual(['gone-crash']);
+    expect((await store.getItem('gone-crash'))?.eventPublishedAt).toBeDefined();
+  });
+
+  it('the claim expires a margin after the invocation deadline when the deadline is known', async () => {
+    // Prepare
+    const clock = { ms: Date.now() };
+    const { deps, crash } = setup(new RacingSource(1, true), clock);
+    crash.armed = 'publish';
+    const invocationDeadlineMs = clock.ms + 30_000;
+
+    // Act
+    await expect(
+      processQueueRecord(message('deadline-claim'), deps, { invocationDeadlineMs }),
+    ).rejects.toThrow(/injected crash/);
+
+    // Assess
+    expect((await store.getItem('deadline-claim'))?.publishClaimExpiresAt).toBe(
+      invocationDeadlineMs + 10_000,
+    );
+  });
+});

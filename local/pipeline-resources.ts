@@ -20,7 +20,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ENV } from '../shared/config';
-import { RESULTS_TABLE } from '../shared/store/table-schema';
+import { resultsTableDefinition } from '../shared/store/table-schema';
 import { clientConfig, type LocalAws } from './local-aws';
 
 /** Options of {@link createPipelineResources}. */
@@ -160,29 +160,9 @@ async function ensureTable(client: DynamoDBClient, tableName: string): Promise<v
   } catch (error) {
     if (!(error instanceof TableNotFoundException)) throw error;
   }
-  const { indexes, partitionKey } = RESULTS_TABLE;
-  const keyNames = new Set<string>([partitionKey]);
-  for (const index of Object.values(indexes)) {
-    keyNames.add(index.partitionKey);
-    keyNames.add(index.sortKey);
-  }
-  // No TimeToLiveSpecification: dynalite has no TTL API; expiry is an AWS-only concern.
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [{ AttributeName: partitionKey, KeyType: 'HASH' }],
-      AttributeDefinitions: [...keyNames].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
-      GlobalSecondaryIndexes: Object.values(indexes).map((index) => ({
-        IndexName: index.indexName,
-        KeySchema: [
-          { AttributeName: index.partitionKey, KeyType: 'HASH' },
-          { AttributeName: index.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'ALL' },
-      })),
-    }),
-  );
+  // No TimeToLiveSpecification: dynalite has no TTL API; expiry is an AWS-only concern. The indexes
+  // project what they do on AWS, so a local index query answers exactly as the deployed one.
+  await client.send(new CreateTableCommand(resultsTableDefinition(tableName)));
   for (let attempt = 0; attempt < 100; attempt++) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     if (Table?.TableStatus === 'ACTIVE') return;

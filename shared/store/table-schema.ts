@@ -42,3 +42,31 @@ export const RESULTS_TABLE = {
     },
   },
 } as const;
+
+/**
+ * The `CreateTable` input of the results table with its indexes and their projections, for the local
+ * emulator and tests (the stack builds the same from `RESULTS_TABLE` in infra/constructs/results-table.ts),
+ * so an index query locally returns exactly what it returns on AWS.
+ */
+export function resultsTableDefinition(tableName: string) {
+  const { indexes, partitionKey } = RESULTS_TABLE;
+  const keyNames = new Set<string>([partitionKey]);
+  for (const index of Object.values(indexes)) keyNames.add(index.partitionKey).add(index.sortKey);
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST' as const,
+    KeySchema: [{ AttributeName: partitionKey, KeyType: 'HASH' as const }],
+    AttributeDefinitions: [...keyNames].map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
+    GlobalSecondaryIndexes: Object.values(indexes).map((index) => ({
+      IndexName: index.indexName,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+      ],
+      Projection:
+        index.projection.type === 'KEYS_ONLY'
+          ? { ProjectionType: 'KEYS_ONLY' as const }
+          : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.projection.attributes] },
+    })),
+  };
+}

@@ -98,8 +98,11 @@ describe('local AWS emulators', () => {
 
     // Assess
     expect(got.Item).toEqual(item);
-    expect(byDay.Items).toEqual([item]);
-    expect(byTransaction.Items).toEqual([item]);
+    // The indexes project what they project on AWS: keys only (the day index adds result and product).
+    expect(byDay.Items).toEqual([{ resultId: 'r-1', completedDay: '2025-01-02', completed: item.completed }]);
+    expect(byTransaction.Items).toEqual([
+      { resultId: 'r-1', transactionId: 'tx-1', completed: item.completed },
+    ]);
     documents.destroy();
   });
 

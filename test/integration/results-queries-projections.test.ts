@@ -9,7 +9,7 @@ import {
   resultsByTransaction,
 } from '../../shared/queries/results';
 import type { ResultItem } from '../../shared/store/result-store';
-import { RESULTS_TABLE } from '../../shared/store/table-schema';
+import { resultsTableDefinition } from '../../shared/store/table-schema';
 import { clientConfig, type LocalAws, startLocalAws } from '../support/local-aws';
 
 /**
@@ -28,28 +28,7 @@ describe('results queries over key-only indexes', () => {
     const raw = new DynamoDBClient(clientConfig(aws, 'dynamodb'));
     dynamo = DynamoDBDocumentClient.from(raw);
     const tableName = 'projections-test';
-    const { indexes, partitionKey } = RESULTS_TABLE;
-    const keyNames = new Set<string>([partitionKey]);
-    for (const index of Object.values(indexes)) keyNames.add(index.partitionKey).add(index.sortKey);
-    await raw.send(
-      new CreateTableCommand({
-        TableName: tableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        KeySchema: [{ AttributeName: partitionKey, KeyType: 'HASH' }],
-        AttributeDefinitions: [...keyNames].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
-        GlobalSecondaryIndexes: Object.values(indexes).map((index) => ({
-          IndexName: index.indexName,
-          KeySchema: [
-            { AttributeName: index.partitionKey, KeyType: 'HASH' },
-            { AttributeName: index.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection:
-            index.projection.type === 'KEYS_ONLY'
-              ? { ProjectionType: 'KEYS_ONLY' }
-              : { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.attributes] },
-        })),
-      }),
-    );
+    await raw.send(new CreateTableCommand(resultsTableDefinition(tableName)));
     // 230 results of one transaction and reference on one day (three BatchGetItem calls of at most
     // 100 keys), their completion times out of insertion order.
     for (let i = 0; i < 230; i++) {

@@ -50,6 +50,8 @@ const HANDLER_ENV: Record<string, string> = {
   [ENV.webhookSecretId]: 'bench-webhook',
   [ENV.resultsQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/000000000000/bench',
   [ENV.resultsTableName]: 'bench',
+  [ENV.pollMarkersTableName]: 'bench-poll-markers',
+  [ENV.pollMarkerWindowSeconds]: '360',
   [ENV.dataBucketName]: 'bench',
   [ENV.eventBusName]: 'bench',
   [ENV.retentionDays]: '30',
@@ -86,7 +88,8 @@ function importOnce(file: string): Promise<number> {
     child.on('close', (code) => {
       const ms = Number(out);
       if (code === 0 && Number.isFinite(ms)) resolve(ms);
-      else reject(new Error(`importing ${file} failed (exit ${code}): ${err.slice(0, 500)}`));
+      // The end of stderr names the error; its start is often a line of minified code.
+      else reject(new Error(`importing ${file} failed (exit ${code}): ${err.slice(-800)}`));
     });
   });
 }

@@ -22,6 +22,13 @@ import { queueDepth, SqsEventSource, type SqsHandler } from '../../local/sqs-eve
 import { IdvClient } from '../../shared/client';
 import { ENV } from '../../shared/config';
 import { DETAIL_TYPES } from '../../shared/events/names';
+import type { ResultItem } from '../../shared/store/item';
+import {
+  isPublicationKey,
+  PUBLICATION_KEY_SUFFIX,
+  type PublicationRecord,
+  publishedAtOf,
+} from '../../shared/store/publication';
 import type { FaultOptions } from '../../simulator/faults';
 import { startSimulator } from '../../simulator/server';
 import { type AwsFaultProxy, type ProxyVerdict, startAwsFaultProxy } from './aws-fault-proxy';
@@ -330,23 +337,33 @@ async function measure(input: MeasureInput): Promise<ChaosFigures> {
   const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
   const s3 = new S3Client(clientConfig(aws, 's3'));
   const items = new Map<string, Record<string, unknown>>();
+  const publications = new Map<string, PublicationRecord>();
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await dynamo.send(
       new ScanCommand({
         TableName: resources.tableName,
-        ProjectionExpression: 'resultId, #s, eventPublishedAt',
+        ProjectionExpression: 'resultId, #s, eventPublishedAt, publishedAt',
         ExpressionAttributeNames: { '#s': 'status' },
         ExclusiveStartKey: startKey,
       }),
     );
     for (const item of page.Items ?? []) {
       const id = String(item.resultId);
+      if (isPublicationKey(id)) {
+        publications.set(id.slice(0, -PUBLICATION_KEY_SUFFIX.length), item as unknown as PublicationRecord);
+        continue;
+      }
       if (items.has(id)) violations.push(`${id}: more than one item`);
       items.set(id, item);
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+  // As `ResultStore.getItem` reads it: the mark lives in the result's publication record.
+  for (const [id, item] of items) {
+    const publishedAt = publishedAtOf(item as unknown as ResultItem, publications.get(id));
+    if (publishedAt) item.eventPublishedAt = publishedAt;
+  }
 
   const events = new Map<string, number>();
   for (const event of aws.events.entries()) {

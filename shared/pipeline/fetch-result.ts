@@ -3,14 +3,16 @@
  *
  *   already stored and announced → skip (no service call)
  *   stored, not announced        → claim → publish → mark
- *   otherwise                    → fetch → S3 objects → conditional item put with the claim → publish → mark
- *   404 from the service         → UNAVAILABLE item (conditional, with the claim) → publish → mark
+ *   otherwise                    → fetch → S3 objects → claim → conditional item put → publish → mark
+ *   404 from the service         → claim → UNAVAILABLE item (conditional) → publish → mark
  *
  * Every step is idempotent and the order means a crash after any step is repaired by the redelivery of
- * the same message. Only the delivery holding the publication claim publishes: a concurrent delivery of
- * the same resultId finds the claim and leaves the event to its holder, whose own message stays in the
- * queue until the event is marked (docs/pipeline.md, "One event per result"). Dependencies come in as arguments so tests can make any step fail once. The body is
- * streamed into the store as it arrives (docs/pipeline.md, "Streaming fetch-and-store").
+ * the same message. Only the delivery holding the publication claim writes the item and publishes: a
+ * concurrent delivery of the same resultId finds the claim and leaves the work to its holder, whose own
+ * message stays in the queue until the event is marked (docs/pipeline.md, "One event per result"). Claim
+ * and mark are small writes of the result's publication record, never of the item. Dependencies come in
+ * as arguments so tests can make any step fail once. The body is streamed into the store as it arrives
+ * (docs/pipeline.md, "Streaming fetch-and-store").
  */
 import { randomUUID } from 'node:crypto';
 import { itemSummaryDetail } from '../analytics/summary';
@@ -84,15 +86,16 @@ export interface ResultStorePort {
   /**
    * Claims the publication of the item's event (`ResultStore.claimPublication`): false if it is published
    * or another delivery holds an unexpired claim. A store without it (a test double) lets every delivery
-   * publish.
+   * publish. `expiresAt` is the item's TTL (epoch seconds), for the claim's record.
    */
   claimPublication?(
     resultId: string,
     status: ResultStatus,
     claim: PublishClaim,
     nowMs: number,
+    expiresAt?: number,
   ): Promise<boolean>;
-  markPublished(resultId: string, status: ResultStatus, at: string): Promise<void>;
+  markPublished(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void>;
 }
 
 /** Dependencies of `processMessage`. */
@@ -204,11 +207,6 @@ function newClaim(deps: FetchResultDeps, budget: RecordBudget): PublishClaim | u
   return { token: budget.claimToken ?? randomUUID(), expiresAt };
 }
 
-/** The claim's attributes on an item written with it. */
-function claimAttributes(claim: PublishClaim | undefined) {
-  return claim ? { publishClaim: claim.token, publishClaimExpiresAt: claim.expiresAt } : {};
-}
-
 async function processResult(
   message: ResultMessage,
   deps: FetchResultDeps,
@@ -232,24 +230,25 @@ async function processResult(
     return recordUnavailable(message, existing, deps, budget);
   }
   const { document, stored } = await storeBody(message.resultId, body, store);
+  const item = buildStoredItem({
+    hints: hintsOf(message),
+    document,
+    stored,
+    bucket: store.bucket,
+    storedAt: clock(deps),
+    retentionDays: deps.retentionDays,
+  });
+  // Claimed before the item is written, so that of two deliveries storing at once only one writes the
+  // item and publishes; the other leaves both to it (its message stays queued until the event is marked).
   const claim = newClaim(deps, budget);
-  // The claim goes in with the item: the first delivery claims without a write of its own.
-  const item: ResultItem = {
-    ...buildStoredItem({
-      hints: hintsOf(message),
-      document,
-      stored,
-      bucket: store.bucket,
-      storedAt: clock(deps),
-      retentionDays: deps.retentionDays,
-    }),
-    ...claimAttributes(claim),
-  };
+  const lost = await claimOrStepAside(item, claim, deps);
+  if (lost) return lost;
   if (!(await store.putStoredItem(item))) {
-    // Stored meanwhile by a concurrent delivery: finish whatever it has not finished, if nobody else is.
+    // Stored before this claim (by a delivery whose claim has expired, or before claims): announce that item.
     const current = await store.getItem(message.resultId);
     if (current?.eventPublishedAt) return 'duplicate';
-    if (current) return (await claimAndAnnounce(current, deps, budget)) ?? 'announced-pending';
+    if (!current) throw new PipelineError('result item vanished after a conditional check failed');
+    await announce(current, claim, deps);
     return 'announced-pending';
   }
   logger.info('result stored', { objects: stored.objects.length, documentBytes: stored.documentBytes });
@@ -264,34 +263,57 @@ async function recordUnavailable(
   budget: RecordBudget,
 ): Promise<FetchOutcome> {
   const { store, logger } = deps;
-  let item = existing;
-  let held: { claim: PublishClaim | undefined } | undefined;
-  if (!item) {
-    const claim = newClaim(deps, budget);
-    const candidate: ResultItem = {
-      ...buildUnavailableItem({
-        hints: hintsOf(message),
-        storedAt: clock(deps),
-        retentionDays: deps.retentionDays,
-      }),
-      ...claimAttributes(claim),
-    };
-    if (await store.putUnavailableItem(candidate)) {
-      item = candidate;
-      held = { claim };
-    } else {
-      item = await store.getItem(message.resultId);
-    }
+  if (existing) {
+    if (existing.eventPublishedAt) return 'duplicate';
+    logger.warn('service has no result for this resultId: recorded as UNAVAILABLE', {
+      source: message.source,
+    });
+    return (await claimAndAnnounce(existing, deps, budget)) ?? 'unavailable';
+  }
+  const candidate = buildUnavailableItem({
+    hints: hintsOf(message),
+    storedAt: clock(deps),
+    retentionDays: deps.retentionDays,
+  });
+  const claim = newClaim(deps, budget);
+  const lost = await claimOrStepAside(candidate, claim, deps);
+  if (lost) return lost;
+  let item: ResultItem | undefined = candidate;
+  if (!(await store.putUnavailableItem(candidate))) {
+    item = await store.getItem(message.resultId);
     if (!item) throw new PipelineError('result item vanished after a conditional check failed');
+    if (item.eventPublishedAt) return 'duplicate';
+    // Stored meanwhile: its own (STORED) event is due, under a STORED claim.
+    if (item.status === 'STORED') return (await claimAndAnnounce(item, deps, budget)) ?? 'announced-pending';
   }
-  if (item.eventPublishedAt) return 'duplicate';
   logger.warn('service has no result for this resultId: recorded as UNAVAILABLE', { source: message.source });
-  const pending = item.status === 'STORED' ? 'announced-pending' : 'unavailable';
-  if (held) {
-    await announce(item, held.claim, deps);
-    return pending;
-  }
-  return (await claimAndAnnounce(item, deps, budget)) ?? pending;
+  await announce(item, claim, deps);
+  return item.status === 'STORED' ? 'announced-pending' : 'unavailable';
+}
+
+/**
+ * Takes the publication claim for `item` (not yet written, or written and not announced). Returns
+ * undefined when this delivery holds it (or runs without claims), else the outcome to report: the event
+ * is published, or another delivery holds the claim and will finish the work.
+ */
+async function claimOrStepAside(
+  item: ResultItem,
+  claim: PublishClaim | undefined,
+  deps: FetchResultDeps,
+): Promise<FetchOutcome | undefined> {
+  if (!claim || !deps.store.claimPublication) return undefined;
+  const claimed = await deps.store.claimPublication(
+    item.resultId,
+    item.status,
+    claim,
+    nowMs(deps),
+    item.expiresAt,
+  );
+  if (claimed) return undefined;
+  const current = await deps.store.getItem(item.resultId);
+  if (current?.eventPublishedAt && current.status === item.status) return 'duplicate';
+  deps.logger.info('another delivery is announcing this result: left to it');
+  return 'claimed-elsewhere';
 }
 
 /**
@@ -305,15 +327,8 @@ async function claimAndAnnounce(
   budget: RecordBudget,
 ): Promise<FetchOutcome | undefined> {
   const claim = newClaim(deps, budget);
-  if (claim && deps.store.claimPublication) {
-    const claimed = await deps.store.claimPublication(item.resultId, item.status, claim, nowMs(deps));
-    if (!claimed) {
-      const current = await deps.store.getItem(item.resultId);
-      if (current?.eventPublishedAt && current.status === item.status) return 'duplicate';
-      deps.logger.info('another delivery is announcing this result: left to it');
-      return 'claimed-elsewhere';
-    }
-  }
+  const lost = await claimOrStepAside(item, claim, deps);
+  if (lost) return lost;
   await announce(item, claim, deps);
   return undefined;
 }
@@ -337,7 +352,7 @@ async function announce(
   } else {
     await deps.publisher.publishResultUnavailable(unavailableDetail(item, deps));
   }
-  await deps.store.markPublished(item.resultId, item.status, clock(deps));
+  await deps.store.markPublished(item.resultId, item.status, clock(deps), item.expiresAt);
 }
 
 async function announceUpload(message: UploadMessage, deps: FetchResultDeps): Promise<FetchOutcome> {

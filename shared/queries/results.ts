@@ -19,6 +19,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { ObjectRef, ResultItem } from '../store/item';
+import { Publications, publishedAtOf } from '../store/publication';
 import { RESULTS_TABLE } from '../store/table-schema';
 
 /** Where the results live. */
@@ -52,12 +53,20 @@ export class ChecksumMismatchError extends Error {
 /** Longest `--since`..`--until` span listed, so a typo cannot start a query per day for decades. */
 export const MAX_LIST_DAYS = 366;
 
-/** The item of one result, or `undefined`. */
+/**
+ * The item of one result, or `undefined`, with `eventPublishedAt` from its publication record
+ * (docs/pipeline.md, "One event per result").
+ */
 export async function getResult(deps: ResultsQueryDeps, resultId: string): Promise<ResultItem | undefined> {
-  const { Item } = await deps.dynamo.send(
-    new GetCommand({ TableName: deps.tableName, Key: { [RESULTS_TABLE.partitionKey]: resultId } }),
-  );
-  return Item as ResultItem | undefined;
+  const [{ Item }, publication] = await Promise.all([
+    deps.dynamo.send(
+      new GetCommand({ TableName: deps.tableName, Key: { [RESULTS_TABLE.partitionKey]: resultId } }),
+    ),
+    new Publications(deps.dynamo, deps.tableName).get(resultId),
+  ]);
+  const item = Item as ResultItem | undefined;
+  const eventPublishedAt = item && publishedAtOf(item, publication);
+  return item && eventPublishedAt ? { ...item, eventPublishedAt } : item;
 }
 
 /**

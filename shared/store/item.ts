@@ -52,23 +52,21 @@ export interface ResultItem {
   reason?: 'NOT_FOUND';
   bucket?: string;
   resultKey?: string;
-  /** References of the stored blobs, unless they exceed {@link MAX_OBJECTS_BYTES} (then see result.json). */
+  /** References of the stored blobs, while the item fits {@link INLINE_ITEM_BYTES} (else see result.json). */
   objects?: ObjectRef[];
   /** Number of stored blobs (always set on STORED items written since the item was bounded). */
   objectCount?: number;
-  /** The stripped result (every `data` replaced by an `ObjectRef`), unless it is too large for an item. */
+  /** The stripped result (every `data` replaced by an `ObjectRef`), while the item fits {@link INLINE_ITEM_BYTES}. */
   document?: Record<string, unknown>;
-  /** False when the stripped result was too large for the item and lives only in S3 (`resultKey`). */
+  /** False when the stripped result lives only in S3 (`resultKey`): the item would have been too large. */
   documentInItem?: boolean;
   storedAt: string;
-  eventPublishedAt?: string;
   /**
-   * Token of the delivery that claimed the publication of the item's event (docs/pipeline.md, "One event
-   * per result"): a random id, no data. Removed when the event is marked published.
+   * When the item's event was published. Kept in the result's publication record (`publication.ts`), not
+   * written with the item: `ResultStore.getItem` fills it in. Items stored before publication records
+   * existed carry it themselves.
    */
-  publishClaim?: string;
-  /** Epoch milliseconds after which `publishClaim` no longer holds (its claimer is certainly gone). */
-  publishClaimExpiresAt?: number;
+  eventPublishedAt?: string;
   /** TTL, epoch seconds. */
   expiresAt: number;
 }
@@ -93,10 +91,20 @@ export interface StoredObjects {
 }
 
 /**
- * Largest item (as `dynamoItemSize` counts it) written with the stripped result inside. DynamoDB refuses
- * items over 400 KB, and a refused put can never succeed, so the limit leaves headroom for the estimate.
+ * Largest item (as `dynamoItemSize` counts it) ever written. DynamoDB refuses items over 400 KB, and a
+ * refused put can never succeed, so the limit leaves headroom for the estimate. The budgets below keep
+ * every item far under it whatever the result holds.
  */
 export const MAX_ITEM_BYTES = 350 * 1024;
+
+/**
+ * Largest item that carries the stripped document and the object list inline. Every write of an item is
+ * billed one write unit per KB of the whole item, so the item is a summary and an index, and the full
+ * result — always in result.json — is copied into it only while that is cheap: a typical result (an
+ * identity document, a few images and the report) fits; a result with many images or sections keeps its
+ * object list only, or neither, and readers (`withFullDocument`, `idv results get`) read result.json.
+ */
+export const INLINE_ITEM_BYTES = 8 * 1024;
 
 /** Longest identifier kept in the item and its events (the events' schemas say at most 256 characters). */
 const MAX_IDENTIFIER_LENGTH = 256;
@@ -105,11 +113,6 @@ const MAX_IDENTIFIER_LENGTH = 256;
  * hold thousands of reason codes; the first ones that fit are kept, `messageCount` says how many exist.
  */
 export const MAX_MESSAGES_BYTES = 16 * 1024;
-/**
- * Budget of the `objects` list: with the summary and `messages` the item stays well under 400 KB even
- * for a result with thousands of images. Past it the list lives only in result.json.
- */
-export const MAX_OBJECTS_BYTES = 256 * 1024;
 /** Longest product kept in the item and its events (the events' schemas say at most 64 characters). */
 const MAX_PRODUCT_LENGTH = 64;
 
@@ -227,8 +230,7 @@ export function buildStoredItem(args: {
   };
   const allMessages = reasonCodes(document);
   const messages = withinBudget(allMessages, MAX_MESSAGES_BYTES);
-  const objectsFit = dynamoSize(stored.objects) <= MAX_OBJECTS_BYTES;
-  const item: ResultItem = compact({
+  const summary: ResultItem = compact({
     ...baseItem(identifiers, args.storedAt, args.retentionDays),
     status: 'STORED',
     result: identifier(document.result),
@@ -238,14 +240,15 @@ export function buildStoredItem(args: {
     summary: summarizeResult(document),
     bucket: args.bucket,
     resultKey: stored.resultKey,
-    objects: objectsFit ? stored.objects : undefined,
     objectCount: stored.objects.length,
-    documentInItem: true,
+    documentInItem: false,
   });
   // The whole item is measured, not the document alone: the `objects` list grows with every image too.
-  const withDocument = { ...item, document };
-  if (dynamoItemSize(withDocument) <= MAX_ITEM_BYTES) return withDocument;
-  return { ...item, documentInItem: false };
+  const withObjects: ResultItem = { ...summary, objects: stored.objects };
+  const withDocument: ResultItem = { ...withObjects, document, documentInItem: true };
+  if (dynamoItemSize(withDocument) <= INLINE_ITEM_BYTES) return withDocument;
+  if (dynamoItemSize(withObjects) <= INLINE_ITEM_BYTES) return withObjects;
+  return summary;
 }
 
 /** The first elements of `list` whose DynamoDB size fits `budget`. */

@@ -8,30 +8,24 @@
  */
 import { createHash } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeBase64Data } from '../client/base64';
 import { sniffContentType } from '../image';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
 import type { ObjectRef, ResultItem, ResultStatus, StoredObjects } from './item';
 import { fileKey, imageKey, resultJsonKey } from './keys';
+import { Publications, type PublishClaim, publishedAtOf } from './publication';
 import { S3BlobTarget } from './s3-blobs';
 import { RESULTS_TABLE } from './table-schema';
 
 export * from './item';
 export * from './keys';
+export type { PublicationRecord, PublishClaim } from './publication';
 
 /** What `storeResult` stored: the stripped document and where everything went. */
 export interface StoredResult {
   readonly document: Record<string, unknown>;
   readonly stored: StoredObjects;
-}
-
-/** A claim on the publication of a result's event (`ResultStore.claimPublication`). */
-export interface PublishClaim {
-  /** Random id of the claiming delivery. */
-  readonly token: string;
-  /** Epoch milliseconds: the claim holds until then. */
-  readonly expiresAt: number;
 }
 
 function isConditionalCheckFailed(error: unknown): boolean {
@@ -55,25 +49,36 @@ export class ResultStore {
   readonly #s3: S3Client;
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #ingest: IngestOptions;
+  readonly #publications: Publications;
 
   constructor(options: ResultStoreOptions) {
     this.#s3 = options.s3;
+    this.#publications = new Publications(options.dynamo, options.table);
     this.#ingest = options.ingest ?? {};
     this.#dynamo = options.dynamo;
     this.bucket = options.bucket;
     this.table = options.table;
   }
 
-  /** The item of a result (strongly consistent read), or undefined. */
+  /**
+   * The item of a result (strongly consistent read), or undefined, with `eventPublishedAt` from its
+   * publication record when the event of the item's status was published. Both reads at once.
+   */
   async getItem(resultId: string): Promise<ResultItem | undefined> {
-    const response = await this.#dynamo.send(
-      new GetCommand({
-        TableName: this.table,
-        Key: { [RESULTS_TABLE.partitionKey]: resultId },
-        ConsistentRead: true,
-      }),
-    );
-    return response.Item as ResultItem | undefined;
+    const [response, publication] = await Promise.all([
+      this.#dynamo.send(
+        new GetCommand({
+          TableName: this.table,
+          Key: { [RESULTS_TABLE.partitionKey]: resultId },
+          ConsistentRead: true,
+        }),
+      ),
+      this.#publications.get(resultId),
+    ]);
+    const item = response.Item as ResultItem | undefined;
+    if (!item) return undefined;
+    const eventPublishedAt = publishedAtOf(item, publication);
+    return eventPublishedAt ? { ...item, eventPublishedAt } : item;
   }
 
   /**
@@ -170,63 +175,23 @@ export class ResultStore {
   }
 
   /**
-   * Claims the publication of the item's event for `claim.token` until `claim.expiresAt` (epoch ms): true
-   * if claimed, false if the event is already published, the item has another status or another delivery
-   * holds a claim that has not expired at `nowMs`. A claim with the same token (the same queue message,
-   * delivered again) is taken over. One UpdateItem, billed by the item's size.
+   * Claims the publication of the result's `status` event (its publication record, `publication.ts`):
+   * true if claimed, false if it is published or another delivery holds an unexpired claim. One small
+   * write, whatever the size of the result item; `expiresAt` is the item's TTL.
    */
-  async claimPublication(
+  claimPublication(
     resultId: string,
     status: ResultStatus,
     claim: PublishClaim,
     nowMs: number,
+    expiresAt?: number,
   ): Promise<boolean> {
-    try {
-      await this.#dynamo.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { [RESULTS_TABLE.partitionKey]: resultId },
-          UpdateExpression: 'SET publishClaim = :token, publishClaimExpiresAt = :until',
-          ConditionExpression:
-            'attribute_exists(#pk) AND #status = :status AND attribute_not_exists(eventPublishedAt) AND ' +
-            '(attribute_not_exists(publishClaimExpiresAt) OR publishClaimExpiresAt < :now OR publishClaim = :token)',
-          ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':token': claim.token,
-            ':until': claim.expiresAt,
-            ':status': status,
-            ':now': nowMs,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+    return this.#publications.claim(resultId, status, claim, nowMs, expiresAt);
   }
 
-  /** Records that the item's event was published (once; a second mark is a no-op) and drops the claim. */
-  async markPublished(resultId: string, status: ResultStatus, at: string): Promise<void> {
-    try {
-      await this.#dynamo.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { [RESULTS_TABLE.partitionKey]: resultId },
-          // The claim has done its work: removed in the same write, so no extra write unit is spent.
-          UpdateExpression: 'SET eventPublishedAt = :at REMOVE publishClaim, publishClaimExpiresAt',
-          // Only the item whose event was published: a STORED item replacing an UNAVAILABLE one
-          // must not inherit the UNAVAILABLE event's mark.
-          ConditionExpression:
-            'attribute_exists(#pk) AND attribute_not_exists(eventPublishedAt) AND #status = :status',
-          ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
-          ExpressionAttributeValues: { ':at': at, ':status': status },
-        }),
-      );
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return;
-      throw error;
-    }
+  /** Records that the result's `status` event was published (once) and drops the claim: one small write. */
+  markPublished(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void> {
+    return this.#publications.mark(resultId, status, at, expiresAt);
   }
 
   async #putDecoded(data: string, keyFor: (ext: string) => string): Promise<ObjectRef> {

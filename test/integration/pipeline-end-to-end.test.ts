@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWebhookEndpoint, type WebhookEndpoint } from '../../local/api-gateway';
@@ -25,6 +25,8 @@ import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { processMessage } from '../../shared/pipeline/fetch-result';
 import { createServiceClient } from '../../shared/pipeline/service-client';
+import { getResult } from '../../shared/queries/results';
+import { isPublicationKey } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
 import { SecretsTokenProvider } from '../../shared/token-cache/secrets-token-provider';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
@@ -95,9 +97,9 @@ async function drain(maxRounds = 20): Promise<void> {
   throw new Error('queue did not drain');
 }
 
+/** The item as readers see it: with `eventPublishedAt` from its publication record. */
 async function item(resultId: string) {
-  const { Item } = await dynamo.send(new GetCommand({ TableName: resources.tableName, Key: { resultId } }));
-  return Item;
+  return getResult({ dynamo, s3, tableName: resources.tableName }, resultId);
 }
 
 async function objectKeys(resultId: string): Promise<string[]> {
@@ -519,7 +521,7 @@ describe('results pipeline (simulator + local AWS)', () => {
     forbidden.add(cached.accessToken);
     for (const raw of Items ?? []) {
       const stored = raw;
-      if (stored.status !== 'STORED') continue;
+      if (stored.status !== 'STORED' || isPublicationKey(stored.resultId)) continue;
       const served = await upstream.getResult(stored.resultId);
       collectPersonal(served, forbidden);
       for (const entry of [...(served.images ?? []), ...(served.files ?? [])])

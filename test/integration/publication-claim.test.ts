@@ -15,6 +15,7 @@ import {
   type ResultSource,
   type ResultStorePort,
 } from '../../shared/pipeline/fetch-result';
+import { Publications } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
 import {
   clientConfig,
@@ -49,18 +50,16 @@ class RacingSource implements ResultSource {
 let aws: LocalAws;
 let resources: PipelineResources;
 let store: ResultStore;
+let publications: Publications;
 let s3: S3Client;
 
 beforeAll(async () => {
   aws = await startLocalAws();
   resources = await createPipelineResources(aws, { prefix: 'idv-claim' });
   s3 = new S3Client(clientConfig(aws, 's3'));
-  store = new ResultStore({
-    s3,
-    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb'))),
-    bucket: resources.bucketName,
-    table: resources.tableName,
-  });
+  const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
+  store = new ResultStore({ s3, dynamo, bucket: resources.bucketName, table: resources.tableName });
+  publications = new Publications(dynamo, resources.tableName);
 }, 60_000);
 
 afterAll(async () => {
@@ -109,13 +108,15 @@ describe('publication claim (dynalite)', () => {
     for (const id of ids) {
       const item = await store.getItem(id);
       expect(item?.eventPublishedAt).toBeDefined();
-      expect(item?.publishClaim).toBeUndefined();
-      expect(item?.publishClaimExpiresAt).toBeUndefined();
+      const publication = await publications.get(id);
+      expect(publication).toMatchObject({ status: 'STORED', publishedAt: item?.eventPublishedAt });
+      expect(publication?.claim).toBeUndefined();
+      expect(publication?.claimExpiresAt).toBeUndefined();
     }
   });
 
   it('a claimer that crashes before publishing: a second delivery leaves it; the redelivery after expiry publishes once', async () => {
-    // Prepare: the first delivery stores (claim in the put) and crashes at publish.
+    // Prepare: the first delivery claims, stores and crashes at publish.
     const clock = { ms: Date.now() };
     const { deps, publisher, crash } = setup(new RacingSource(1, true), clock);
     crash.armed = 'publish';
@@ -136,7 +137,7 @@ describe('publication claim (dynalite)', () => {
   });
 
   it('the crashed claimer’s own message, delivered again, takes over its claim at once; another message does not', async () => {
-    // Prepare: message m-1 stores (claim token m-1 in the put) and crashes at publish.
+    // Prepare: message m-1 claims (token m-1), stores and crashes at publish.
     const clock = { ms: Date.now() };
     const { deps, publisher, crash } = setup(new RacingSource(1, true), clock);
     crash.armed = 'publish';
@@ -154,7 +155,7 @@ describe('publication claim (dynalite)', () => {
   });
 
   it('a claimer past its claim refuses to publish: the message is left for redelivery', async () => {
-    // Prepare: the claim (taken by the put) expires while the delivery stores: the clock jumps at publish.
+    // Prepare: the claim expires while the delivery stores: the clock jumps at the item put.
     const clock = { ms: Date.now() };
     const { deps, publisher } = setup(new RacingSource(1, true), clock);
     const slowStore: ResultStorePort = {
@@ -168,8 +169,8 @@ describe('publication claim (dynalite)', () => {
         return written;
       },
       putUnavailableItem: (item) => store.putUnavailableItem(item),
-      claimPublication: (id, status, claim, now) => store.claimPublication(id, status, claim, now),
-      markPublished: (id, status, at) => store.markPublished(id, status, at),
+      claimPublication: (...a) => store.claimPublication(...a),
+      markPublished: (...a) => store.markPublished(...a),
     };
 
     // Act / Assess
@@ -219,8 +220,6 @@ describe('publication claim (dynalite)', () => {
     ).rejects.toThrow(/injected crash/);
 
     // Assess
-    expect((await store.getItem('deadline-claim'))?.publishClaimExpiresAt).toBe(
-      invocationDeadlineMs + 10_000,
-    );
+    expect((await publications.get('deadline-claim'))?.claimExpiresAt).toBe(invocationDeadlineMs + 10_000);
   });
 });

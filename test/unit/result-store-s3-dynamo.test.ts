@@ -9,6 +9,7 @@ import {
   buildUnavailableItem,
   dynamoItemSize,
   dynamoSize,
+  INLINE_ITEM_BYTES,
   MAX_ITEM_BYTES,
   type ObjectRef,
   ResultStore,
@@ -177,10 +178,33 @@ describe('ResultStore', () => {
     expect(JSON.stringify(manyImages).length).toBeLessThan(300 * 1024);
     expect(dynamoSize(manyImages) + dynamoSize(refs)).toBeGreaterThan(400 * 1024);
     expect(manyImagesItem.documentInItem).toBe(false);
-    expect(manyImagesItem.objects).toHaveLength(1_300);
-    expect(dynamoItemSize(manyImagesItem)).toBeLessThan(400 * 1024);
+    // 1,300 references do not fit an inline item either: result.json has them, the item their number.
+    expect(manyImagesItem.objects).toBeUndefined();
+    expect(manyImagesItem.objectCount).toBe(1_300);
+    expect(dynamoItemSize(manyImagesItem)).toBeLessThanOrEqual(INLINE_ITEM_BYTES);
     expect(small.documentInItem).toBe(true);
     expect(small.document).toBeDefined();
+  });
+
+  it('keeps the document and objects inline only while the item fits its inline budget', () => {
+    // Prepare: a document just too large for an inline item, with a few object references.
+    const refs = Array.from({ length: 3 }, (_, i) => ({
+      key: `results/r/images/0${i + 1}-PASSPORT-FRONT.jpg`,
+      contentType: 'image/jpeg',
+      bytes: 1_000,
+      sha256: 'cd'.repeat(32),
+    }));
+    const images = refs.map((ref) => ({ data: ref }));
+
+    // Act
+    const fits = storedItem({ result: 'APPROVED', images }, refs);
+    const large = storedItem({ result: 'APPROVED', images, note: 'y'.repeat(INLINE_ITEM_BYTES) }, refs);
+
+    // Assess
+    expect(fits).toMatchObject({ documentInItem: true, objects: refs, objectCount: 3 });
+    expect(dynamoItemSize(fits)).toBeLessThanOrEqual(INLINE_ITEM_BYTES);
+    expect(large).toMatchObject({ documentInItem: false, objects: refs, objectCount: 3 });
+    expect(large.document).toBeUndefined();
   });
 
   it('counts sizes the way DynamoDB documents them', () => {
@@ -212,17 +236,20 @@ describe('ResultStore', () => {
     expect((item.document as { customerReference: string }).customerReference).toHaveLength(3_000);
   });
 
-  it('marks the event published once, conditionally on status', async () => {
+  it('marks the event published in the small publication record, never in the result item', async () => {
     // Prepare
     ddbMock.on(UpdateCommand).rejectsOnce(conditionalFailure()).resolves({});
 
-    // Act
-    await store().markPublished('r', 'STORED', '2026-08-11T00:00:00.000Z');
-    await store().markPublished('r', 'STORED', '2026-08-11T00:00:00.000Z');
+    // Act: a failed condition (already marked) is not an error.
+    await store().markPublished('r', 'STORED', '2026-08-11T00:00:00.000Z', 1_800_000_000);
+    await store().markPublished('r', 'STORED', '2026-08-11T00:00:00.000Z', 1_800_000_000);
 
     // Assess
-    const input = ddbMock.commandCalls(UpdateCommand)[0]!.args[0].input;
-    expect(input.ConditionExpression).toContain('attribute_not_exists(eventPublishedAt)');
-    expect(input.ExpressionAttributeValues).toMatchObject({ ':status': 'STORED' });
+    const calls = ddbMock.commandCalls(UpdateCommand);
+    expect(calls).toHaveLength(2);
+    const input = calls[0]!.args[0].input;
+    expect(input.Key).toEqual({ resultId: 'r#publication' });
+    expect(input.ConditionExpression).toContain('attribute_not_exists(publishedAt)');
+    expect(input.ExpressionAttributeValues).toMatchObject({ ':status': 'STORED', ':ttl': 1_800_000_000 });
   });
 });

@@ -1,0 +1,175 @@
+/**
+ * The publication record of a result (docs/pipeline.md, "One event per result"): a small item beside the
+ * result item, in the same table, that holds who may publish the result's event and when it was
+ * published. Claim and mark are writes of this record (one write unit each), never of the result item:
+ * DynamoDB bills an update by the size of the whole item, so marking the result item itself cost as much
+ * as storing it again.
+ *
+ * Its key is `<resultId>#publication`; `#` cannot occur in a resultId, so it never meets a result, and it
+ * has none of the index keys, so no index holds it. It carries no personal data: the status, a delivery's
+ * random token, times and the result's TTL.
+ */
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ResultStatus } from './item';
+import { RESULTS_TABLE } from './table-schema';
+
+/** Suffix of a publication record's key; never part of a resultId (`RESULT_ID_PATTERN` has no `#`). */
+export const PUBLICATION_KEY_SUFFIX = '#publication';
+
+/** The table key of `resultId`'s publication record. */
+export function publicationKey(resultId: string): string {
+  return `${resultId}${PUBLICATION_KEY_SUFFIX}`;
+}
+
+/** True for a table key that is a publication record, not a result (scans see both). */
+export function isPublicationKey(key: string): boolean {
+  return key.endsWith(PUBLICATION_KEY_SUFFIX);
+}
+
+/** A claim on the publication of a result's event. */
+export interface PublishClaim {
+  /** Id of the claiming delivery (its SQS message id, or a random id). */
+  readonly token: string;
+  /** Epoch milliseconds: the claim holds until then. */
+  readonly expiresAt: number;
+}
+
+/** The publication record as stored. */
+export interface PublicationRecord {
+  /** Status of the item whose event this record is about. */
+  readonly status: ResultStatus;
+  /** When that event was published (ISO 8601); absent while it is not. */
+  readonly publishedAt?: string;
+  /** Token of the delivery holding the claim, until the event is marked published. */
+  readonly claim?: string;
+  /** Epoch milliseconds after which `claim` no longer holds. */
+  readonly claimExpiresAt?: number;
+  /** TTL (epoch seconds), the result item's. */
+  readonly expiresAt?: number;
+}
+
+function isConditionalCheckFailed(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/**
+ * Conditions of a claim for `status`. Any delivery may claim a result that has no record, or whose
+ * record is about the same status, unpublished and unclaimed (or claimed by the same token, or by a claim
+ * that has expired). A STORED claim also takes over a record about UNAVAILABLE, published or not: the
+ * service answered after all, and the STORED event is due. An UNAVAILABLE claim never takes over a
+ * STORED record, so a late 404 cannot announce a result as gone after it was stored.
+ */
+function claimCondition(status: ResultStatus): string {
+  const free =
+    'attribute_not_exists(#pk) OR (#status = :status AND attribute_not_exists(publishedAt) AND ' +
+    '(attribute_not_exists(claimExpiresAt) OR claimExpiresAt < :now OR claim = :token))';
+  return status === 'STORED' ? `${free} OR #status <> :status` : free;
+}
+
+/**
+ * Mark conditions: a status is marked once; a STORED mark replaces an UNAVAILABLE one; an UNAVAILABLE
+ * mark never replaces a STORED record that is published.
+ */
+function markCondition(status: ResultStatus): string {
+  const unmarked = 'attribute_not_exists(#pk) OR attribute_not_exists(publishedAt)';
+  return status === 'STORED' ? `${unmarked} OR #status <> :status` : unmarked;
+}
+
+/** The publication records of one results table. */
+export class Publications {
+  readonly #dynamo: DynamoDBDocumentClient;
+  readonly #table: string;
+
+  constructor(dynamo: DynamoDBDocumentClient, table: string) {
+    this.#dynamo = dynamo;
+    this.#table = table;
+  }
+
+  /** The record of `resultId` (strongly consistent read), or undefined. */
+  async get(resultId: string): Promise<PublicationRecord | undefined> {
+    const response = await this.#dynamo.send(
+      new GetCommand({
+        TableName: this.#table,
+        Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
+        ConsistentRead: true,
+      }),
+    );
+    return response.Item as PublicationRecord | undefined;
+  }
+
+  /**
+   * Claims the publication of the `status` event of `resultId` for `claim.token` until `claim.expiresAt`:
+   * true if claimed, false if it is published or another delivery holds an unexpired claim (see
+   * {@link claimCondition}). `expiresAt` (epoch seconds) is the result item's TTL.
+   */
+  async claim(
+    resultId: string,
+    status: ResultStatus,
+    claim: PublishClaim,
+    nowMs: number,
+    expiresAt?: number,
+  ): Promise<boolean> {
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
+          // REMOVE publishedAt: only ever present here when a STORED claim replaces an UNAVAILABLE record.
+          UpdateExpression: `SET #status = :status, claim = :token, claimExpiresAt = :until${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE publishedAt`,
+          ConditionExpression: claimCondition(status),
+          ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':status': status,
+            ':token': claim.token,
+            ':until': claim.expiresAt,
+            ':now': nowMs,
+            ...(expiresAt !== undefined && { ':ttl': expiresAt }),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Records that the `status` event of `resultId` was published at `at` and drops the claim; a second
+   * mark of the same status is a no-op (see {@link markCondition}).
+   */
+  async mark(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void> {
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
+          UpdateExpression: `SET #status = :status, publishedAt = :at${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE claim, claimExpiresAt`,
+          ConditionExpression: markCondition(status),
+          ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':status': status,
+            ':at': at,
+            ...(expiresAt !== undefined && { ':ttl': expiresAt }),
+          },
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return;
+      throw error;
+    }
+  }
+}
+
+/**
+ * When the event of `item` was published, from its publication record: only a record about the item's
+ * own status counts (an UNAVAILABLE event does not announce the STORED item that replaced it). Items
+ * written before publication records existed carry `eventPublishedAt` themselves; that is kept.
+ */
+export function publishedAtOf(
+  item: { status: ResultStatus; eventPublishedAt?: string },
+  record: PublicationRecord | undefined,
+): string | undefined {
+  if (item.eventPublishedAt) return item.eventPublishedAt;
+  return record?.status === item.status ? record.publishedAt : undefined;
+}

@@ -18,7 +18,6 @@ import { randomUUID } from 'node:crypto';
 import { itemSummaryDetail } from '../analytics/summary';
 import type { ServiceEnvironment } from '../api/enums';
 import { NotFoundError, ServiceError, UnauthorizedError } from '../client/errors';
-import { parseJsonText } from '../client/http';
 import { describeError, PipelineError } from '../errors';
 import type { EventPublisher, ResultStoredDetail, ResultUnavailableDetail } from '../events/publisher';
 import { type Logger, withCorrelation } from '../logger';
@@ -30,7 +29,6 @@ import {
   type ResultItem,
   type ResultStatus,
   resultJsonKey,
-  type StoredObjects,
   type StoredResult,
 } from '../store/result-store';
 import { ResultContentError } from '../stream/errors';
@@ -77,10 +75,11 @@ export interface ResultStorePort {
   readonly bucket: string;
   readonly table: string;
   getItem(resultId: string): Promise<ResultItem | undefined>;
-  /** Stores the body's blobs and result.json as it is read (`ResultStore.storeResult`): preferred. */
-  storeResult?(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult>;
-  /** Stores a result parsed whole (a store without `storeResult`, e.g. a test double). */
-  writeObjects?(resultId: string, result: Record<string, unknown>): Promise<StoredObjects>;
+  /**
+   * Stores the body's blobs and result.json as it is read (`ResultStore.storeResult`). Throws
+   * `ResultContentError` for a body or value that cannot be stored as it came (docs/pipeline.md).
+   */
+  storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult>;
   putStoredItem(item: ResultItem): Promise<boolean>;
   putUnavailableItem(item: ResultItem): Promise<boolean>;
   /**
@@ -229,7 +228,7 @@ async function processResult(
     if (!(error instanceof NotFoundError)) throw error;
     return recordUnavailable(message, existing, deps, budget);
   }
-  const { document, stored } = await storeBody(message.resultId, body, store);
+  const { document, stored } = await store.storeResult(message.resultId, body);
   const item = buildStoredItem({
     hints: hintsOf(message),
     document,
@@ -371,44 +370,6 @@ async function announceUpload(message: UploadMessage, deps: FetchResultDeps): Pr
 function hintsOf(message: ResultMessage): ResultHints {
   const { kind: _kind, ...hints } = message;
   return hints;
-}
-
-/** Streams the body into the store, or, for a store that only takes a parsed result, parses it whole. */
-async function storeBody(
-  resultId: string,
-  body: AsyncIterable<Uint8Array>,
-  store: ResultStorePort,
-): Promise<StoredResult> {
-  if (store.storeResult) return store.storeResult(resultId, body);
-  if (!store.writeObjects)
-    throw new PipelineError('the result store has neither storeResult nor writeObjects');
-  const document = await parseWhole(body);
-  return { document, stored: await store.writeObjects(resultId, document) };
-}
-
-/**
- * Reads and parses a whole body. Its own frame, so the raw bytes are unreachable once it returns: only
- * the parsed object is held while objects are written.
- */
-async function parseWhole(body: AsyncIterable<Uint8Array>): Promise<Record<string, unknown>> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of body) chunks.push(chunk);
-  const text = Buffer.concat(chunks).toString('utf8');
-  chunks.length = 0;
-  const json = parseJsonText(text);
-  if (json === undefined) {
-    throw new ResultContentError(
-      'BODY_NOT_JSON',
-      `the service answered the result request with a body that is not JSON (${Buffer.byteLength(text)} bytes)`,
-    );
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new ResultContentError(
-      'BODY_NOT_OBJECT',
-      'the service answered the result request with JSON that is not an object',
-    );
-  }
-  return json as Record<string, unknown>;
 }
 
 /**

@@ -13,11 +13,6 @@ export interface ObjectRef {
   readonly contentType: string;
   readonly bytes: number;
   readonly sha256: string;
-  /**
-   * Set when `data` was not base64 in any known form: the object then holds the value exactly as the
-   * service sent it (UTF-8 text), so nothing is lost and nothing corrupt poses as the image.
-   */
-  readonly undecoded?: true;
 }
 
 /** Status of a result item. */
@@ -82,7 +77,7 @@ export interface ResultHints {
   completed?: string;
 }
 
-/** What `writeObjects` stored. */
+/** Where `ResultStore.storeResult` stored a result. */
 export interface StoredObjects {
   readonly resultKey: string;
   readonly objects: ObjectRef[];

@@ -9,11 +9,9 @@
 import { createHash } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { decodeBase64Data } from '../client/base64';
-import { sniffContentType } from '../image';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
 import type { ObjectRef, ResultItem, ResultStatus, StoredObjects } from './item';
-import { fileKey, imageKey, resultJsonKey } from './keys';
+import { resultJsonKey } from './keys';
 import { Publications, type PublishClaim, publishedAtOf } from './publication';
 import { S3BlobTarget } from './s3-blobs';
 import { RESULTS_TABLE } from './table-schema';
@@ -97,34 +95,6 @@ export class ResultStore {
     return { document: ingested.document, stored };
   }
 
-  /**
-   * Stores a result already parsed whole (callers that hold one; the pipeline streams with
-   * `storeResult`). Decodes every `images[i].data` and `files[i].data` of `result` one at a time into an S3 object and
-   * replaces it in place by its `ObjectRef`, so at most one decoded buffer is alive at once; then writes
-   * the stripped result as `result.json`. Mutates `result`. An entry whose `data` is missing, `null` or not
-   * a string stays in the document as it came, with no object: the rest of the result is still stored.
-   */
-  async writeObjects(resultId: string, result: Record<string, unknown>): Promise<StoredObjects> {
-    const objects: ObjectRef[] = [];
-    const groups = [
-      { list: result.images, key: imageKey },
-      { list: result.files, key: fileKey },
-    ];
-    for (const { list, key } of groups) {
-      if (!Array.isArray(list)) continue;
-      for (const [index, entry] of list.entries()) {
-        if (!entry || typeof entry !== 'object') continue;
-        const record = entry as Record<string, unknown>;
-        if (typeof record.data !== 'string') continue;
-        const ref = await this.#putDecoded(record.data, (ext) => key(resultId, index, record, ext));
-        // Dropping the base64 string here is what keeps memory bounded for large results.
-        record.data = ref;
-        objects.push(ref);
-      }
-    }
-    return this.#putResultJson(resultId, result, objects);
-  }
-
   async #putResultJson(
     resultId: string,
     document: Record<string, unknown>,
@@ -192,18 +162,6 @@ export class ResultStore {
   /** Records that the result's `status` event was published (once) and drops the claim: one small write. */
   markPublished(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void> {
     return this.#publications.mark(resultId, status, at, expiresAt);
-  }
-
-  async #putDecoded(data: string, keyFor: (ext: string) => string): Promise<ObjectRef> {
-    const decoded = decodeBase64Data(data);
-    const bytes = decoded ?? Buffer.from(data, 'utf8');
-    const { contentType, extension } = decoded
-      ? sniffContentType(bytes)
-      : { contentType: 'text/plain; charset=utf-8', extension: 'txt' };
-    const key = keyFor(extension);
-    const digest = sha256(bytes);
-    await this.#put(key, bytes, contentType, digest);
-    return { key, contentType, bytes: bytes.length, sha256: digest, ...(decoded ? {} : { undecoded: true }) };
   }
 
   async #put(key: string, body: Buffer, contentType: string, digest: string): Promise<void> {

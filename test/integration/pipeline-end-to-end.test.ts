@@ -314,8 +314,8 @@ describe('results pipeline (simulator + local AWS)', () => {
           bucket: realStore.bucket,
           table: realStore.table,
           getItem: (id: string) => realStore.getItem(id),
-          writeObjects: async (id: string, r: Record<string, unknown>) => {
-            const s = await realStore.writeObjects(id, r);
+          storeResult: async (id: string, body: AsyncIterable<Uint8Array>) => {
+            const s = await realStore.storeResult(id, body);
             crash.at('writeObjects');
             return s;
           },

@@ -14,8 +14,10 @@ import type {
   ResultUnavailableDetail,
 } from '../../shared/events/publisher';
 import type { ResultSource, ResultStorePort } from '../../shared/pipeline/fetch-result';
-import type { ObjectRef, ResultItem, ResultStatus, StoredObjects } from '../../shared/store/result-store';
+import type { ObjectRef, ResultItem, ResultStatus, StoredResult } from '../../shared/store/result-store';
 import { resultJsonKey } from '../../shared/store/result-store';
+import type { BlobTarget } from '../../shared/stream/blob-sink';
+import { ingestResult } from '../../shared/stream/result-ingest';
 
 export type Step = 'fetch' | 'writeObjects' | 'putItem' | 'publish' | 'mark';
 
@@ -56,23 +58,33 @@ export class FakeStore implements ResultStorePort {
     const item = this.items.get(resultId);
     return item && structuredClone(item);
   }
-  async writeObjects(resultId: string, result: Record<string, unknown>): Promise<StoredObjects> {
+  /**
+   * Reads the body with the real streaming ingest (same parsing, decoding and refusals as `ResultStore`),
+   * keeping the objects in memory instead of S3.
+   */
+  async storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult> {
+    const ingested = await ingestResult(resultId, body, this.#blobs);
     this.crash.at('writeObjects');
-    const objects: ObjectRef[] = [];
-    for (const [i, image] of ((result.images as Record<string, unknown>[]) ?? []).entries()) {
-      const ref = {
-        key: `results/${resultId}/images/${i}`,
-        contentType: 'image/jpeg',
-        bytes: 1,
-        sha256: 'x',
-      };
-      image.data = ref;
-      objects.push(ref);
-      this.objects.set(ref.key, ref);
-      this.objectWrites++;
-    }
-    return { resultKey: resultJsonKey(resultId), objects, documentBytes: JSON.stringify(result).length };
+    const stored = {
+      resultKey: resultJsonKey(resultId),
+      objects: ingested.objects,
+      documentBytes: JSON.stringify(ingested.document).length,
+    };
+    return { document: ingested.document, stored };
   }
+  /** Objects kept in `objects`, counted in `objectWrites`. */
+  readonly #blobs: BlobTarget = {
+    putSmall: async (key, body, type, sha256) => {
+      this.objects.set(key, { key, contentType: type.contentType, bytes: body.length, sha256 });
+      this.objectWrites++;
+    },
+    startLarge: () => {
+      throw new Error('FakeStore keeps small objects only');
+    },
+    promote: async () => {
+      throw new Error('FakeStore keeps small objects only');
+    },
+  };
   async putStoredItem(item: ResultItem) {
     this.crash.at('putItem');
     const existing = this.items.get(item.resultId);

@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../shared/client/errors';
 import { MalformedMessageError } from '../../shared/errors';
@@ -26,12 +24,6 @@ const RESULT = {
   },
   rightToWork: { result: 'APPROVED' },
 };
-
-/** A `gc()` for this test file (the worker is not started with --expose-gc). */
-function exposeGc(): () => void {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
 
 const message: ResultMessage = {
   resultId: 'res-1',
@@ -133,39 +125,6 @@ describe('fetch-result core', () => {
       expect(publisher.stored.length).toBe(step === 'mark' ? 2 : 1);
     },
   );
-
-  it('lets the raw response body be collected before the first object is written', async () => {
-    // Prepare
-    const gc = exposeGc();
-    let raw: WeakRef<Buffer> | undefined;
-    let rawAlive: boolean | undefined;
-    deps = {
-      ...deps,
-      source: {
-        getResultBody: async () => {
-          const body = Buffer.from(JSON.stringify(RESULT));
-          raw = new WeakRef(body);
-          // A new macrotask: a WeakRef keeps its target alive until the end of the job that made it.
-          await new Promise((resolve) => setImmediate(resolve));
-          return body;
-        },
-      },
-    };
-    const writeObjects = store.writeObjects.bind(store);
-    store.writeObjects = async (resultId, result) => {
-      gc();
-      rawAlive = raw?.deref() !== undefined;
-      return writeObjects(resultId, result);
-    };
-
-    // Act
-    const outcome = await processMessage(message, deps);
-
-    // Assess
-    expect(outcome).toBe('stored');
-    // Only the parsed object may be held while images are decoded and uploaded.
-    expect(rawAlive).toBe(false);
-  });
 
   it('two concurrent deliveries of one result both succeed: one item, marked, announced', async () => {
     // Act: webhook and poll delivered to two function instances at once.

@@ -30,6 +30,13 @@ function store(): ResultStore {
   });
 }
 
+/** A result body as the service streams it, in two chunks. */
+async function* bodyOf(result: unknown): AsyncIterable<Uint8Array> {
+  const bytes = Buffer.from(JSON.stringify(result));
+  yield bytes.subarray(0, 7);
+  yield bytes.subarray(7);
+}
+
 function conditionalFailure() {
   return new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 }
@@ -52,7 +59,7 @@ describe('ResultStore', () => {
     };
 
     // Act
-    const stored = await store().writeObjects('res-1', result);
+    const { document, stored } = await store().storeResult('res-1', bodyOf(result));
 
     // Assess
     const puts = s3Mock.commandCalls(PutObjectCommand).map((c) => c.args[0].input);
@@ -72,7 +79,7 @@ describe('ResultStore', () => {
     expect(puts[0]!.ServerSideEncryption).toBeUndefined();
     expect(puts[0]!.SSEKMSKeyId).toBeUndefined();
     expect(puts[2]).toMatchObject({ ContentType: 'application/pdf' });
-    expect((result.images as { data: unknown }[])[0]!.data).toEqual({
+    expect((document.images as { data: unknown }[])[0]!.data).toEqual({
       key: 'results/res-1/images/01-PASSPORT-FRONT.jpg',
       contentType: 'image/jpeg',
       bytes: JPEG.length,

@@ -30,6 +30,7 @@ import {
   resultJsonKey,
 } from '../../shared/store/result-store';
 import { parseCompleted } from '../../shared/store/timestamps';
+import { ResultContentError } from '../../shared/stream/errors';
 import { FakePublisher, FakeStore, memoryLogger } from '../support/pipeline-fakes';
 
 const JPEG = Buffer.from([
@@ -205,11 +206,17 @@ describe('base64 dialects of result data', () => {
   });
 });
 
+/** A result body as the service streams it, in uneven chunks. */
+async function* bodyOf(result: unknown): AsyncIterable<Uint8Array> {
+  const bytes = Buffer.from(JSON.stringify(result));
+  for (let at = 0; at < bytes.length; at += 97) yield bytes.subarray(at, at + 97);
+}
+
 describe('ResultStore with result variations', () => {
   const s3Mock = mockClient(S3Client);
   beforeEach(() => s3Mock.reset());
 
-  it('stores every decodable entry exactly, keeps entries without data and the unknown parts', async () => {
+  it('stores every base64 dialect exactly, keeps entries without data and the unknown parts', async () => {
     // Prepare
     s3Mock.on(PutObjectCommand).resolves({});
     const store = new ResultStore({
@@ -230,14 +237,16 @@ describe('ResultStore with result variations', () => {
         { documentType: 'IDENTITY_CARD', pageType: 'BACK' },
         { data: null, documentType: 'IDENTITY_CARD' },
         'not an object',
-        { data: 'this is %% not base64', documentType: 'LIVE' },
+        { data: JPEG.toString('base64'), documentType: 'LIVE' },
       ],
       files: [{ data: PNG.toString('base64url') }],
       riskAssessment: { result: 'LOW' },
     };
 
     // Act
-    const stored = await store.writeObjects('res.2026:0001', result);
+    const { stored } = await store.storeResult('res.2026:0001', bodyOf(result));
+    const bad = { ...result, images: [{ data: 'this is %% not base64', documentType: 'LIVE' }] };
+    const refused = await store.storeResult('res-bad', bodyOf(bad)).catch((error: unknown) => error);
 
     // Assess
     const puts = s3Mock.commandCalls(PutObjectCommand).map((c) => c.args[0].input);
@@ -245,18 +254,20 @@ describe('ResultStore with result variations', () => {
     expect([...bodies.keys()]).toEqual([
       'results/res.2E2026.3A0001/images/01-PASSPORT-FRONT.jpg',
       'results/res.2E2026.3A0001/images/02-UNKNOWN-UNKNOWN.png',
-      'results/res.2E2026.3A0001/images/06-LIVE-UNKNOWN.txt',
+      'results/res.2E2026.3A0001/images/06-LIVE-UNKNOWN.jpg',
       'results/res.2E2026.3A0001/files/01-UNKNOWN.png',
       'results/res.2E2026.3A0001/result.json',
     ]);
     expect(sha(bodies.get('results/res.2E2026.3A0001/images/01-PASSPORT-FRONT.jpg')!)).toBe(sha(JPEG));
     expect(sha(bodies.get('results/res.2E2026.3A0001/images/02-UNKNOWN-UNKNOWN.png')!)).toBe(sha(PNG));
     expect(sha(bodies.get('results/res.2E2026.3A0001/files/01-UNKNOWN.png')!)).toBe(sha(PNG));
-    // Not base64 in any form: kept exactly as sent, flagged, never posing as an image.
-    expect(bodies.get('results/res.2E2026.3A0001/images/06-LIVE-UNKNOWN.txt')!.toString()).toBe(
-      'this is %% not base64',
-    );
-    expect(stored.objects.map((o) => o.undecoded ?? false)).toEqual([false, false, true, false]);
+    expect(stored.objects).toHaveLength(4);
+    // Not base64 in any form: one rule everywhere — the result is refused with a reason code (the message
+    // then goes to the DLQ), its value is never stored as something else and no result.json is written.
+    expect(refused).toBeInstanceOf(ResultContentError);
+    expect(refused).toMatchObject({ reason: 'DATA_NOT_BASE64', transient: false });
+    expect(String((refused as Error).message)).not.toContain('this is');
+    expect([...bodies.keys()].some((key) => key.includes('res-bad'))).toBe(false);
     const document = JSON.parse(bodies.get('results/res.2E2026.3A0001/result.json')!.toString()) as {
       images: unknown[];
       riskAssessment: unknown;

@@ -50,6 +50,9 @@ export interface Cost {
   arithmetic: string[];
 }
 
+/** Write units of a claim or mark (an UpdateItem of the publication record, < 1 KB). */
+const PUBLICATION_RECORD_UNITS = 1;
+
 const sum = (ops: Record<string, number> | undefined, names?: readonly string[]): number =>
   Object.entries(ops ?? {}).reduce(
     (n, [op, count]) => n + (names === undefined || names.includes(op) ? count : 0),
@@ -59,10 +62,11 @@ const usd = (value: number) => `$${value.toPrecision(3)}`;
 
 /**
  * Turns one result's requests into list-price cost per 1,000 results. Models what a count alone cannot
- * say: a PutItem/UpdateItem writes ceil(item KB) units to the table, and a PutItem one unit to each
- * index holding the item (they project keys, `result` and `product` only: < 1 KB); an UpdateItem that
- * changes no projected attribute writes no index. A GetItem is 1 read unit (the idempotency check misses
- * or reads a small item). SQS is 3 requests per result: the poll's SendMessage and the event source's
+ * say: a PutItem writes ceil(item KB) units to the table and one unit to each index holding the item
+ * (they project keys, `result` and `product` only: < 1 KB). The pipeline's only UpdateItems are the claim
+ * and the mark of the result's publication record (shared/store/publication.ts: under 200 bytes, no
+ * index keys): 1 unit each. A GetItem is 1 read unit (the idempotency check misses, or reads a record or
+ * an item of at most a few KB). SQS is 3 requests per result: the poll's SendMessage and the event source's
  * ReceiveMessage and DeleteMessage with batch size 1 (larger batches share the last two).
  */
 export function costPerThousand(input: CostInput): Cost {
@@ -72,7 +76,7 @@ export function costPerThousand(input: CostInput): Cost {
   const puts = sum(ddb, ['PutItem']);
   const updates = sum(ddb, ['UpdateItem']);
   const reads = sum(ddb, ['GetItem', 'Query', 'BatchGetItem']);
-  const writeUnits = puts * (itemUnits + input.indexesWritten) + updates * itemUnits;
+  const writeUnits = puts * (itemUnits + input.indexesWritten) + updates * PUBLICATION_RECORD_UNITS;
   const dynamodb = 1000 * (writeUnits * PRICES.dynamoWriteUnit + reads * PRICES.dynamoReadUnit);
   const s3Puts = sum(requests['S3'], [
     'PutObject',
@@ -97,7 +101,7 @@ export function costPerThousand(input: CostInput): Cost {
     coreTotal,
     total: coreTotal + s3 + secretsManager,
     arithmetic: [
-      `DynamoDB: ${puts} PutItem × (${itemUnits} table + ${input.indexesWritten} index WRU) + ${updates} UpdateItem × ${itemUnits} WRU = ${writeUnits} WRU × $0.625/M, + ${reads} RRU × $0.125/M → ${usd(dynamodb)}`,
+      `DynamoDB: ${puts} PutItem × (${itemUnits} table + ${input.indexesWritten} index WRU) + ${updates} UpdateItem × ${PUBLICATION_RECORD_UNITS} WRU = ${writeUnits} WRU × $0.625/M, + ${reads} RRU × $0.125/M → ${usd(dynamodb)}`,
       `EventBridge: ${events} event(s) × $1.00/M → ${usd(eventBridge)}`,
       `SQS: ${sqsRequests} requests × $0.40/M → ${usd(sqs)}`,
       `Lambda: ${input.memoryMb} MB × ${(input.handlerMs / 1000).toFixed(2)} s = ${gbSeconds.toFixed(4)} GB-s × $0.0000133334 + 1 request × $0.20/M → ${usd(lambda)}`,

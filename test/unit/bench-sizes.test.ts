@@ -62,9 +62,10 @@ describe('size bench command line', () => {
 
 describe('cost per 1,000 results', () => {
   it('adds table and index write units, events, SQS and Lambda time, and shows the arithmetic', () => {
-    // Prepare: a 2.5 KiB item put once and marked once, three indexes, one event, 0.5 s at 256 MB
+    // Prepare: a 2.5 KiB item put once, its publication record claimed and marked (two small
+    // updates), three indexes, one event, 0.5 s at 256 MB
     const requests = {
-      DYNAMODB: { GetItem: 1, PutItem: 1, UpdateItem: 1 },
+      DYNAMODB: { GetItem: 2, PutItem: 1, UpdateItem: 2 },
       S3: { PutObject: 3, CreateMultipartUpload: 1, UploadPart: 4, CompleteMultipartUpload: 1 },
       EVENTBRIDGE: { PutEvents: 1 },
     };
@@ -78,8 +79,8 @@ describe('cost per 1,000 results', () => {
       memoryMb: 256,
     });
 
-    // Assess: (1 × (3 + 3) + 1 × 3) WRU = 9 WRU; 1 RRU
-    expect(cost.perThousand.dynamodb).toBeCloseTo(1000 * (9 * 0.625e-6 + 0.125e-6), 10);
+    // Assess: (1 × (3 + 3) + 2 × 1) WRU = 8 WRU; 2 RRU
+    expect(cost.perThousand.dynamodb).toBeCloseTo(1000 * (8 * 0.625e-6 + 2 * 0.125e-6), 10);
     expect(cost.perThousand.eventBridge).toBeCloseTo(0.001, 10);
     expect(cost.perThousand.sqs).toBeCloseTo(1000 * 3 * 0.4e-6, 10);
     expect(cost.perThousand.lambda).toBeCloseTo(1000 * (0.25 * 0.5 * 0.0000133334 + 0.2e-6), 10);
@@ -92,7 +93,7 @@ describe('cost per 1,000 results', () => {
       12,
     );
     expect(cost.arithmetic[0]).toContain(
-      '1 PutItem × (3 table + 3 index WRU) + 1 UpdateItem × 3 WRU = 9 WRU',
+      '1 PutItem × (3 table + 3 index WRU) + 2 UpdateItem × 1 WRU = 8 WRU',
     );
   });
 });

@@ -168,7 +168,11 @@ interface Harness {
 /** A forked worker with request/answer over IPC and a death that rejects every pending request. */
 function startWorker(file: string, env: Record<string, string>, limitMb: number | undefined) {
   const child: ChildProcess = fork(file, [], {
-    execArgv: limitMb ? [`--max-old-space-size=${limitMb}`] : [],
+    // BENCH_SIZE_WORKER_FLAGS adds Node flags to the handler process only, e.g. `--cpu-prof --cpu-prof-dir=DIR`.
+    execArgv: [
+      ...(limitMb ? [`--max-old-space-size=${limitMb}`] : []),
+      ...(process.env.BENCH_SIZE_WORKER_FLAGS ?? '').split(' ').filter(Boolean),
+    ],
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
@@ -234,7 +238,12 @@ function startWorker(file: string, env: Record<string, string>, limitMb: number 
     },
     close() {
       clearInterval(watchdog);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      // Asked to exit (profiles are written), killed if it has not within 5 s.
+      if (child.connected) child.send({ type: 'exit', id: 0 });
+      setTimeout(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }, 5_000).unref();
     },
   };
 }

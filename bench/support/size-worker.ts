@@ -119,6 +119,11 @@ await serveParent(
         return { failed: 0, bytes };
       })) as unknown as Record<string, unknown>;
     }
+    if (message.type === 'exit') {
+      // A normal exit, so Node flags like --cpu-prof write their files.
+      setImmediate(() => process.exit(0));
+      return { type: 'exiting' };
+    }
     throw new Error(`unknown request ${String(message.type)}`);
   },
 );

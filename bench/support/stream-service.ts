@@ -5,11 +5,14 @@
  * deterministic JPEG-looking byte pattern, honouring backpressure; `content-length` is computed up front.
  * A 1 GB body costs this process a few hundred KiB.
  *
- * Endpoints (spec names): `POST /api/v2/oauth/token` and `GET /api/v2/result/{resultId}`; plus
+ * Endpoints (spec names): `POST /api/v2/oauth/token`, `GET /api/v2/poll` (a record per result not yet
+ * fetched, as the spec says a successful result GET removes it) and `GET /api/v2/result/{resultId}`; plus
  * `GET /raw/{resultId}`, the same body for the raw-copy baseline (counted apart). IPC requests:
  * `{ type: 'add', resultId, images, imageBytes }` registers a result, `{ type: 'stats' }` answers the
- * token requests and the GETs per resultId.
+ * token requests and the GETs per resultId, `{ type: 'digests', resultId }` the SHA-256 of each image's
+ * bytes (generated again, to check what a run stored).
  */
+import { createHash } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveParent } from './child';
@@ -27,6 +30,8 @@ const DOCUMENT_TYPES = ['PASSPORT', 'IDENTITY_CARD', 'DRIVING_LICENSE'] as const
 const PAGE_TYPES = ['FRONT', 'BACK'] as const;
 
 const results = new Map<string, GeneratedResult>();
+/** Results whose poll record is still pending (not fetched yet), with the time they were added. */
+const pending = new Map<string, string>();
 const gets = new Map<string, number>();
 const rawGets = new Map<string, number>();
 let tokenRequests = 0;
@@ -84,6 +89,17 @@ async function write(res: ServerResponse, chunk: string | Buffer): Promise<void>
   if (!res.write(chunk)) await new Promise<void>((resolve) => res.once('drain', resolve));
 }
 
+/** SHA-256 (hex) of each image of a generated result, as its bytes are generated. */
+function imageDigests(spec: GeneratedResult): string[] {
+  return Array.from({ length: spec.images }, (_, i) => {
+    const hash = createHash('sha256');
+    for (let offset = 0; offset < spec.imageBytes; offset += PIECE) {
+      hash.update(piece(i, offset, Math.min(PIECE, spec.imageBytes - offset), spec.imageBytes));
+    }
+    return hash.digest('hex');
+  });
+}
+
 async function sendResult(res: ServerResponse, resultId: string, spec: GeneratedResult): Promise<void> {
   res.writeHead(200, {
     'content-type': 'application/json',
@@ -121,6 +137,18 @@ async function init() {
         tokenType: 'Bearer',
       });
     }
+    if (req.method === 'GET' && url.pathname === '/api/v2/poll') {
+      if (!req.headers.authorization?.startsWith('Bearer bench-token-'))
+        return json(res, 401, { code: 16, message: 'Unauthorized' });
+      const records = [...pending].map(([resultId, completed]) => ({
+        resultId,
+        transactionId: `tx-${resultId}`,
+        product: 'IDV_STANDARD',
+        completed,
+        links: { self: `/api/v2/result/${encodeURIComponent(resultId)}` },
+      }));
+      return json(res, 200, { results: records });
+    }
     const match = /^\/(api\/v2\/result|raw)\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && match) {
       const resultId = decodeURIComponent(match[2]!);
@@ -128,7 +156,11 @@ async function init() {
       if (!spec) return json(res, 404, { code: 5, message: 'NotFound' });
       const counter = match[1] === 'raw' ? rawGets : gets;
       counter.set(resultId, (counter.get(resultId) ?? 0) + 1);
-      sendResult(res, resultId, spec).catch(() => res.destroy());
+      sendResult(res, resultId, spec)
+        .then(() => {
+          if (match[1] !== 'raw') pending.delete(resultId);
+        })
+        .catch(() => res.destroy());
       return;
     }
     json(res, 404, { code: 5, message: 'no such endpoint' });
@@ -141,6 +173,7 @@ await serveParent(init, async (message) => {
   if (message.type === 'add') {
     const spec = { images: Number(message.images), imageBytes: Number(message.imageBytes) };
     results.set(String(message.resultId), spec);
+    pending.set(String(message.resultId), new Date().toISOString().slice(0, 19));
     return { type: 'added', bodyBytes: generatedBodyBytes(String(message.resultId), spec) };
   }
   if (message.type === 'stats') {
@@ -150,6 +183,11 @@ await serveParent(init, async (message) => {
       gets: Object.fromEntries(gets),
       rawGets: Object.fromEntries(rawGets),
     };
+  }
+  if (message.type === 'digests') {
+    const spec = results.get(String(message.resultId));
+    if (!spec) throw new Error(`no result ${String(message.resultId)}`);
+    return { type: 'digests', images: imageDigests(spec) };
   }
   throw new Error(`unknown request ${String(message.type)}`);
 });

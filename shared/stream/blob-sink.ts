@@ -75,6 +75,11 @@ export class BlobSink {
     this.#decoder = new Base64StreamDecoder((bytes) => this.#take(bytes));
   }
 
+  /** Decoded bytes so far. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   /** A piece of the value as the JSON tokenizer hands it over. */
   push(piece: Uint8Array): void {
     try {

@@ -2,8 +2,9 @@
  * Reads a result body as it arrives and stores it (docs/pipeline.md, "Streaming fetch-and-store"): the
  * JSON is tokenized chunk by chunk; every `data` of `images[]` and `files[]` goes through a `BlobSink`
  * to S3; everything else is assembled into the stripped document, where each `data` becomes its
- * `ObjectRef`. Uploads run while the body is still being read, at most `concurrency` at once; on any
- * failure every upload in progress is aborted and nothing is reported stored.
+ * `ObjectRef`. Uploads run while the body is still being read, at most `concurrency` at once and, for
+ * blobs held in memory until their PutObject, at most `bytesInFlight` of them; on any failure every
+ * upload in progress is aborted and nothing is reported stored.
  */
 import type { ObjectRef } from '../store/item';
 import { type BlobGroup, blobKey, stagingKey } from '../store/keys';
@@ -17,6 +18,12 @@ export interface IngestOptions {
   readonly smallLimit?: number;
   /** Objects uploaded at once. @default 4 */
   readonly concurrency?: number;
+  /**
+   * Decoded bytes of the objects being written at once (a small blob is held whole until its PutObject
+   * ends; a multipart upload counts as one small blob): bounds memory whatever the image sizes. One
+   * object is always let through, however large. @default 12 MiB
+   */
+  readonly bytesInFlight?: number;
 }
 
 /** What {@link ingestResult} stored. */
@@ -52,6 +59,7 @@ export async function ingestResult(
   const state = new Assembler(resultId, target, {
     smallLimit: options.smallLimit ?? 5 * 1024 * 1024,
     concurrency: options.concurrency ?? 4,
+    bytesInFlight: options.bytesInFlight ?? 12 * 1024 * 1024,
     signal: controller.signal,
   });
   const tokenizer = new JsonTokenizer(state);
@@ -110,6 +118,8 @@ class Assembler implements JsonHandler {
   /** Entries closed whose blob still has to be named and written. */
   readonly #closed: { entry: Entry; value: Record<string, unknown> }[] = [];
   readonly #running = new Set<Promise<void>>();
+  /** Bytes counted against `bytesInFlight` by the writes running. */
+  #runningBytes = 0;
   readonly #sinks = new Set<BlobSink>();
   readonly #refs: { group: BlobGroup; index: number; ref: ObjectRef }[] = [];
   #failure: unknown;
@@ -117,7 +127,7 @@ class Assembler implements JsonHandler {
   constructor(
     readonly resultId: string,
     readonly target: BlobTarget,
-    readonly options: { smallLimit: number; concurrency: number; signal: AbortSignal },
+    readonly options: { smallLimit: number; concurrency: number; bytesInFlight: number; signal: AbortSignal },
   ) {}
 
   // --- JsonHandler -------------------------------------------------------------------------------
@@ -219,14 +229,23 @@ class Assembler implements JsonHandler {
     await this.#sink?.drained();
     while (this.#closed.length > 0) {
       const { entry, value } = this.#closed.shift()!;
-      while (this.#running.size >= this.options.concurrency) await Promise.race(this.#running);
+      const bytes = Math.min(entry.sink?.bytes ?? 0, this.options.smallLimit);
+      while (
+        this.#running.size >= this.options.concurrency ||
+        (this.#running.size > 0 && this.#runningBytes + bytes > this.options.bytesInFlight)
+      ) {
+        await Promise.race(this.#running);
+      }
       if (this.#failure) throw this.#failure;
+      this.#runningBytes += bytes;
       const task = this.#store(entry, value).then(
         () => {
           this.#running.delete(task);
+          this.#runningBytes -= bytes;
         },
         (error: unknown) => {
           this.#running.delete(task);
+          this.#runningBytes -= bytes;
           this.#failure ??= error;
         },
       );

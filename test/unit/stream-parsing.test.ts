@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBase64Data } from '../../shared/client/base64';
 import { Base64DataError, Base64StreamDecoder } from '../../shared/stream/base64-decoder';
+import type { BlobTarget } from '../../shared/stream/blob-sink';
 import { type JsonHandler, JsonSyntaxError, JsonTokenizer } from '../../shared/stream/json-tokenizer';
+import { ingestResult } from '../../shared/stream/result-ingest';
 
 /** Rebuilds the value from the tokens, to compare with JSON.parse. */
 function collect(): { handler: JsonHandler; value: () => unknown } {
@@ -193,6 +195,52 @@ describe('Base64StreamDecoder', () => {
     }
   });
 
+  // Long values: runs of standard-alphabet characters go through the native decoder, the rest through the
+  // byte table; every dialect must give the same bytes at any split, whichever path each part takes.
+  const LONG = Buffer.from(Array.from({ length: 3_001 }, (_, i) => (i * 151 + (i >> 3)) & 0xff));
+  const longVariants: [string, string][] = [
+    ['plain', LONG.toString('base64')],
+    ['data URL', `data:image/jpeg;base64,${LONG.toString('base64')}`],
+    ['MIME line breaks (76)', LONG.toString('base64').replace(/(.{76})/g, '$1\r\n')],
+    ['odd line breaks (77)', LONG.toString('base64').replace(/(.{77})/g, '$1\n')],
+    ['URL-safe alphabet', LONG.toString('base64url')],
+    ['no padding', LONG.toString('base64').replace(/=+$/, '')],
+    [
+      'a space in the middle',
+      `${LONG.toString('base64').slice(0, 2_001)} ${LONG.toString('base64').slice(2_001)}`,
+    ],
+  ];
+
+  it.each(longVariants)(
+    'decodes a long value (%s) like the whole-value decoder at any split',
+    (_name, value) => {
+      // Prepare
+      const expected = decodeBase64Data(value)!;
+      const length = Buffer.byteLength(value);
+
+      // Act + Assess
+      expect(expected.equals(LONG)).toBe(true);
+      for (let i = 0; i <= length; i += 7) {
+        expect(decodeInPieces(value, [i]).equals(LONG)).toBe(true);
+        expect(decodeInPieces(value, [i, Math.min(length, i + 64)]).equals(LONG)).toBe(true);
+      }
+    },
+  );
+
+  it.each([
+    ['a bad character after a long run', `${'QUJD'.repeat(500)}%RA==`, 'a character outside base64', 2_000],
+    ['URL-safe after a long standard run', `${'a+b/'.repeat(100)}${'QUJD'.repeat(100)}-_ab`, 'mixing', -1],
+    ['standard after a long URL-safe run', `${'a-b_'.repeat(100)}${'QUJD'.repeat(100)}+/ab`, 'mixing', -1],
+    ['data after the padding', `${'QUJD'.repeat(100)}QQ==${'QUJD'.repeat(100)}`, 'after the padding', 404],
+  ])('refuses %s at any split, naming the position', (_name, value, problem, position) => {
+    // Assess
+    expect(decodeBase64Data(value)).toBeUndefined();
+    for (let i = 0; i <= value.length; i += 5) {
+      expect(() => decodeInPieces(value, [i])).toThrow(problem);
+      if (position >= 0) expect(() => decodeInPieces(value, [i])).toThrow(`at character ${position}`);
+    }
+  });
+
   it('names the position of a bad character but never the value', () => {
     // Act
     const error = (() => {
@@ -205,5 +253,69 @@ describe('Base64StreamDecoder', () => {
 
     // Assess
     expect(error?.message).toBe('a character outside base64 (byte 0x25) at character 4');
+  });
+});
+
+describe('ingestResult write bounds', () => {
+  /** A target whose PutObjects wait until released, recording how much is in flight. */
+  function slowTarget() {
+    const state = { running: 0, bytes: 0, maxRunning: 0, maxBytes: 0, puts: 0 };
+    const target: BlobTarget = {
+      putSmall: async (_key, body) => {
+        state.running++;
+        state.bytes += body.length;
+        state.maxRunning = Math.max(state.maxRunning, state.running);
+        state.maxBytes = Math.max(state.maxBytes, state.bytes);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        state.running--;
+        state.bytes -= body.length;
+        state.puts++;
+      },
+      startLarge: () => {
+        throw new Error('not used');
+      },
+      promote: async () => {
+        throw new Error('not used');
+      },
+    };
+    return { state, target };
+  }
+
+  function bodyWith(images: number, imageBytes: number): AsyncIterable<Uint8Array> {
+    const image = Buffer.alloc(imageBytes, 7);
+    Buffer.from([0xff, 0xd8, 0xff, 0xe0]).copy(image);
+    const data = image.toString('base64');
+    const entries = Array.from({ length: images }, () => `{"data":"${data}"}`);
+    const text = Buffer.from(`{"result":"APPROVED","images":[${entries.join(',')}]}`);
+    return (async function* () {
+      for (let at = 0; at < text.length; at += 4096) yield text.subarray(at, at + 4096);
+    })();
+  }
+
+  it('holds at most `concurrency` writes and `bytesInFlight` decoded bytes at once, and writes every blob', async () => {
+    // Prepare
+    const many = slowTarget();
+    const large = slowTarget();
+
+    // Act
+    await ingestResult('r', bodyWith(12, 2_000), many.target, { concurrency: 3 });
+    await ingestResult('r', bodyWith(6, 40_000), large.target, { concurrency: 4, bytesInFlight: 100_000 });
+
+    // Assess: the count bounds small blobs, the byte budget large ones (two of 40 KB fit 100 KB).
+    expect(many.state).toMatchObject({ puts: 12, maxRunning: 3 });
+    expect(large.state.puts).toBe(6);
+    expect(large.state.maxRunning).toBe(2);
+    expect(large.state.maxBytes).toBeLessThanOrEqual(100_000);
+  });
+
+  it('lets one blob larger than the budget through alone', async () => {
+    // Prepare
+    const { state, target } = slowTarget();
+
+    // Act
+    await ingestResult('r', bodyWith(3, 50_000), target, { bytesInFlight: 10_000 });
+
+    // Assess
+    expect(state).toMatchObject({ puts: 3, maxRunning: 1 });
   });
 });

@@ -29,6 +29,7 @@ import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { DETAIL_TYPES } from '../shared/events/names';
 import type { ResultMessage } from '../shared/pipeline/messages';
 import { sendMessages } from '../shared/pipeline/queue';
+import { objectRefs } from '../shared/queries/results';
 import { HUGE_PROFILE, runSizeBench, SIZE_PROFILES, type SizeProfile, sizeDetails, sizeTable } from './sizes';
 import {
   BenchUsageError,
@@ -303,7 +304,11 @@ async function profileFigures(
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: tableName, Key: { resultId: sampleResultId } }),
   );
-  const objects = (Item?.objects ?? []) as { key: string; bytes: number }[];
+  // An item with its document lists no objects apart (the document holds them in place).
+  const objects = (Item?.objects ?? (Item?.document ? objectRefs(Item.document) : [])) as {
+    key: string;
+    bytes: number;
+  }[];
   const heldPeak = probe.invocations.reduce((best, i) => (held(i) > held(best) ? i : best));
   const footprints = latency.invocations.map(held);
   const resultsDone = throughput.invocations.reduce((n, i) => n + i.records, 0);

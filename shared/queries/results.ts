@@ -72,12 +72,13 @@ export async function getResult(deps: ResultsQueryDeps, resultId: string): Promi
 /**
  * The item with everything a bounded item leaves to result.json filled back in: the stripped `document`,
  * the whole `objects` list and every reason code (docs/pipeline.md, "DynamoDB results table"). An item
- * that holds them all is returned as it is, without reading S3.
+ * that holds its document is completed without reading S3 (its `objects` come from the document).
  */
 export async function withFullDocument(deps: ResultsQueryDeps, item: ResultItem): Promise<ResultItem> {
   const complete = item.documentInItem !== false && item.document !== undefined;
   const bucket = deps.bucketName ?? item.bucket;
-  if (item.status !== 'STORED' || complete || !bucket || !item.resultKey) return item;
+  if (complete) return { ...item, objects: item.objects ?? objectRefs(item.document!) };
+  if (item.status !== 'STORED' || !bucket || !item.resultKey) return item;
   const object = await deps.s3.send(new GetObjectCommand({ Bucket: bucket, Key: item.resultKey }));
   const text = await object.Body!.transformToString('utf8');
   const expected = object.Metadata?.['sha256'];
@@ -97,7 +98,7 @@ export async function withFullDocument(deps: ResultsQueryDeps, item: ResultItem)
 }
 
 /** The references in a stripped document, images first, as the store lists them. */
-function objectRefs(document: Record<string, unknown>): ObjectRef[] {
+export function objectRefs(document: Record<string, unknown>): ObjectRef[] {
   const refs: ObjectRef[] = [];
   for (const group of [document.images, document.files]) {
     if (!Array.isArray(group)) continue;

@@ -47,7 +47,10 @@ export interface ResultItem {
   reason?: 'NOT_FOUND';
   bucket?: string;
   resultKey?: string;
-  /** References of the stored blobs, while the item fits {@link INLINE_ITEM_BYTES} (else see result.json). */
+  /**
+   * References of the stored blobs when the item has no `document` (which holds them in place) and the
+   * list fits {@link INLINE_ITEM_BYTES}; else they are in result.json. `withFullDocument` always fills it.
+   */
   objects?: ObjectRef[];
   /** Number of stored blobs (always set on STORED items written since the item was bounded). */
   objectCount?: number;
@@ -93,7 +96,7 @@ export interface StoredObjects {
 export const MAX_ITEM_BYTES = 350 * 1024;
 
 /**
- * Largest item that carries the stripped document and the object list inline. Every write of an item is
+ * Largest item that carries the stripped document (or, without it, the object list) inline. Every write of an item is
  * billed one write unit per KB of the whole item, so the item is a summary and an index, and the full
  * result — always in result.json — is copied into it only while that is cheap: a typical result (an
  * identity document, a few images and the report) fits; a result with many images or sections keeps its
@@ -238,10 +241,10 @@ export function buildStoredItem(args: {
     objectCount: stored.objects.length,
     documentInItem: false,
   });
-  // The whole item is measured, not the document alone: the `objects` list grows with every image too.
-  const withObjects: ResultItem = { ...summary, objects: stored.objects };
-  const withDocument: ResultItem = { ...withObjects, document, documentInItem: true };
+  // The document holds every reference in place, so the item lists them apart only without it.
+  const withDocument: ResultItem = { ...summary, document, documentInItem: true };
   if (dynamoItemSize(withDocument) <= INLINE_ITEM_BYTES) return withDocument;
+  const withObjects: ResultItem = { ...summary, objects: stored.objects };
   if (dynamoItemSize(withObjects) <= INLINE_ITEM_BYTES) return withObjects;
   return summary;
 }

@@ -25,7 +25,7 @@ import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { processMessage } from '../../shared/pipeline/fetch-result';
 import { createServiceClient } from '../../shared/pipeline/service-client';
-import { getResult } from '../../shared/queries/results';
+import { getResult, withFullDocument } from '../../shared/queries/results';
 import { isPublicationKey } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
 import { SecretsTokenProvider } from '../../shared/token-cache/secrets-token-provider';
@@ -97,9 +97,11 @@ async function drain(maxRounds = 20): Promise<void> {
   throw new Error('queue did not drain');
 }
 
-/** The item as readers see it: with `eventPublishedAt` from its publication record. */
+/** The item as `idv results get` shows it: with `eventPublishedAt` and every object reference. */
 async function item(resultId: string) {
-  return getResult({ dynamo, s3, tableName: resources.tableName }, resultId);
+  const deps = { dynamo, s3, tableName: resources.tableName };
+  const found = await getResult(deps, resultId);
+  return found && withFullDocument(deps, found);
 }
 
 async function objectKeys(resultId: string): Promise<string[]> {

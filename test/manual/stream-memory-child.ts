@@ -43,7 +43,7 @@ const item = await store.getItem('mem-1');
 console.log(
   JSON.stringify({
     outcome,
-    objects: item?.objects?.map((o) => ({ key: o.key, bytes: o.bytes })),
+    objects: item?.objectCount,
     seconds: Math.round(performance.now() - started) / 1000,
     before,
     after: status(),

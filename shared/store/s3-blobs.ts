@@ -1,7 +1,8 @@
 /**
  * The S3 side of blob writes (`BlobTarget` of shared/stream/blob-sink.ts): one PutObject for a small
  * blob, a `@aws-sdk/lib-storage` multipart `Upload` fed while decoding for a large one, and one server-side
- * CopyObject (metadata replaced, so `sha256` is on the final object) plus a DeleteObject of the staging key.
+ * CopyObject (metadata replaced, so `sha256` is on the final object), and the DeleteObjects of the
+ * staging keys once the whole result is written.
  * No request names a ServerSideEncryption: the bucket's default (our customer-managed KMS key) applies.
  */
 import { once } from 'node:events';
@@ -37,7 +38,7 @@ export class S3BlobTarget implements BlobTarget {
   }
 
   startLarge(stagingKey: string, type: SniffedType, signal: AbortSignal): LargeUpload {
-    const body = new PassThrough({ highWaterMark: PART_SIZE });
+    const body = new PassThrough({ highWaterMark: 64 * 1024 });
     const upload = new Upload({
       client: this.s3,
       params: { Bucket: this.bucket, Key: stagingKey, Body: body, ContentType: type.contentType },
@@ -94,8 +95,11 @@ export class S3BlobTarget implements BlobTarget {
       }),
       { abortSignal: signal },
     );
-    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: stagingKey }), {
-      abortSignal: signal,
-    });
+  }
+
+  async discard(stagingKeys: readonly string[]) {
+    for (const key of stagingKeys) {
+      await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    }
   }
 }

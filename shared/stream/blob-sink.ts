@@ -26,6 +26,7 @@ export interface LargeUpload {
 export interface BlobTarget {
   putSmall(key: string, body: Buffer, type: SniffedType, sha256: string, signal: AbortSignal): Promise<void>;
   startLarge(stagingKey: string, type: SniffedType, signal: AbortSignal): LargeUpload;
+  /** Copies a completed staging object to its final key (the staging object stays until `discard`). */
   promote(
     stagingKey: string,
     key: string,
@@ -33,6 +34,12 @@ export interface BlobTarget {
     sha256: string,
     signal: AbortSignal,
   ): Promise<void>;
+  /**
+   * Deletes staging objects, once every write of the result has ended: deleting one while another
+   * write of the same result is still under way lets the local S3 emulator remove a folder that write
+   * is about to use (its filesystem store prunes empty folders), and on S3 it makes no difference.
+   */
+  discard(stagingKeys: readonly string[]): Promise<void>;
 }
 
 /** A decoded blob, ready to be named. */
@@ -70,6 +77,8 @@ export class BlobSink {
       readonly stagingKey: string;
       readonly smallLimit: number;
       readonly signal: AbortSignal;
+      /** Called when the blob outgrows `smallLimit` and its multipart upload to `stagingKey` starts. */
+      readonly onLarge?: () => void;
     },
   ) {
     this.#decoder = new Base64StreamDecoder((bytes) => this.#take(bytes));
@@ -142,6 +151,7 @@ export class BlobSink {
         this.#sniff(),
         this.options.signal,
       );
+      this.options.onLarge?.();
       const held = Buffer.concat(this.#held, this.#heldBytes);
       this.#held.length = 0;
       this.#heldBytes = 0;

@@ -93,10 +93,14 @@ export async function ingestResult(
       );
     }
     const objects = await state.finish();
+    await target.discard(state.staged);
     return { document: state.root!, objects, bodyBytes };
   } catch (error) {
     controller.abort();
     await state.abortAll();
+    // Completed staging objects go now (an aborted upload left none); the bucket's staging lifecycle
+    // rule removes whatever a failed delete leaves.
+    await target.discard(state.staged).catch(() => {});
     throw error;
   }
 }
@@ -122,6 +126,8 @@ class Assembler implements JsonHandler {
   #runningBytes = 0;
   readonly #sinks = new Set<BlobSink>();
   readonly #refs: { group: BlobGroup; index: number; ref: ObjectRef }[] = [];
+  /** Staging keys of the multipart uploads started, deleted once every write has ended. */
+  readonly staged: string[] = [];
   #failure: unknown;
 
   constructor(
@@ -179,11 +185,13 @@ class Assembler implements JsonHandler {
   stringStart(): void {
     const entry = this.#dataEntry();
     if (entry) {
+      const staging = stagingKey(this.resultId, entry.group, entry.index);
       const sink = new BlobSink(entry.group, entry.index, {
         target: this.target,
-        stagingKey: stagingKey(this.resultId, entry.group, entry.index),
+        stagingKey: staging,
         smallLimit: this.options.smallLimit,
         signal: this.options.signal,
+        onLarge: () => this.staged.push(staging),
       });
       entry.sink = sink;
       this.#sink = sink;

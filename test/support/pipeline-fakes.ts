@@ -84,6 +84,7 @@ export class FakeStore implements ResultStorePort {
     promote: async () => {
       throw new Error('FakeStore keeps small objects only');
     },
+    discard: async () => {},
   };
   async putStoredItem(item: ResultItem) {
     this.crash.at('putItem');

@@ -277,6 +277,7 @@ describe('ingestResult write bounds', () => {
       promote: async () => {
         throw new Error('not used');
       },
+      discard: async () => {},
     };
     return { state, target };
   }
@@ -317,5 +318,75 @@ describe('ingestResult write bounds', () => {
 
     // Assess
     expect(state).toMatchObject({ puts: 3, maxRunning: 1 });
+  });
+});
+
+describe('ingestResult staging objects', () => {
+  function recordingTarget() {
+    const events: string[] = [];
+    const target: BlobTarget = {
+      putSmall: async (key) => {
+        events.push(`put ${key}`);
+      },
+      startLarge: (stagingKey) => {
+        events.push(`start ${stagingKey}`);
+        return {
+          write: () => true,
+          drained: async () => {},
+          finish: async () => {
+            await new Promise((resolve) => setTimeout(resolve, 2));
+          },
+          abort: async () => {},
+        };
+      },
+      promote: async (stagingKey, key) => {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        events.push(`copy ${stagingKey} -> ${key}`);
+      },
+      discard: async (keys) => {
+        events.push(`discard ${keys.join(',')}`);
+      },
+    };
+    return { events, target };
+  }
+
+  async function* body(text: string): AsyncIterable<Uint8Array> {
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length; at += 1000) yield bytes.subarray(at, at + 1000);
+  }
+
+  it('deletes the staging objects once, after every copy of the result has ended', async () => {
+    // Prepare: three blobs over the small limit, one under it.
+    const jpeg = (n: number) => {
+      const bytes = Buffer.alloc(n, 1);
+      Buffer.from([0xff, 0xd8, 0xff, 0xe0]).copy(bytes);
+      return bytes.toString('base64');
+    };
+    const images = [5_000, 5_000, 100, 5_000].map((n) => `{"data":"${jpeg(n)}"}`);
+    const { events, target } = recordingTarget();
+
+    // Act
+    await ingestResult('r', body(`{"images":[${images.join(',')}]}`), target, { smallLimit: 1_000 });
+
+    // Assess
+    const discards = events.filter((e) => e.startsWith('discard'));
+    expect(discards).toEqual(['discard staging/r/images-01,staging/r/images-02,staging/r/images-04']);
+    expect(events.at(-1)).toBe(discards[0]);
+    expect(events.filter((e) => e.startsWith('copy'))).toHaveLength(3);
+  });
+
+  it('deletes the staging objects it started when the result fails', async () => {
+    // Prepare: a large blob, then a value that is not base64.
+    const { events, target } = recordingTarget();
+    const large = Buffer.alloc(5_000, 1);
+    Buffer.from([0xff, 0xd8, 0xff, 0xe0]).copy(large);
+    const text = `{"images":[{"data":"${large.toString('base64')}"},{"data":"%%"}]}`;
+
+    // Act
+    const failure = await ingestResult('r', body(text), target, { smallLimit: 1_000 }).catch((e) => e);
+
+    // Assess
+    expect(failure).toMatchObject({ reason: 'DATA_NOT_BASE64' });
+    expect(events.at(-1)).toBe('discard staging/r/images-01');
   });
 });

@@ -1,16 +1,46 @@
 /**
  * `npm run chaos`: the chaos suite at full size (docs/reliability.md "Chaos suite"). Flags:
- * `--results N` (default 1000), `--seed N` (default 14), `--timeout-seconds N` (default 900).
+ * `--results N` (default 1000), `--kill-results N` (default 60), `--seed N` (default 14),
+ * `--timeout-seconds N` (default 900); `--help`. An unknown flag or a bad value exits 2 before anything runs.
  * Prints the figures; exits 1 when any result was lost, duplicated, altered or left unannounced.
  */
 import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
 import { formatFigures, runChaos } from './support/chaos';
 import { runKillRestart } from './support/chaos-kill';
 
-function flag(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
-  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} needs a whole number`);
+const USAGE =
+  'usage: npm run chaos -- [--results N (1000)] [--kill-results N (60)] [--seed N (14)] [--timeout-seconds N (900)]';
+const FLAGS = ['results', 'kill-results', 'seed', 'timeout-seconds'] as const;
+
+/** The flags, or exit 2 naming the problem (an unknown flag must not start a 15-minute run). */
+function readFlags(): Partial<Record<(typeof FLAGS)[number], string>> {
+  try {
+    const { values } = parseArgs({
+      args: process.argv.slice(2),
+      options: {
+        help: { type: 'boolean' },
+        ...Object.fromEntries(FLAGS.map((name) => [name, { type: 'string' as const }])),
+      },
+    });
+    if (values.help) {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    return values as Partial<Record<(typeof FLAGS)[number], string>>;
+  } catch (error) {
+    console.error(`chaos: ${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+const values = readFlags();
+
+function flag(name: (typeof FLAGS)[number], fallback: number): number {
+  const value = values[name] === undefined ? fallback : Number(values[name]);
+  if (!Number.isInteger(value) || value < 0) {
+    console.error(`chaos: --${name} needs a whole number\n${USAGE}`);
+    process.exit(2);
+  }
   return value;
 }
 

@@ -27,7 +27,7 @@ import { RESULTS_TABLE } from '../shared/store/table-schema';
 import { startChild } from './support/child';
 import { startCountingProxies } from './support/counting-proxy';
 import { BENCH_CREDENTIALS } from './support/credentials';
-import { type Cost, costPerThousand, PRICES, type RequestCounts } from './support/prices';
+import { type Cost, costPerThousand, LAMBDA_MB_PER_VCPU, PRICES, type RequestCounts } from './support/prices';
 import type { Measured } from './support/size-worker';
 import { formatTable, mib, round } from './support/stats';
 
@@ -316,6 +316,7 @@ async function runProfile(profile: SizeProfile, h: Harness): Promise<SizeFigures
       itemBytes: row.itemBytes,
       indexesWritten,
       handlerMs: run.ms,
+      handlerCpuMs: run.cpuMs,
       memoryMb: FUNCTION_MEMORY_MB,
     });
     if (run.failed > 0) throw new Error('the handler reported the result as failed (batchItemFailures)');
@@ -387,7 +388,7 @@ export function sizeTable(rows: readonly SizeFigures[]): string {
 /** Per profile: the operations counted and the cost arithmetic. */
 export function sizeDetails(rows: readonly SizeFigures[]): string {
   const lines = [
-    `Cost per 1,000 results at list prices (${PRICES.region}, prices of ${PRICES.date}); Lambda at ${FUNCTION_MEMORY_MB} MB for this machine's handler time:`,
+    `Cost per 1,000 results at list prices (${PRICES.region}, prices of ${PRICES.date}); Lambda at ${FUNCTION_MEMORY_MB} MB: this machine's waiting time plus its CPU time stretched by Lambda's vCPU share (memory / ${LAMBDA_MB_PER_VCPU} MB):`,
   ];
   for (const r of rows) {
     if (!r.cost) continue;

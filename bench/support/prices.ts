@@ -36,8 +36,9 @@ export interface CostInput {
   itemBytes: number;
   /** Indexes whose keys the item has (each item write is also a write to each of them). */
   indexesWritten: number;
-  /** Handler wall time (ms) and the function's memory (MB), for Lambda duration. */
+  /** Handler wall time and CPU time on this machine (ms) and the function's memory (MB), for Lambda duration. */
   handlerMs: number;
+  handlerCpuMs: number;
   memoryMb: number;
 }
 
@@ -49,6 +50,9 @@ export interface Cost {
   total: number;
   arithmetic: string[];
 }
+
+/** Memory at which a Lambda function has one full vCPU (Lambda developer guide, "Memory and computing power"). */
+export const LAMBDA_MB_PER_VCPU = 1769;
 
 /** Write units of a claim or mark (an UpdateItem of the publication record, < 1 KB). */
 const PUBLICATION_RECORD_UNITS = 1;
@@ -91,7 +95,12 @@ export function costPerThousand(input: CostInput): Cost {
   const eventBridge = 1000 * events * PRICES.eventBridgeEvent;
   const sqsRequests = 3;
   const sqs = 1000 * sqsRequests * PRICES.sqsRequest;
-  const gbSeconds = (input.memoryMb / 1024) * (input.handlerMs / 1000);
+  // Lambda gives a function memory/1,769 MB of a vCPU: the CPU part of the handler's time stretches by
+  // that share, the waiting (service, S3, DynamoDB) does not.
+  const vcpu = Math.min(1, input.memoryMb / LAMBDA_MB_PER_VCPU);
+  const waitSeconds = Math.max(0, input.handlerMs - input.handlerCpuMs) / 1000;
+  const lambdaSeconds = waitSeconds + input.handlerCpuMs / 1000 / vcpu;
+  const gbSeconds = (input.memoryMb / 1024) * lambdaSeconds;
   const lambda = 1000 * (gbSeconds * PRICES.lambdaGbSecond + PRICES.lambdaRequest);
   const secretCalls = sum(requests['SECRETS_MANAGER']);
   const secretsManager = 1000 * secretCalls * PRICES.secretsCall;
@@ -104,7 +113,7 @@ export function costPerThousand(input: CostInput): Cost {
       `DynamoDB: ${puts} PutItem × (${itemUnits} table + ${input.indexesWritten} index WRU) + ${updates} UpdateItem × ${PUBLICATION_RECORD_UNITS} WRU = ${writeUnits} WRU × $0.625/M, + ${reads} RRU × $0.125/M → ${usd(dynamodb)}`,
       `EventBridge: ${events} event(s) × $1.00/M → ${usd(eventBridge)}`,
       `SQS: ${sqsRequests} requests × $0.40/M → ${usd(sqs)}`,
-      `Lambda: ${input.memoryMb} MB × ${(input.handlerMs / 1000).toFixed(2)} s = ${gbSeconds.toFixed(4)} GB-s × $0.0000133334 + 1 request × $0.20/M → ${usd(lambda)}`,
+      `Lambda: ${input.memoryMb} MB (${vcpu.toFixed(3)} vCPU) × (${waitSeconds.toFixed(2)} s waiting + ${(input.handlerCpuMs / 1000).toFixed(2)} s CPU / ${vcpu.toFixed(3)}) = ${lambdaSeconds.toFixed(2)} s = ${gbSeconds.toFixed(4)} GB-s × $0.0000133334 + 1 request × $0.20/M → ${usd(lambda)}`,
       `S3: ${s3Puts} PUT-class × $0.005/1k + ${s3Others} other × $0.0004/1k → ${usd(s3)}`,
       `Secrets Manager: ${secretCalls} call(s) × $0.05/10k → ${usd(secretsManager)}`,
     ],

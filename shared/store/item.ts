@@ -96,13 +96,14 @@ export interface StoredObjects {
 export const MAX_ITEM_BYTES = 350 * 1024;
 
 /**
- * Largest item that carries the stripped document (or, without it, the object list) inline. Every write of an item is
- * billed one write unit per KB of the whole item, so the item is a summary and an index, and the full
- * result — always in result.json — is copied into it only while that is cheap: a typical result (an
- * identity document, a few images and the report) fits; a result with many images or sections keeps its
- * object list only, or neither, and readers (`withFullDocument`, `idv results get`) read result.json.
+ * Largest item that carries the stripped document (or, without it, the object list) inline. Every write
+ * of an item is billed one write unit per KB of the whole item (and a strongly consistent read one unit
+ * per 4 KB), so the item is a summary and an index, and the full result — always in result.json — is
+ * copied into it only while that is cheap: an identity document with its images and report fits; a result
+ * with more images or sections keeps its object list only, or neither, and readers (`withFullDocument`,
+ * `idv results get`) read result.json.
  */
-export const INLINE_ITEM_BYTES = 8 * 1024;
+export const INLINE_ITEM_BYTES = 4 * 1024;
 
 /** Longest identifier kept in the item and its events (the events' schemas say at most 256 characters). */
 const MAX_IDENTIFIER_LENGTH = 256;

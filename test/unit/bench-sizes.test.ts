@@ -63,7 +63,7 @@ describe('size bench command line', () => {
 describe('cost per 1,000 results', () => {
   it('adds table and index write units, events, SQS and Lambda time, and shows the arithmetic', () => {
     // Prepare: a 2.5 KiB item put once, its publication record claimed and marked (two small
-    // updates), three indexes, one event, 0.5 s at 256 MB
+    // updates), three indexes, one event, 0.5 s (0.1 s of it CPU) at 256 MB
     const requests = {
       DYNAMODB: { GetItem: 2, PutItem: 1, UpdateItem: 2 },
       S3: { PutObject: 3, CreateMultipartUpload: 1, UploadPart: 4, CompleteMultipartUpload: 1 },
@@ -76,6 +76,7 @@ describe('cost per 1,000 results', () => {
       itemBytes: 2560,
       indexesWritten: 3,
       handlerMs: 500,
+      handlerCpuMs: 100,
       memoryMb: 256,
     });
 
@@ -83,7 +84,9 @@ describe('cost per 1,000 results', () => {
     expect(cost.perThousand.dynamodb).toBeCloseTo(1000 * (8 * 0.625e-6 + 2 * 0.125e-6), 10);
     expect(cost.perThousand.eventBridge).toBeCloseTo(0.001, 10);
     expect(cost.perThousand.sqs).toBeCloseTo(1000 * 3 * 0.4e-6, 10);
-    expect(cost.perThousand.lambda).toBeCloseTo(1000 * (0.25 * 0.5 * 0.0000133334 + 0.2e-6), 10);
+    // Lambda: 0.4 s waiting + 0.1 s CPU at 256/1769 of a vCPU (0.691 s) = 1.091 s at 0.25 GB.
+    const lambdaSeconds = 0.4 + 0.1 / (256 / 1769);
+    expect(cost.perThousand.lambda).toBeCloseTo(1000 * (0.25 * lambdaSeconds * 0.0000133334 + 0.2e-6), 10);
     expect(cost.perThousand.s3).toBeCloseTo(1000 * 9 * 0.005e-3, 10);
     expect(cost.coreTotal).toBeCloseTo(
       cost.perThousand.dynamodb +

@@ -19,8 +19,9 @@
 
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { clientConfig, startLocalAws } from '../local/local-aws';
 import { createPipelineResources, pipelineEnv } from '../local/pipeline-resources';
 import type { MockTestValue, Product } from '../shared/api/enums';
@@ -29,7 +30,7 @@ import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { DETAIL_TYPES } from '../shared/events/names';
 import type { ResultMessage } from '../shared/pipeline/messages';
 import { sendMessages } from '../shared/pipeline/queue';
-import { objectRefs } from '../shared/queries/results';
+import { getResult, withFullDocument } from '../shared/queries/results';
 import { HUGE_PROFILE, runSizeBench, SIZE_PROFILES, type SizeProfile, sizeDetails, sizeTable } from './sizes';
 import {
   BenchUsageError,
@@ -168,9 +169,11 @@ export async function runFetchResultBench(options: FetchBenchOptions): Promise<F
     };
     const sqs = new SQSClient(clientConfig(aws, 'sqs'));
     const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
+    const s3 = new S3Client(clientConfig(aws, 's3'));
     cleanups.push(
       async () => sqs.destroy(),
       async () => dynamo.destroy(),
+      async () => s3.destroy(),
     );
     const upstream = new IdvClient({
       baseUrl: serviceUrl,
@@ -247,6 +250,7 @@ export async function runFetchResultBench(options: FetchBenchOptions): Promise<F
             { warm, probe, latency, throughput },
             service,
             dynamo,
+            s3,
             resources.tableName,
             allResultIds.at(-1)!,
           ),
@@ -296,16 +300,16 @@ async function profileFigures(
   passes: { warm: RunAnswer; probe: RunAnswer; latency: RunAnswer; throughput: RunAnswer },
   service: Child,
   dynamo: DynamoDBDocumentClient,
+  s3: S3Client,
   tableName: string,
   sampleResultId: string,
 ): Promise<ProfileFigures> {
   const { warm, probe, latency, throughput } = passes;
   const { resultBodies } = await service.request<{ resultBodies: number[] }>({ type: 'stats' });
-  const { Item } = await dynamo.send(
-    new GetCommand({ TableName: tableName, Key: { resultId: sampleResultId } }),
-  );
-  // An item with its document lists no objects apart (the document holds them in place).
-  const objects = (Item?.objects ?? (Item?.document ? objectRefs(Item.document) : [])) as {
+  // As `idv results get` reads it: what the item leaves to result.json is read from there.
+  const deps = { dynamo, s3, tableName };
+  const item = await getResult(deps, sampleResultId);
+  const objects = (item ? ((await withFullDocument(deps, item)).objects ?? []) : []) as {
     key: string;
     bytes: number;
   }[];

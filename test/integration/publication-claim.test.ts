@@ -4,9 +4,6 @@
  * after claiming leaves the event to the redelivery once the claim has expired; the same for the
  * 404 → UNAVAILABLE path.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../shared/client/errors';
 import {
@@ -15,15 +12,9 @@ import {
   type ResultSource,
   type ResultStorePort,
 } from '../../shared/pipeline/fetch-result';
-import { Publications } from '../../shared/store/publication';
-import { ResultStore } from '../../shared/store/result-store';
-import {
-  clientConfig,
-  createPipelineResources,
-  type LocalAws,
-  type PipelineResources,
-  startLocalAws,
-} from '../support/local-aws';
+import type { Publications } from '../../shared/store/publication';
+import type { ResultStore } from '../../shared/store/result-store';
+import { type LocalStore, startLocalStore } from '../support/local-store';
 import { Crash, FakePublisher, memoryLogger } from '../support/pipeline-fakes';
 
 const CLAIM_TTL_MS = 60_000;
@@ -47,24 +38,17 @@ class RacingSource implements ResultSource {
   }
 }
 
-let aws: LocalAws;
-let resources: PipelineResources;
+let local: LocalStore;
 let store: ResultStore;
 let publications: Publications;
-let s3: S3Client;
 
 beforeAll(async () => {
-  aws = await startLocalAws();
-  resources = await createPipelineResources(aws, { prefix: 'idv-claim' });
-  s3 = new S3Client(clientConfig(aws, 's3'));
-  const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
-  store = new ResultStore({ s3, dynamo, bucket: resources.bucketName, table: resources.tableName });
-  publications = new Publications(dynamo, resources.tableName);
+  local = await startLocalStore('idv-claim');
+  ({ store, publications } = local);
 }, 60_000);
 
 afterAll(async () => {
-  s3?.destroy();
-  await aws?.close();
+  await local?.close();
 });
 
 function setup(source: ResultSource, clock: { ms: number }, crash = new Crash()) {

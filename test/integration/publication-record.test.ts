@@ -3,42 +3,20 @@
  * deliveries until it expires, a status is marked once, STORED takes over from UNAVAILABLE and never the
  * reverse, and claims and marks never write the result item (so they stay one small write each).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoItemSize } from '../../shared/store/item';
-import { Publications, publicationKey } from '../../shared/store/publication';
-import { ResultStore } from '../../shared/store/result-store';
-import {
-  clientConfig,
-  createPipelineResources,
-  type LocalAws,
-  type PipelineResources,
-  startLocalAws,
-} from '../support/local-aws';
+import { publicationKey } from '../../shared/store/publication';
+import { type LocalStore, startLocalStore } from '../support/local-store';
 
-let aws: LocalAws;
-let resources: PipelineResources;
-let dynamo: DynamoDBDocumentClient;
-let publications: Publications;
-let store: ResultStore;
+let local: LocalStore;
 
 beforeAll(async () => {
-  aws = await startLocalAws();
-  resources = await createPipelineResources(aws, { prefix: 'idv-pubrec' });
-  dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
-  publications = new Publications(dynamo, resources.tableName);
-  store = new ResultStore({
-    s3: new S3Client(clientConfig(aws, 's3')),
-    dynamo,
-    bucket: resources.bucketName,
-    table: resources.tableName,
-  });
+  local = await startLocalStore('idv-pubrec');
 }, 60_000);
 
 afterAll(async () => {
-  await aws?.close();
+  await local?.close();
 });
 
 const NOW = 1_800_000_000_000;
@@ -47,14 +25,19 @@ const claim = (token: string, expiresAt = NOW + 60_000) => ({ token, expiresAt }
 describe('publication record', () => {
   it('a claim holds off another token until it expires; its own token takes it over at once', async () => {
     // Act
-    const first = await publications.claim('p-1', 'STORED', claim('a'), NOW, 1_900_000_000);
-    const other = await publications.claim('p-1', 'STORED', claim('b'), NOW + 1);
-    const own = await publications.claim('p-1', 'STORED', claim('a'), NOW + 2);
-    const afterExpiry = await publications.claim('p-1', 'STORED', claim('b', NOW + 200_000), NOW + 60_001);
+    const first = await local.publications.claim('p-1', 'STORED', claim('a'), NOW, 1_900_000_000);
+    const other = await local.publications.claim('p-1', 'STORED', claim('b'), NOW + 1);
+    const own = await local.publications.claim('p-1', 'STORED', claim('a'), NOW + 2);
+    const afterExpiry = await local.publications.claim(
+      'p-1',
+      'STORED',
+      claim('b', NOW + 200_000),
+      NOW + 60_001,
+    );
 
     // Assess
     expect([first, other, own, afterExpiry]).toEqual([true, false, true, true]);
-    expect(await publications.get('p-1')).toMatchObject({
+    expect(await local.publications.get('p-1')).toMatchObject({
       status: 'STORED',
       claim: 'b',
       expiresAt: 1_900_000_000,
@@ -63,15 +46,15 @@ describe('publication record', () => {
 
   it('marks a status once, drops the claim, and refuses claims after the mark', async () => {
     // Prepare
-    await publications.claim('p-2', 'STORED', claim('a'), NOW);
+    await local.publications.claim('p-2', 'STORED', claim('a'), NOW);
 
     // Act
-    await publications.mark('p-2', 'STORED', '2027-01-01T00:00:00.000Z');
-    await publications.mark('p-2', 'STORED', '2027-02-02T00:00:00.000Z');
-    const late = await publications.claim('p-2', 'STORED', claim('b', NOW + 500_000), NOW + 400_000);
+    await local.publications.mark('p-2', 'STORED', '2027-01-01T00:00:00.000Z');
+    await local.publications.mark('p-2', 'STORED', '2027-02-02T00:00:00.000Z');
+    const late = await local.publications.claim('p-2', 'STORED', claim('b', NOW + 500_000), NOW + 400_000);
 
     // Assess
-    const record = await publications.get('p-2');
+    const record = await local.publications.get('p-2');
     expect(record).toMatchObject({ status: 'STORED', publishedAt: '2027-01-01T00:00:00.000Z' });
     expect(record).not.toHaveProperty('claim');
     expect(record).not.toHaveProperty('claimExpiresAt');
@@ -80,21 +63,26 @@ describe('publication record', () => {
 
   it('STORED takes over a published UNAVAILABLE record; UNAVAILABLE never takes over STORED', async () => {
     // Prepare: the service said 404 and that was announced.
-    await publications.claim('p-3', 'UNAVAILABLE', claim('a'), NOW);
-    await publications.mark('p-3', 'UNAVAILABLE', '2027-01-01T00:00:00.000Z');
+    await local.publications.claim('p-3', 'UNAVAILABLE', claim('a'), NOW);
+    await local.publications.mark('p-3', 'UNAVAILABLE', '2027-01-01T00:00:00.000Z');
 
     // Act: the result appears after all; then a late 404 delivery tries to announce it gone.
-    const stored = await publications.claim('p-3', 'STORED', claim('b'), NOW + 1);
-    const gone = await publications.claim('p-3', 'UNAVAILABLE', claim('c', NOW + 500_000), NOW + 400_000);
-    await publications.mark('p-3', 'UNAVAILABLE', '2027-01-03T00:00:00.000Z');
-    const beforeMark = await publications.get('p-3');
-    await publications.mark('p-3', 'STORED', '2027-01-02T00:00:00.000Z');
-    await publications.mark('p-3', 'UNAVAILABLE', '2027-01-04T00:00:00.000Z');
+    const stored = await local.publications.claim('p-3', 'STORED', claim('b'), NOW + 1);
+    const gone = await local.publications.claim(
+      'p-3',
+      'UNAVAILABLE',
+      claim('c', NOW + 500_000),
+      NOW + 400_000,
+    );
+    await local.publications.mark('p-3', 'UNAVAILABLE', '2027-01-03T00:00:00.000Z');
+    const beforeMark = await local.publications.get('p-3');
+    await local.publications.mark('p-3', 'STORED', '2027-01-02T00:00:00.000Z');
+    await local.publications.mark('p-3', 'UNAVAILABLE', '2027-01-04T00:00:00.000Z');
 
     // Assess
     expect([stored, gone]).toEqual([true, false]);
     expect(beforeMark).toMatchObject({ status: 'UNAVAILABLE', publishedAt: '2027-01-03T00:00:00.000Z' });
-    expect(await publications.get('p-3')).toMatchObject({
+    expect(await local.publications.get('p-3')).toMatchObject({
       status: 'STORED',
       publishedAt: '2027-01-02T00:00:00.000Z',
     });
@@ -110,30 +98,30 @@ describe('publication record', () => {
       storedAt: '2027-01-01T00:00:00.000Z',
       expiresAt: 1_900_000_000,
     };
-    await store.putUnavailableItem({ ...base, status: 'UNAVAILABLE', reason: 'NOT_FOUND' });
-    await store.claimPublication('p-4', 'UNAVAILABLE', claim('a'), NOW, base.expiresAt);
-    await store.markPublished('p-4', 'UNAVAILABLE', '2027-01-01T00:00:01.000Z', base.expiresAt);
-    const unavailable = await store.getItem('p-4');
+    await local.store.putUnavailableItem({ ...base, status: 'UNAVAILABLE', reason: 'NOT_FOUND' });
+    await local.store.claimPublication('p-4', 'UNAVAILABLE', claim('a'), NOW, base.expiresAt);
+    await local.store.markPublished('p-4', 'UNAVAILABLE', '2027-01-01T00:00:01.000Z', base.expiresAt);
+    const unavailable = await local.store.getItem('p-4');
     const document = { result: 'APPROVED', note: 'x'.repeat(20_000) };
-    await store.putStoredItem({ ...base, status: 'STORED', result: 'APPROVED', document });
+    await local.store.putStoredItem({ ...base, status: 'STORED', result: 'APPROVED', document });
 
     // Act
-    const storedBefore = await store.getItem('p-4');
-    await store.claimPublication('p-4', 'STORED', claim('b'), NOW + 1, base.expiresAt);
-    await store.markPublished('p-4', 'STORED', '2027-01-02T00:00:00.000Z', base.expiresAt);
-    const storedAfter = await store.getItem('p-4');
+    const storedBefore = await local.store.getItem('p-4');
+    await local.store.claimPublication('p-4', 'STORED', claim('b'), NOW + 1, base.expiresAt);
+    await local.store.markPublished('p-4', 'STORED', '2027-01-02T00:00:00.000Z', base.expiresAt);
+    const storedAfter = await local.store.getItem('p-4');
 
     // Assess
     expect(unavailable?.eventPublishedAt).toBe('2027-01-01T00:00:01.000Z');
     expect(storedBefore?.eventPublishedAt).toBeUndefined();
     expect(storedAfter?.eventPublishedAt).toBe('2027-01-02T00:00:00.000Z');
-    const { Item: raw } = await dynamo.send(
-      new GetCommand({ TableName: resources.tableName, Key: { resultId: 'p-4' } }),
+    const { Item: raw } = await local.dynamo.send(
+      new GetCommand({ TableName: local.resources.tableName, Key: { resultId: 'p-4' } }),
     );
     expect(raw).not.toHaveProperty('eventPublishedAt');
     expect(raw?.document).toEqual(document);
-    const { Item: record } = await dynamo.send(
-      new GetCommand({ TableName: resources.tableName, Key: { resultId: publicationKey('p-4') } }),
+    const { Item: record } = await local.dynamo.send(
+      new GetCommand({ TableName: local.resources.tableName, Key: { resultId: publicationKey('p-4') } }),
     );
     // One write unit per claim or mark (≤ 1 KB), however large the item (here over 20 KB).
     expect(dynamoItemSize(record!)).toBeLessThan(1024);

@@ -12,7 +12,7 @@
  * `POWERTOOLS_TRACE_ENABLED=false`; every call below is then harmless.
  */
 import { Tracer } from '@aws-lambda-powertools/tracer';
-import { RESULT_ID_PATTERN } from './client/validate';
+import { RESULT_ID_PATTERN } from './api/result-id';
 import { METRICS } from './metrics-names';
 
 export type { Tracer };

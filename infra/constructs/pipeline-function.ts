@@ -30,10 +30,14 @@ export const LAMBDA_BUNDLING = {
   // The runtime ships an AWS SDK v3, but its version moves under us; bundling the SDK pins the
   // exact versions that the unit and integration tests ran against.
   externalModules: [],
-  // Lambda always passes the role's credentials in the environment: the rest of the SDK's default
-  // credential chain is dead weight in a function (see infra/bundling/lambda-credentials.ts).
+  // Stand-ins for code a function bundle carries but Lambda never runs: the SDK's default credential
+  // chain beyond the environment (infra/bundling/lambda-credentials.ts) and `semver`, which the X-Ray
+  // SDK needs only to patch an AWS SDK v2 (infra/bundling/semver-gte.ts).
   esbuildArgs: {
-    '--alias': `@aws-sdk/credential-provider-node=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'lambda-credentials.ts')}`,
+    '--alias': [
+      `@aws-sdk/credential-provider-node=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'lambda-credentials.ts')}`,
+      `semver=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'semver-gte.ts')}`,
+    ],
   },
 } as const satisfies BundlingOptions;
 

@@ -200,39 +200,9 @@ export type VogRequest = z.infer<typeof vogRequestSchema>;
 // Responses (tolerant)
 // ---------------------------------------------------------------------------------------------------
 
-/** Default error body (§7). */
-export const errorBodySchema = z.looseObject({
-  code: z.optional(z.number().check(z.int())),
-  message: z.optional(z.string()),
-  details: z.optional(z.array(z.unknown())),
-});
-export type ErrorBody = z.infer<typeof errorBodySchema>;
-
-/**
- * Token response (§4.6). The spec says `expiresIn` is a string of seconds; a JSON number is accepted too,
- * and so is a missing `tokenType` (presented as `Bearer` anyway). Both come out normalised: `expiresIn` as
- * a number of seconds, `tokenType` as `Bearer` for any spelling of it.
- */
-export const tokenResponseSchema = z.looseObject({
-  accessToken: nonEmpty,
-  expiresIn: z
-    .union([
-      z.number().check(z.nonnegative()),
-      z.pipe(
-        z
-          .string()
-          .check(z.trim())
-          .check(z.regex(/^[0-9]+(\.[0-9]+)?$/, 'must be a number of seconds')),
-        z.transform(Number),
-      ),
-    ])
-    .check(z.refine((seconds) => seconds <= 10 * 365 * 86_400, 'must be a number of seconds')),
-  tokenType: z.pipe(
-    z.nullish(z.string()),
-    z.transform((type) => (!type || type.toLowerCase() === 'bearer' ? 'Bearer' : type)),
-  ),
-});
-export type TokenResponse = z.infer<typeof tokenResponseSchema>;
+// The error body, the token response and the polling response are parsed by hand in ./responses (the
+// pipeline functions read them and bundle no zod).
+export type { ErrorBody, PollRecord, PollResponse, TokenResponse } from './responses';
 
 export const communicationResponseSchema = z.looseObject({
   communicationMode: z.optional(openEnum(COMMUNICATION_MODES)),
@@ -291,54 +261,6 @@ export const reasonSchema = z.looseObject({
 });
 export const reasonsResponseSchema = z.looseObject({ reasons: z.array(reasonSchema) });
 export type ReasonsResponse = z.infer<typeof reasonsResponseSchema>;
-
-/** An optional string field of a tolerant record: a value of another type is dropped, not a failure. */
-const lenientString = z.catch(z.optional(z.string()), undefined);
-
-/**
- * A resultId as a record may carry it: a string, or a JSON number taken as its decimal string (another
- * implementation may use numeric ids). Anything else, or a number that JSON could not carry exactly,
- * becomes `''`, which callers count as invalid.
- */
-const resultIdValue = z.catch(
-  z.union([
-    z.string(),
-    z.pipe(
-      z.number().check(z.int(), z.nonnegative(), z.maximum(Number.MAX_SAFE_INTEGER)),
-      z.transform(String),
-    ),
-  ]),
-  '',
-);
-
-/**
- * Polling record (§2.4). One broken record must not block every other result, so nothing in a record
- * fails the poll: a `resultId` that is missing or unusable parses as `''`, an optional field of the wrong
- * type (e.g. `completed` as epoch milliseconds) is dropped, and an entry that is not an object at all
- * becomes `{ resultId: '' }`. Callers check the id before use (the pipeline counts and reports such
- * records). Unknown fields are kept.
- */
-export const pollRecordSchema = z.catch(
-  z.looseObject({
-    resultId: resultIdValue,
-    transactionId: lenientString,
-    product: z.catch(z.optional(openEnum(PRODUCTS)), undefined),
-    customerReference: lenientString,
-    completed: lenientString,
-    userId: lenientString,
-  }),
-  () => ({ resultId: '' }),
-);
-export type PollRecord = z.infer<typeof pollRecordSchema>;
-
-/** GET /api/v2/poll (§4.7): `results` missing or `null` means no records. */
-export const pollResponseSchema = z.looseObject({
-  results: z.pipe(
-    z.nullish(z.array(pollRecordSchema)),
-    z.transform((records) => records ?? []),
-  ),
-});
-export type PollResponse = z.infer<typeof pollResponseSchema>;
 
 const messages = z.optional(z.array(z.string()));
 const customerReferences = z.optional(z.array(z.string()));
@@ -572,15 +494,4 @@ export const resultSchema = z.looseObject({
 });
 export type VerificationResultDocument = z.infer<typeof resultSchema>;
 
-/** Names of the per-section objects of a result that carry their own `result`. */
-export const RESULT_SECTIONS = [
-  'identity',
-  'rightToWork',
-  'faceVerify',
-  'payrollTaxStatement',
-  'drivingLicense',
-  'digitalSigning',
-  'vog',
-  'faceLink',
-] as const;
-export type ResultSection = (typeof RESULT_SECTIONS)[number];
+export { RESULT_SECTIONS, type ResultSection } from './sections';

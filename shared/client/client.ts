@@ -27,12 +27,14 @@ import {
   qualityResponseSchema,
   type ReasonsResponse,
   reasonsResponseSchema,
+  resultSchema,
   type SdkTokenResponse,
   type SecureLinkResponse,
   sdkTokenRequestSchema,
   sdkTokenResponseSchema,
   secureLinkRequestSchema,
   secureLinkResponseSchema,
+  type VerificationResultDocument,
   type VogResponse,
   vogRequestSchema,
   vogResponseSchema,
@@ -62,6 +64,15 @@ export interface MockTestOptions {
 
 /** The typed client: every endpoint of the spec. Every method validates, authenticates, applies timeout and retry, and parses. */
 export class IdvClient extends ResultsClient {
+  /**
+   * GET /api/v2/result/{resultId} (§4.9), parsed whole (`idv result get`). 404 → `NotFoundError`. Removes
+   * the polling record. The pipeline streams the body instead (`getResultStream`).
+   */
+  async getResult(resultId: string): Promise<VerificationResultDocument> {
+    const body = await this.getResultBody(resultId);
+    return this.parse(resultSchema, body, 200, `GET ${PATHS.result(resultId)}`);
+  }
+
   /** POST /api/v2/secureidlink (§4.1). `mockTest` only on staging. */
   async createSecureLink(
     request: SecureLinkInput,

@@ -6,7 +6,7 @@
  * None of these ever carries credentials, tokens, Authorization headers or response bodies: a body can
  * hold personal data, and errors end up in logs.
  */
-import { errorBodySchema } from '../api/schemas';
+import { parseErrorBody } from '../api/responses';
 
 /** Base of every error thrown by the client. */
 export class IdvError extends Error {
@@ -187,8 +187,7 @@ export function serviceErrorFromResponse(
   headers: Headers,
   now: () => number = Date.now,
 ): ServiceError {
-  const parsed = errorBodySchema.safeParse(body);
-  const errorBody = parsed.success ? parsed.data : {};
+  const errorBody = parseErrorBody(body);
   const fields: ServiceErrorFields = {
     status,
     ...(errorBody.code !== undefined && { code: errorBody.code }),

@@ -3,18 +3,18 @@
  * `expiresIn` in seconds as a string (a JSON number is accepted too; `tokenType` defaults to `Bearer`). The in-memory provider and the pipeline's shared cache both call it.
  */
 import { PATHS } from '../api/enums';
-import { tokenRequestSchema, tokenResponseSchema } from '../api/schemas';
+import { parseTokenResponse } from '../api/responses';
 import {
   NotFoundError,
   RequestValidationError,
   ResponseFormatError,
   serviceErrorFields,
   UnauthorizedError,
+  type ValidationIssue,
 } from './errors';
 import { parseJsonOrUndefined, sendWithRetry, sleep } from './http';
 import type { RetryOptions } from './retry';
 import type { AccessToken } from './token-provider';
-import { validateRequest } from './validate';
 
 /** Options of `fetchAccessToken`. */
 export interface FetchAccessTokenOptions {
@@ -43,7 +43,7 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
       'invalid token request',
     );
   }
-  const body = validateRequest(tokenRequestSchema, { scopes: [...options.scopes] }, 'token request');
+  const body = tokenRequestBody(options.scopes);
   const basic = Buffer.from(`${options.clientId}:${options.clientSecret}`, 'utf8').toString('base64');
   let response: Awaited<ReturnType<typeof sendWithRetry>>;
   try {
@@ -87,20 +87,35 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
     }
     throw error;
   }
-  const parsed = tokenResponseSchema.safeParse(parseJsonOrUndefined(response.body));
-  if (!parsed.success) {
+  const parsed = parseTokenResponse(parseJsonOrUndefined(response.body));
+  if (!parsed.ok) {
     // Never include the body: it holds the token.
     throw new ResponseFormatError(
-      `token response is not the documented shape (${parsed.error.issues.map((i) => i.path.join('.') || '(body)').join(', ')})`,
+      `token response is not the documented shape (${parsed.paths.join(', ')})`,
       response.status,
     );
   }
   return {
-    accessToken: parsed.data.accessToken,
-    tokenType: parsed.data.tokenType,
-    expiresAt: now() + Math.floor(parsed.data.expiresIn * 1000),
+    accessToken: parsed.value.accessToken,
+    tokenType: parsed.value.tokenType,
+    expiresAt: now() + Math.floor(parsed.value.expiresIn * 1000),
     scopes: [...options.scopes],
   };
+}
+
+/**
+ * The token request body (§4.6) after the rules the service applies to it (the simulator's
+ * `tokenRequestSchema`): at least one scope, none empty. Checked by hand so the functions bundle no zod.
+ */
+function tokenRequestBody(scopes: readonly unknown[]): { scopes: string[] } {
+  const issues: ValidationIssue[] = [];
+  if (scopes.length === 0) issues.push({ path: 'scopes', message: 'must name at least one scope' });
+  scopes.forEach((scope, i) => {
+    if (typeof scope !== 'string') issues.push({ path: `scopes[${i}]`, message: 'must be a string' });
+    else if (scope.length === 0) issues.push({ path: `scopes[${i}]`, message: 'must not be empty' });
+  });
+  if (issues.length > 0) throw new RequestValidationError(issues, 'invalid token request');
+  return { scopes: scopes as string[] };
 }
 
 /**

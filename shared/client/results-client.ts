@@ -11,12 +11,7 @@ import {
   PATHS,
   type ServiceEnvironment,
 } from '../api/enums';
-import {
-  type PollResponse,
-  pollResponseSchema,
-  resultSchema,
-  type VerificationResultDocument,
-} from '../api/schemas';
+import { type Parsed, type PollResponse, parsePollResponse } from '../api/responses';
 import {
   IdvError,
   MockTestNotAllowedError,
@@ -39,7 +34,7 @@ import { InMemoryTokenProvider } from './in-memory-token-provider';
 import { fetchAccessToken, serviceUrl } from './oauth';
 import type { RetryOptions } from './retry';
 import type { AccessToken, TokenProvider } from './token-provider';
-import { validateMockTest, validateResultId } from './validate';
+import { validateMockTest, validateResultId } from './validate-ids';
 
 /** Options of `ResultsClient` and `IdvClient`. */
 export interface ClientOptions {
@@ -155,13 +150,12 @@ export class ResultsClient {
     const response = await this.send({ method: 'GET', path: PATHS.poll, mayHaveCreated: false });
     // "Nothing pending" as 204 or an empty 200 is a reasonable reading of the spec: no records, not an error.
     if (response.body.toString('utf8').trim() === '') return { results: [] };
-    return parseBody(pollResponseSchema, response.body, response.status, `GET ${PATHS.poll}`);
-  }
-
-  /** GET /api/v2/result/{resultId} (§4.9), parsed. 404 → `NotFoundError`. Removes the polling record. */
-  async getResult(resultId: string): Promise<VerificationResultDocument> {
-    const body = await this.getResultBody(resultId);
-    return parseBody(resultSchema, body, 200, `GET ${PATHS.result(resultId)}`);
+    const label = `GET ${PATHS.poll}`;
+    return checkShape(
+      parsePollResponse(jsonBody(response.body, response.status, label)),
+      response.status,
+      label,
+    );
   }
 
   /**
@@ -199,6 +193,16 @@ export class ResultsClient {
   protected async call<S extends z.ZodMiniType>(spec: CallSpec<S>): Promise<z.output<S>> {
     const response = await this.send(spec);
     return parseBody(spec.schema, response.body, response.status, `${spec.method} ${spec.path}`);
+  }
+
+  /** `body` parsed with a response schema; `ResponseFormatError` naming the paths that do not fit. */
+  protected parse<S extends z.ZodMiniType>(
+    schema: S,
+    body: Buffer,
+    status: number,
+    label: string,
+  ): z.output<S> {
+    return parseBody(schema, body, status, label);
   }
 
   /** Adds auth and headers, sends with retry, and on a 401 refreshes the token once and tries once more. */
@@ -263,13 +267,26 @@ function parseBody<S extends z.ZodMiniType>(
   status: number,
   label: string,
 ): z.output<S> {
+  const parsed = schema.safeParse(jsonBody(body, status, label));
+  return checkShape(
+    parsed.success
+      ? { ok: true, value: parsed.data }
+      : { ok: false, paths: parsed.error.issues.map((i) => i.path.join('.') || '(body)') },
+    status,
+    label,
+  );
+}
+
+/** The JSON of a response body; `ResponseFormatError` when it is not JSON. */
+function jsonBody(body: Buffer, status: number, label: string): unknown {
   const json = parseJsonOrUndefined(body);
   if (json === undefined) throw new ResponseFormatError(`response of ${label} is not JSON`, status);
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    // Paths only: values may be personal data.
-    const paths = [...new Set(parsed.error.issues.map((i) => i.path.join('.') || '(body)'))].join(', ');
-    throw new ResponseFormatError(`response of ${label} is not the documented shape (${paths})`, status);
-  }
-  return parsed.data;
+  return json;
+}
+
+/** The parsed value, or `ResponseFormatError` naming the paths that do not fit (paths only: values may be personal data). */
+function checkShape<T>(parsed: Parsed<T>, status: number, label: string): T {
+  if (parsed.ok) return parsed.value;
+  const paths = [...new Set(parsed.paths)].join(', ');
+  throw new ResponseFormatError(`response of ${label} is not the documented shape (${paths})`, status);
 }

@@ -5,7 +5,7 @@
  * Every problem is reported with a path naming the field (`images[0].data`), never with the value.
  */
 import type * as z from 'zod/mini';
-import { MIN_UPLOAD_HEIGHT, MIN_UPLOAD_WIDTH, MOCK_TEST_VALUES } from '../api/enums';
+import { MIN_UPLOAD_HEIGHT, MIN_UPLOAD_WIDTH } from '../api/enums';
 import {
   type FaceVerifyRequest,
   faceVerifyRequestSchema,
@@ -15,6 +15,9 @@ import {
 import { allowedUploadContentTypes, describeAllowedUploads } from '../api/upload-formats';
 import { imageDimensions, sniffContentType } from '../image';
 import { RequestValidationError, type ValidationIssue } from './errors';
+
+export { RESULT_ID_PATTERN, RESULT_ID_RULE, resultIdFromJson } from '../api/result-id';
+export { validateMockTest, validateResultId } from './validate-ids';
 
 /** Path segments as the messages show them: `images[0].data`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -111,50 +114,4 @@ export function validateFaceVerifyRequest(request: unknown): FaceVerifyRequest {
  */
 export function encodeBulkCsv(text: string): string {
   return Buffer.from(text.replace(/^\uFEFF/, ''), 'utf8').toString('base64');
-}
-
-/**
- * What a resultId may look like before it goes into a path, an S3 key, a DynamoDB key or a message: it
- * starts with a letter or digit, then up to 255 letters, digits or `.` `_` `:` `~` `+` `=` `@` `-`.
- * Another implementation of the service may well use dots, colons or longer ids, and an id we refuse is
- * never fetched, so the set is as wide as stays safe: never `/`, `\`, whitespace, `?`, `#`, `%` or a
- * control character, and never a leading `.`, so an id can not become `..`, another path or a query.
- * In a URL path it is still percent-encoded (`encodeURIComponent`); S3 keys use `resultIdKeyPart`.
- */
-export const RESULT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:~+=@-]{0,255}$/;
-
-/** The rule of `RESULT_ID_PATTERN` in words, for error messages. */
-export const RESULT_ID_RULE =
-  'must be 1-256 characters: letters, digits and . _ : ~ + = @ -, starting with a letter or digit';
-
-/** Throws `RequestValidationError` naming `resultId` unless it matches `RESULT_ID_PATTERN`. */
-export function validateResultId(resultId: unknown): string {
-  if (typeof resultId !== 'string' || !RESULT_ID_PATTERN.test(resultId)) {
-    throw new RequestValidationError(
-      [{ path: 'resultId', message: RESULT_ID_RULE }],
-      'invalid result request',
-    );
-  }
-  return resultId;
-}
-
-/**
- * A resultId as a JSON value may carry it (poll record, webhook body): a string as is, a JSON number
- * (a whole, exactly representable one) as its decimal string. Anything else is `undefined`.
- */
-export function resultIdFromJson(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
-  return undefined;
-}
-
-/** Throws `RequestValidationError` unless `value` is a `mock-test` value of the spec (§1). */
-export function validateMockTest(value: unknown): (typeof MOCK_TEST_VALUES)[number] {
-  if (!(MOCK_TEST_VALUES as readonly unknown[]).includes(value)) {
-    throw new RequestValidationError(
-      [{ path: 'mockTest', message: `must be one of ${MOCK_TEST_VALUES.join(', ')}` }],
-      'invalid mock-test value',
-    );
-  }
-  return value as (typeof MOCK_TEST_VALUES)[number];
 }

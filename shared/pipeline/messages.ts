@@ -2,9 +2,7 @@
  * The results queue's message contract (docs/pipeline.md, "Flow"): result messages from the
  * webhook, the poll and the redrive command, and upload notifications from the upload webhook.
  */
-import * as z from 'zod/mini';
-import '../api/zod-locale';
-import { RESULT_ID_PATTERN, RESULT_ID_RULE } from '../client/validate';
+import { RESULT_ID_PATTERN, RESULT_ID_RULE } from '../api/result-id';
 import { MalformedMessageError } from '../errors';
 
 /**
@@ -16,9 +14,6 @@ export { RESULT_ID_PATTERN, RESULT_ID_RULE };
 
 /** Longest hint (transactionId, userId, customerReference, product, completed) a message carries. */
 const MAX_HINT_LENGTH = 256;
-
-/** Identifiers passed along as hints (transactionId, userId, customerReference, product). */
-const hint = z.string().check(z.minLength(1), z.maxLength(MAX_HINT_LENGTH));
 
 /**
  * A value as a message may carry it as a hint: a non-empty string of at most 256 characters, else
@@ -33,29 +28,27 @@ export function hintOf(value: unknown): string | undefined {
 export const MESSAGE_SOURCES = ['webhook', 'poll', 'redrive'] as const;
 export type MessageSource = (typeof MESSAGE_SOURCES)[number];
 
-export const resultMessageSchema = z.object({
-  kind: z.optional(z.literal('result')),
-  resultId: z.string().check(z.regex(RESULT_ID_PATTERN, RESULT_ID_RULE)),
-  source: z.enum(MESSAGE_SOURCES),
-  transactionId: z.optional(hint),
-  product: z.optional(hint),
-  customerReference: z.optional(hint),
-  userId: z.optional(hint),
-  completed: z.optional(hint),
-});
 /** A result to fetch and store. */
-export type ResultMessage = z.infer<typeof resultMessageSchema>;
+export type ResultMessage = {
+  kind?: 'result';
+  resultId: string;
+  source: MessageSource;
+  transactionId?: string;
+  product?: string;
+  customerReference?: string;
+  userId?: string;
+  completed?: string;
+};
 
-export const uploadMessageSchema = z.object({
-  kind: z.literal('upload'),
-  transactionId: hint,
-  secureId: z.optional(hint),
-  /** Accepted from messages of earlier versions, always dropped by `parseQueueMessage` (unconfirmed). */
-  customerReference: z.optional(hint),
-  uploadedAt: z.optional(hint),
-});
 /** Documents were uploaded through a secure link (upload webhook): announced, not fetched. */
-export type UploadMessage = z.infer<typeof uploadMessageSchema>;
+export type UploadMessage = {
+  kind: 'upload';
+  transactionId: string;
+  secureId?: string;
+  /** Accepted from messages of earlier versions, always dropped by `parseQueueMessage` (unconfirmed). */
+  customerReference?: string;
+  uploadedAt?: string;
+};
 
 export type QueueMessage = ResultMessage | UploadMessage;
 
@@ -73,14 +66,57 @@ export function parseQueueMessage(body: string): QueueMessage {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw new MalformedMessageError('queue message is not a JSON object');
   }
-  const isUpload = (json as { kind?: unknown }).kind === 'upload';
-  const parsed = (isUpload ? uploadMessageSchema : resultMessageSchema).safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.join('.') || 'message';
-    throw new MalformedMessageError(`queue message field ${field} ${issue?.message ?? 'is invalid'}`);
+  const fields = json as Record<string, unknown>;
+  return confirmedOnly(fields['kind'] === 'upload' ? uploadMessage(fields) : resultMessage(fields));
+}
+
+const RESULT_HINTS = ['transactionId', 'product', 'customerReference', 'userId', 'completed'] as const;
+const UPLOAD_HINTS = ['secureId', 'customerReference', 'uploadedAt'] as const;
+
+function resultMessage(fields: Record<string, unknown>): ResultMessage {
+  const { kind, resultId, source } = fields;
+  if (kind !== undefined && kind !== 'result') fieldProblem('kind', 'must be "result" or "upload"');
+  if (typeof resultId !== 'string')
+    fieldProblem('resultId', resultId === undefined ? 'is missing' : 'must be a string');
+  if (!RESULT_ID_PATTERN.test(resultId)) fieldProblem('resultId', RESULT_ID_RULE);
+  if (!(MESSAGE_SOURCES as readonly unknown[]).includes(source)) {
+    fieldProblem('source', `must be one of ${MESSAGE_SOURCES.join(', ')}`);
   }
-  return confirmedOnly(parsed.data);
+  const message: ResultMessage = {
+    ...(kind === 'result' && { kind }),
+    resultId,
+    source: source as MessageSource,
+  };
+  for (const key of RESULT_HINTS) {
+    const value = optionalHint(fields, key);
+    if (value !== undefined) message[key] = value;
+  }
+  return message;
+}
+
+function uploadMessage(fields: Record<string, unknown>): UploadMessage {
+  const transactionId = optionalHint(fields, 'transactionId');
+  if (transactionId === undefined) fieldProblem('transactionId', 'is missing');
+  const message: UploadMessage = { kind: 'upload', transactionId };
+  for (const key of UPLOAD_HINTS) {
+    const value = optionalHint(fields, key);
+    if (value !== undefined) message[key] = value;
+  }
+  return message;
+}
+
+/** A hint field: absent is `undefined`; present, it must be a string of 1-256 characters. */
+function optionalHint(fields: Record<string, unknown>, key: string): string | undefined {
+  const value = fields[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') fieldProblem(key, 'must be a string');
+  if (hintOf(value) === undefined) fieldProblem(key, `must be 1-${MAX_HINT_LENGTH} characters`);
+  return value;
+}
+
+/** Names the field and the rule it breaks, never its value. */
+function fieldProblem(field: string, problem: string): never {
+  throw new MalformedMessageError(`queue message field ${field} ${problem}`);
 }
 
 /**

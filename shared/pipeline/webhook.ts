@@ -9,7 +9,7 @@
  * UNAVAILABLE item and its event, or in an upload event, as if the service had said it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { resultIdFromJson } from '../client/validate';
+import { resultIdFromJson } from '../api/result-id';
 import {
   type QueueMessage,
   RESULT_ID_PATTERN,

@@ -4,7 +4,7 @@
  * holds. Pure: no I/O.
  */
 import { type ResultSummary, summarizeResult } from '../analytics/summary';
-import { RESULT_SECTIONS } from '../api/schemas';
+import { RESULT_SECTIONS } from '../api/sections';
 import { parseCompleted } from './timestamps';
 
 /** Reference that replaces a base64 `data` field in the stored result. */

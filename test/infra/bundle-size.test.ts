@@ -1,5 +1,7 @@
+import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleCeilingKiB, MAX_BUNDLE_KIB, measureBundle } from '../../infra/bundling/bundle-size';
+import { gte } from '../../infra/bundling/semver-gte';
 import { PipelineFunction } from '../../infra/constructs/pipeline-function';
 import { synthesise } from './stack-fixture';
 
@@ -48,14 +50,58 @@ describe('function bundles (issue 10: small bundles)', () => {
     expect(bundleCeilingKiB('functions/poll/handler.ts')).toBe(MAX_BUNDLE_KIB);
   });
 
-  it('bundles no language pack of zod and none of the SDK credential chain Lambda never uses', async () => {
+  it('bundles no zod, no semver and none of the SDK credential chain Lambda never uses', async () => {
     // Act
-    const m = await measureBundle('functions/fetch-result/handler.ts');
+    const measures = await Promise.all(entries.map((entry) => measureBundle(entry)));
 
     // Assess
-    const names = m.parts.map((p) => p.name);
-    expect(names).not.toContain('@aws-sdk/credential-provider-sso');
-    expect(names).not.toContain('@aws-sdk/nested-clients');
-    expect(m.parts.find((p) => p.name === 'zod')?.bytes ?? 0).toBeLessThan(60 * 1024);
+    for (const m of measures) {
+      const names = m.parts.map((p) => p.name);
+      for (const unwanted of [
+        'zod',
+        'semver',
+        '@aws-sdk/credential-provider-sso',
+        '@aws-sdk/nested-clients',
+      ]) {
+        expect(names, `${m.entry} bundles ${unwanted}`).not.toContain(unwanted);
+      }
+    }
+  });
+});
+
+describe('the semver stand-in of the bundles', () => {
+  // The real package, as the X-Ray SDK loads it outside a bundle: the stand-in must answer gte as it does.
+  const real = (createRequire(import.meta.url)('semver') as { gte: typeof gte }).gte;
+
+  it('orders versions as semver does, pre-releases below their release', () => {
+    // Arrange
+    const versions = [
+      '2.7.15',
+      '2.7.14',
+      '2.7.16',
+      '2.8.0',
+      '3.0.0',
+      'v2.7.15',
+      '2.10.0',
+      '10.0.0',
+      '2.7.15-beta.1',
+      '2.7.15-beta.2',
+      '2.7.15-alpha',
+      '2.7.15-beta.11',
+      '2.7.15+build.5',
+      '1.999.999',
+      '0.0.0',
+    ];
+
+    // Act / Assess
+    for (const a of versions) {
+      for (const b of versions) expect(gte(a, b), `${a} >= ${b}`).toBe(real(a, b));
+    }
+  });
+
+  it('refuses what is not a version, as semver does', () => {
+    // Assess
+    expect(() => gte('latest', '2.7.15')).toThrow('Invalid Version: latest');
+    expect(() => gte(undefined as unknown as string, '2.7.15')).toThrow(TypeError);
   });
 });

@@ -31,7 +31,15 @@ import { DETAIL_TYPES } from '../shared/events/names';
 import type { ResultMessage } from '../shared/pipeline/messages';
 import { sendMessages } from '../shared/pipeline/queue';
 import { getResult, withFullDocument } from '../shared/queries/results';
-import { HUGE_PROFILE, runSizeBench, SIZE_PROFILES, type SizeProfile, sizeDetails, sizeTable } from './sizes';
+import {
+  DEFAULT_SIZE_REPEATS,
+  HUGE_PROFILE,
+  runSizeBench,
+  SIZE_PROFILES,
+  type SizeProfile,
+  sizeDetails,
+  sizeTable,
+} from './sizes';
 import {
   BenchUsageError,
   type BenchValues,
@@ -91,6 +99,8 @@ export interface FetchBenchOptions {
   sizes?: readonly SizeProfile[];
   /** Add the 1 GiB run held to 256 MB to the size bench. */
   huge?: boolean;
+  /** Results per size profile (`bench/sizes.ts`). @default DEFAULT_SIZE_REPEATS */
+  repeats?: number;
   log?: (line: string) => void;
 }
 
@@ -386,6 +396,8 @@ export const FETCH_FLAGS_HELP = `  --profiles LIST   some of ${PROFILES.map((p) 
   --trace           print the memory samples of the probed invocation with the highest held memory
   --sizes LIST      size bench profiles: some of ${SIZE_PROFILES.map((p) => p.name).join(',')}, or none
                     (default: all; bodies of ~1/10/50/200 MiB and 1,000 images of 8 KiB)
+  --repeats N       results per size profile after its warm-up; time, CPU and cost are their median
+                    (default ${DEFAULT_SIZE_REPEATS}; the held 1 GiB run handles one)
   --huge            also a 1 GiB body with the handler process held to 256 MB (minutes; not default)`;
 
 /** `npx tsx bench/fetch-result.ts --help`. */
@@ -411,6 +423,7 @@ export function fetchOptionsFromValues(values: BenchValues): FetchBenchOptions {
   }
   return {
     sizes: sizesFromValue(values['sizes'] as string | undefined),
+    repeats: countFlag(values, 'repeats', DEFAULT_SIZE_REPEATS, 100),
     huge: values['huge'] === true,
     probe: countFlag(values, 'probe', DEFAULT_FETCH_OPTIONS.probe),
     latency: countFlag(values, 'latency', DEFAULT_FETCH_OPTIONS.latency),
@@ -439,7 +452,11 @@ export async function runSizesOf(options: FetchBenchOptions) {
   const profiles = [...(options.sizes ?? SIZE_PROFILES), ...(options.huge ? [HUGE_PROFILE] : [])];
   return profiles.length === 0
     ? undefined
-    : runSizeBench({ profiles, ...(options.log && { log: options.log }) });
+    : runSizeBench({
+        profiles,
+        ...(options.repeats !== undefined && { repeats: options.repeats }),
+        ...(options.log && { log: options.log }),
+      });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

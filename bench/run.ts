@@ -64,6 +64,7 @@ const report = {
       throughput: fetchOptions.throughput,
       profiles: fetchOptions.profiles.map((p) => p.name),
       sizes: (fetchOptions.sizes ?? []).map((p) => p.name),
+      repeats: fetchOptions.repeats,
       huge: fetchOptions.huge === true,
     },
   },

@@ -18,6 +18,7 @@ export const FETCH_FLAGS = {
   throughput: { type: 'string' },
   trace: { type: 'boolean' },
   sizes: { type: 'string' },
+  repeats: { type: 'string' },
   huge: { type: 'boolean' },
 } satisfies Flags;
 

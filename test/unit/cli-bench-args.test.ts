@@ -43,6 +43,7 @@ describe('npm run bench command line', () => {
     [['--profiles', 'small,huge'], '--profiles takes some of small,medium,large (unknown: huge)'],
     [['--seconds', '1e3'], '--seconds must be a whole number from 1 to 3600'],
     [['--trace=yes'], '--trace takes no value'],
+    [['--repeats', '0'], '--repeats must be a whole number from 1 to 100'],
     [['extra'], 'unexpected argument "extra"'],
   ])('refuses %j: %s', (argv, message) => {
     // Act
@@ -54,14 +55,24 @@ describe('npm run bench command line', () => {
 
   it('passes --only and every bench flag on', () => {
     // Act
-    const args = runArgs('--only', 'fetch-result', '--profiles', 'large', '--probe', '5', '--trace');
+    const args = runArgs(
+      '--only',
+      'fetch-result',
+      '--profiles',
+      'large',
+      '--probe',
+      '5',
+      '--trace',
+      '--repeats',
+      '4',
+    );
 
     // Assess
     expect(args.kind).toBe('run');
     if (args.kind !== 'run') return;
     expect(args.options.only).toBe('fetch-result');
     expect(args.options.fetch.profiles.map((p) => p.name)).toEqual(['large']);
-    expect(args.options.fetch).toMatchObject({ probe: 5, trace: true });
+    expect(args.options.fetch).toMatchObject({ probe: 5, trace: true, repeats: 4 });
   });
 });
 

@@ -77,9 +77,9 @@ export function parseTokenResponse(body: unknown): Parsed<TokenResponse> {
 /**
  * Polling record (§2.4). One broken record must not block every other result, so nothing in a record
  * fails the poll: a `resultId` that is missing or unusable parses as `''` (a JSON number is another
- * implementation's numeric id, taken as its decimal string: `resultIdFromJson`), an optional field of the wrong
- * type (e.g. `completed` as epoch milliseconds) is dropped, and an entry that is not an object at all
- * becomes `{ resultId: '' }`. Callers check the id before use (the pipeline counts and reports such
+ * implementation's numeric id, taken as its decimal string: `resultIdFromJson`), an optional field of
+ * the wrong type (e.g. `completed` as epoch milliseconds) is dropped, and an entry that is not an object
+ * at all becomes `{ resultId: '' }`. Callers check the id before use (the pipeline counts and reports such
  * records). Unknown fields are kept.
  */
 export interface PollRecord extends Loose {

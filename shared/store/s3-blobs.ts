@@ -25,16 +25,27 @@ export class S3BlobTarget implements BlobTarget {
   ) {}
 
   async putSmall(key: string, body: Buffer, type: SniffedType, sha256: string, signal: AbortSignal) {
-    await this.s3.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: key,
-        Body: body,
-        ContentType: type.contentType,
-        Metadata: { sha256 },
-      }),
-      { abortSignal: signal },
+    const command = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      Body: body,
+      ContentType: type.contentType,
+      Metadata: { sha256 },
+      // The SHA-256 computed while decoding: S3 refuses the object unless the bytes it received match,
+      // and keeps the checksum with it (GetObjectAttributes). The SDK then computes no CRC32 of its own.
+      ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+    });
+    // SigV4's payload hash is the same SHA-256: given as `x-amz-content-sha256`, the SDK does not hash the
+    // blob a second time to sign it, and S3 checks the body against it either way.
+    command.middlewareStack.add(
+      (next) => async (args) => {
+        const request = args.request as { headers?: Record<string, string> };
+        if (request.headers) request.headers['x-amz-content-sha256'] = sha256;
+        return next(args);
+      },
+      { step: 'build', name: 'idvSignedPayload' },
     );
+    await this.s3.send(command, { abortSignal: signal });
   }
 
   startLarge(stagingKey: string, type: SniffedType, signal: AbortSignal): LargeUpload {

@@ -17,6 +17,7 @@ import { ConnectionError } from '../../shared/client/errors';
 import { type FetchResultDeps, processQueueRecord } from '../../shared/pipeline/fetch-result';
 import { objectRefs } from '../../shared/queries/results';
 import { ResultStore } from '../../shared/store/result-store';
+import { S3BlobTarget } from '../../shared/store/s3-blobs';
 import { ResultContentError } from '../../shared/stream/errors';
 import {
   clientConfig,
@@ -136,6 +137,69 @@ async function keys(prefix: string): Promise<string[]> {
   const listed = await s3.send(new ListObjectsV2Command({ Bucket: resources.bucketName, Prefix: prefix }));
   return (listed.Contents ?? []).map((o) => o.Key!).sort();
 }
+
+describe('small blob writes', () => {
+  it('hand S3 the SHA-256 computed while decoding, to check and to sign, and no second checksum', async () => {
+    // Prepare: a client that records the headers each request is signed with.
+    const signed: Record<string, string>[] = [];
+    const recording = new S3Client(clientConfig(aws, 's3'));
+    recording.middlewareStack.add(
+      (next) => async (args) => {
+        signed.push({ ...(args.request as { headers: Record<string, string> }).headers });
+        return next(args);
+      },
+      { step: 'finalizeRequest', priority: 'low' },
+    );
+    const bytes = PNG;
+    const key = 'results/checksum/images/0.png';
+
+    // Act
+    await new S3BlobTarget(recording, resources.bucketName).putSmall(
+      key,
+      bytes,
+      { contentType: 'image/png', extension: 'png' },
+      sha(bytes),
+      new AbortController().signal,
+    );
+
+    // Assess
+    const headers = signed.at(-1)!;
+    expect(headers['x-amz-content-sha256']).toBe(sha(bytes));
+    expect(headers['x-amz-checksum-sha256']).toBe(Buffer.from(sha(bytes), 'hex').toString('base64'));
+    expect(headers['x-amz-checksum-crc32']).toBeUndefined();
+    expect(headers['authorization']).toContain('Signature=');
+    const stored = await s3.send(new GetObjectCommand({ Bucket: resources.bucketName, Key: key }));
+    expect(Buffer.from(await stored.Body!.transformToByteArray()).equals(bytes)).toBe(true);
+    recording.destroy();
+  });
+
+  it('sign with the given SHA-256 instead of hashing the blob again (S3 checks the body against it)', async () => {
+    // Prepare
+    const signed: string[] = [];
+    const recording = new S3Client(clientConfig(aws, 's3'));
+    recording.middlewareStack.add(
+      (next) => async (args) => {
+        signed.push((args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256']!);
+        return next(args);
+      },
+      { step: 'finalizeRequest', priority: 'low' },
+    );
+    const claimed = sha(Buffer.from('other bytes'));
+
+    // Act: the emulator checks neither header; S3 would refuse this object.
+    await new S3BlobTarget(recording, resources.bucketName).putSmall(
+      'results/checksum/images/1.png',
+      PNG,
+      { contentType: 'image/png', extension: 'png' },
+      claimed,
+      new AbortController().signal,
+    );
+
+    // Assess
+    expect(signed.at(-1)).toBe(claimed);
+    recording.destroy();
+  });
+});
 
 describe('streaming fetch-and-store (real HTTP, s3rver, dynalite)', () => {
   it('stores a large blob through multipart staging, byte-identical with its SHA-256, and a small one', async () => {

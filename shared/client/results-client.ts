@@ -192,7 +192,7 @@ export class ResultsClient {
 
   protected async call<S extends z.ZodMiniType>(spec: CallSpec<S>): Promise<z.output<S>> {
     const response = await this.send(spec);
-    return parseBody(spec.schema, response.body, response.status, `${spec.method} ${spec.path}`);
+    return this.parse(spec.schema, response.body, response.status, `${spec.method} ${spec.path}`);
   }
 
   /** `body` parsed with a response schema; `ResponseFormatError` naming the paths that do not fit. */
@@ -202,7 +202,14 @@ export class ResultsClient {
     status: number,
     label: string,
   ): z.output<S> {
-    return parseBody(schema, body, status, label);
+    const parsed = schema.safeParse(jsonBody(body, status, label));
+    return checkShape(
+      parsed.success
+        ? { ok: true, value: parsed.data }
+        : { ok: false, paths: parsed.error.issues.map((i) => i.path.join('.') || '(body)') },
+      status,
+      label,
+    );
   }
 
   /** Adds auth and headers, sends with retry, and on a 401 refreshes the token once and tries once more. */
@@ -259,22 +266,6 @@ export class ResultsClient {
       );
     }
   }
-}
-
-function parseBody<S extends z.ZodMiniType>(
-  schema: S,
-  body: Buffer,
-  status: number,
-  label: string,
-): z.output<S> {
-  const parsed = schema.safeParse(jsonBody(body, status, label));
-  return checkShape(
-    parsed.success
-      ? { ok: true, value: parsed.data }
-      : { ok: false, paths: parsed.error.issues.map((i) => i.path.join('.') || '(body)') },
-    status,
-    label,
-  );
 }
 
 /** The JSON of a response body; `ResponseFormatError` when it is not JSON. */

@@ -4,6 +4,7 @@
  * logger then writes through the global `console`), and `captureHandlerLogs` turns each of those objects
  * into one readable line: level, function, message, correlation ids and the error's name and message.
  */
+import { isJsonObject } from '../shared/json-object';
 
 /** Keys every Powertools line carries that say nothing a person at the terminal needs. */
 const NOISE = new Set([
@@ -37,8 +38,8 @@ export function formatHandlerLog(text: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return undefined;
-  const record = entry as Record<string, unknown>;
+  if (!isJsonObject(entry)) return undefined;
+  const record = entry;
   if (typeof record.level !== 'string' || typeof record.message !== 'string') return undefined;
   const level = record.level.toUpperCase();
   const fields = Object.entries(record)

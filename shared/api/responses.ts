@@ -5,6 +5,7 @@
  * schema (`shared/api/schemas.ts`): tolerant, unknown fields kept, only the shape the pipeline relies on
  * enforced, and a failure names paths, never values.
  */
+import { isJsonObject } from '../json-object';
 import type { PRODUCTS } from './enums';
 import { resultIdFromJson } from './result-id';
 
@@ -15,10 +16,6 @@ export type Parsed<T> =
 
 type Loose = Record<string, unknown>;
 
-function isObject(value: unknown): value is Loose {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Default error body (§7). */
 export interface ErrorBody extends Loose {
   code?: number;
@@ -28,7 +25,7 @@ export interface ErrorBody extends Loose {
 
 /** The default error body of `body`, or `{}` when `body` is not of that shape (any field of another type). */
 export function parseErrorBody(body: unknown): ErrorBody {
-  if (!isObject(body)) return {};
+  if (!isJsonObject(body)) return {};
   const { code, message, details } = body;
   if (code !== undefined && !Number.isSafeInteger(code)) return {};
   if (message !== undefined && typeof message !== 'string') return {};
@@ -53,7 +50,7 @@ export interface TokenResponse extends Loose {
 
 /** Parses a token response (never echoing it: it holds the token). */
 export function parseTokenResponse(body: unknown): Parsed<TokenResponse> {
-  if (!isObject(body)) return { ok: false, paths: ['(body)'] };
+  if (!isJsonObject(body)) return { ok: false, paths: ['(body)'] };
   const paths: string[] = [];
   const { accessToken, expiresIn, tokenType } = body;
   if (typeof accessToken !== 'string' || accessToken.length === 0) paths.push('accessToken');
@@ -100,7 +97,7 @@ const POLL_RECORD_STRINGS = ['transactionId', 'product', 'customerReference', 'c
 
 /** One polling record, as tolerant as {@link PollRecord} says. */
 export function parsePollRecord(entry: unknown): PollRecord {
-  if (!isObject(entry)) return { resultId: '' };
+  if (!isJsonObject(entry)) return { resultId: '' };
   const record: PollRecord = { ...entry, resultId: resultIdFromJson(entry['resultId']) ?? '' };
   for (const key of POLL_RECORD_STRINGS) {
     if (key in record && typeof record[key] !== 'string') delete record[key];
@@ -110,7 +107,7 @@ export function parsePollRecord(entry: unknown): PollRecord {
 
 /** Parses a polling response: only a body that is not an object, or `results` not a list, fails. */
 export function parsePollResponse(body: unknown): Parsed<PollResponse> {
-  if (!isObject(body)) return { ok: false, paths: ['(body)'] };
+  if (!isJsonObject(body)) return { ok: false, paths: ['(body)'] };
   const { results } = body;
   if (results !== undefined && results !== null && !Array.isArray(results)) {
     return { ok: false, paths: ['results'] };

@@ -12,8 +12,9 @@
  * - `exists` looks at leaves only: an object value counts as absent (`exists: false` matches it);
  * - `$or` holds two or more sub-patterns, at least one of which must match.
  * An invalid pattern is refused with an {@link EventPatternError} naming the path, as EventBridge refuses it.
- * No dependencies: the CLI, the local run and tests all use this one module.
+ * No package dependencies: the CLI, the local run and tests all use this one module.
  */
+import { isJsonObject } from '../json-object';
 
 /** An invalid event pattern. `path` is the dotted path of the offending field (`detail.result`). */
 export class EventPatternError extends Error {
@@ -70,7 +71,7 @@ export function compileEventPattern(pattern: unknown): CompiledEventPattern {
       throw new EventPatternError('the pattern is not valid JSON', '');
     }
   }
-  if (!isPlainObject(value)) throw new EventPatternError('the pattern must be a JSON object', '');
+  if (!isJsonObject(value)) throw new EventPatternError('the pattern must be a JSON object', '');
   const root = compileObject(value, '');
   return { matches: (event) => matchObject(root, event) };
 }
@@ -94,7 +95,7 @@ function compileObject(value: Record<string, unknown>, path: string): ObjectNode
       node.ors.push(compileOr(child, childPath));
     } else if (Array.isArray(child)) {
       node.fields.push([key, compileLeaf(child, childPath)]);
-    } else if (isPlainObject(child)) {
+    } else if (isJsonObject(child)) {
       node.fields.push([key, compileObject(child, childPath)]);
     } else {
       throw new EventPatternError(`"${key}" must be an object or an array`, childPath);
@@ -104,7 +105,7 @@ function compileObject(value: Record<string, unknown>, path: string): ObjectNode
 }
 
 function compileOr(value: unknown, path: string): ObjectNode[] {
-  if (!Array.isArray(value) || value.length < 2 || !value.every(isPlainObject)) {
+  if (!Array.isArray(value) || value.length < 2 || !value.every(isJsonObject)) {
     throw new EventPatternError('"$or" must be an array of at least two objects', path);
   }
   return value.map((alternative, index) => compileObject(alternative, `${path}[${index}]`));
@@ -123,7 +124,7 @@ function compileValue(value: unknown, path: string): ValueMatcher {
     if (!Number.isFinite(value)) throw new EventPatternError('numbers must be finite', path);
     return { absent: false, test: (candidate) => candidate === value };
   }
-  if (!isPlainObject(value)) {
+  if (!isJsonObject(value)) {
     throw new EventPatternError('match value must be a string, number, true, false, null or an object', path);
   }
   const keys = Object.keys(value);
@@ -176,7 +177,7 @@ function requireString(operand: unknown, path: string, operator: string): string
 function affixTest(operand: unknown, path: string, kind: 'prefix' | 'suffix'): (value: string) => boolean {
   let affix: string;
   let ignoreCase = false;
-  if (isPlainObject(operand) && Object.keys(operand).length === 1 && 'equals-ignore-case' in operand) {
+  if (isJsonObject(operand) && Object.keys(operand).length === 1 && 'equals-ignore-case' in operand) {
     affix = requireString(operand['equals-ignore-case'], `${path}.equals-ignore-case`, kind);
     ignoreCase = true;
   } else {
@@ -292,7 +293,7 @@ function anythingBut(operand: unknown, path: string): ValueMatcher {
     const excluded = new Set<unknown>(operand);
     return negate((value) => excluded.has(value));
   }
-  if (isPlainObject(operand) && Object.keys(operand).length === 1) {
+  if (isJsonObject(operand) && Object.keys(operand).length === 1) {
     const [key] = Object.keys(operand) as [string];
     const inner = operand[key];
     const innerPath = `${path}.${key}`;
@@ -417,11 +418,11 @@ function parseIpv6(text: string): bigint | undefined {
 function matchObject(node: ObjectNode, value: unknown): boolean {
   if (Array.isArray(value)) {
     // One element must match the whole object pattern, so fields of different elements never combine.
-    const objects = flatten(value).filter(isPlainObject);
+    const objects = flatten(value).filter(isJsonObject);
     if (objects.length > 0) return objects.some((element) => matchObject(node, element));
     return matchFields(node, undefined);
   }
-  return matchFields(node, isPlainObject(value) ? value : undefined);
+  return matchFields(node, isJsonObject(value) ? value : undefined);
 }
 
 function matchFields(node: ObjectNode, object: Record<string, unknown> | undefined): boolean {
@@ -443,15 +444,11 @@ function matchLeaf(node: LeafNode, value: unknown): boolean {
 
 /** The scalar values at a leaf: none for a missing field or an object; every element of an array. */
 function leafValues(value: unknown): Scalar[] {
-  if (value === undefined || isPlainObject(value)) return [];
-  if (Array.isArray(value)) return flatten(value).filter((item): item is Scalar => !isPlainObject(item));
+  if (value === undefined || isJsonObject(value)) return [];
+  if (Array.isArray(value)) return flatten(value).filter((item): item is Scalar => !isJsonObject(item));
   return [value as Scalar];
 }
 
 function flatten(values: unknown[]): unknown[] {
   return values.flatMap((item) => (Array.isArray(item) ? flatten(item) : [item]));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,6 +4,7 @@
  */
 import { RESULT_ID_PATTERN, RESULT_ID_RULE } from '../api/result-id';
 import { MalformedMessageError } from '../errors';
+import { isJsonObject } from '../json-object';
 
 /**
  * A well-formed resultId: the client's pattern (see `RESULT_ID_PATTERN`), so that whatever the webhook and
@@ -63,11 +64,8 @@ export function parseQueueMessage(body: string): QueueMessage {
   } catch {
     throw new MalformedMessageError('queue message is not JSON');
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new MalformedMessageError('queue message is not a JSON object');
-  }
-  const fields = json as Record<string, unknown>;
-  return confirmedOnly(fields['kind'] === 'upload' ? uploadMessage(fields) : resultMessage(fields));
+  if (!isJsonObject(json)) throw new MalformedMessageError('queue message is not a JSON object');
+  return confirmedOnly(json['kind'] === 'upload' ? uploadMessage(json) : resultMessage(json));
 }
 
 const RESULT_HINTS = ['transactionId', 'product', 'customerReference', 'userId', 'completed'] as const;

@@ -10,6 +10,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { resultIdFromJson } from '../api/result-id';
+import { isJsonObject } from '../json-object';
 import {
   type QueueMessage,
   RESULT_ID_PATTERN,
@@ -99,10 +100,8 @@ function parseBody(request: WebhookRequest): { json: Record<string, unknown> } |
   } catch {
     return { error: badRequest('body is not valid JSON') };
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return { error: badRequest('body must be a JSON object') };
-  }
-  return { json: json as Record<string, unknown> };
+  if (!isJsonObject(json)) return { error: badRequest('body must be a JSON object') };
+  return { json };
 }
 
 /** Objects a sender might wrap its fields in, searched in this order after the top level. */

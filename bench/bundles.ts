@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { bundleCeilingKiB, measureBundle } from '../infra/bundling/bundle-size';
 import { ENV } from '../shared/config';
 import { BenchUsageError, type BenchValues, countFlag, optionsOrExit, parseBenchArgs } from './support/args';
-import { formatTable, percentile, round } from './support/stats';
+import { formatTable, median, round } from './support/stats';
 
 /** The functions of the stack (each `PipelineFunction` entry). */
 export const FUNCTION_ENTRIES = [
@@ -112,7 +112,7 @@ export async function runBundleBench(options: BundleBenchOptions): Promise<Bundl
         ceilingKiB: bundleCeilingKiB(entry),
         top: measure.parts.slice(0, 5).map((p) => ({ name: p.name, kib: round(p.bytes / 1024) })),
         importMs: {
-          median: percentile(samples, 50),
+          median: median(samples),
           min: Math.min(...samples),
           max: Math.max(...samples),
           samples,

@@ -51,7 +51,7 @@ import {
 import { type Child, startChild } from './support/child';
 import { BENCH_CREDENTIALS } from './support/credentials';
 import type { Invocation, RunAnswer } from './support/fetch-worker';
-import { formatTable, latencySummary, mib, percentile, round } from './support/stats';
+import { formatTable, latencySummary, median, mib, round } from './support/stats';
 
 /** A result size: what kind of transaction, and how often the proxy repeats its images. */
 export interface Profile {
@@ -331,7 +331,7 @@ async function profileFigures(
     description: profile.description,
     images: objects.filter((o) => o.key.includes('/images/')).length,
     files: objects.filter((o) => o.key.includes('/files/')).length,
-    resultBodyBytes: percentile(resultBodies, 50),
+    resultBodyBytes: median(resultBodies),
     decodedBytes: objects.reduce((n, o) => n + o.bytes, 0),
     largestObjectBytes: Math.max(0, ...objects.map((o) => o.bytes)),
     coldInvocationMs: round(warm.invocations[0]?.ms ?? Number.NaN),
@@ -341,7 +341,7 @@ async function profileFigures(
     heldPeakBytes: held(heldPeak),
     heldPeakHeapBytes: heldPeak.peak.heapUsed,
     heldPeakArrayBufferBytes: heldPeak.peak.arrayBuffers,
-    footprintP50Bytes: percentile(footprints, 50),
+    footprintP50Bytes: median(footprints),
     footprintMaxBytes: Math.max(...footprints),
     rssPeakDeltaBytes: Math.max(
       latency.peak.rss - latency.baseline.rss,

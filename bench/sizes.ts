@@ -29,7 +29,7 @@ import { startCountingProxies } from './support/counting-proxy';
 import { BENCH_CREDENTIALS } from './support/credentials';
 import { type Cost, costPerThousand, LAMBDA_MB_PER_VCPU, PRICES, type RequestCounts } from './support/prices';
 import type { Measured } from './support/size-worker';
-import { formatTable, mib, percentile, round } from './support/stats';
+import { formatTable, median, mib, round } from './support/stats';
 
 /** One generated result shape. */
 export interface SizeProfile {
@@ -303,10 +303,7 @@ async function runProfile(profile: SizeProfile, repeats: number, h: Harness): Pr
           })) as unknown as Measured,
         );
       }
-      const rawMs = percentile(
-        raws.map((r) => r.ms),
-        50,
-      );
+      const rawMs = median(raws.map((r) => r.ms));
       row.raw = {
         ms: round(rawMs),
         mbPerSecond: round(bodyBytes / 1e6 / (rawMs / 1000), 2),
@@ -329,14 +326,8 @@ async function runProfile(profile: SizeProfile, repeats: number, h: Harness): Pr
       type: 'stats',
     });
     const samples = measured.map((m) => ({ ms: round(m.ms), cpuMs: round(m.cpuMs) }));
-    const ms = percentile(
-      samples.map((x) => x.ms),
-      50,
-    );
-    const cpuMs = percentile(
-      samples.map((x) => x.cpuMs),
-      50,
-    );
+    const ms = median(samples.map((x) => x.ms));
+    const cpuMs = median(samples.map((x) => x.cpuMs));
     const run = measured.reduce((a, b) => (b.hwm - b.rssBefore > a.hwm - a.rssBefore ? b : a));
     row.store = {
       ms,

@@ -8,6 +8,11 @@ export function percentile(samples: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
 }
 
+/** The median (nearest-rank p50) of unsorted samples; NaN when there are none. */
+export function median(samples: readonly number[]): number {
+  return percentile(samples, 50);
+}
+
 /** p50/p95/p99/max of latency samples in milliseconds, rounded to 0.1 ms. */
 export function latencySummary(samples: readonly number[]): {
   count: number;

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Logger } from '@aws-lambda-powertools/logger';
 import Ajv2020 from 'ajv/dist/2020';
+import { type PollResponse, parsePollResponse } from '../../shared/api/responses';
 import { NotFoundError } from '../../shared/client/errors';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import type {
@@ -158,4 +159,11 @@ export function eventValidators() {
     [DETAIL_TYPES.resultUnavailable]: load(DETAIL_TYPES.resultUnavailable),
     [DETAIL_TYPES.documentsUploaded]: load(DETAIL_TYPES.documentsUploaded),
   };
+}
+
+/** A polling response that must parse (`parsePollResponse`, unwrapped). */
+export function pollOf(body: unknown): PollResponse {
+  const parsed = parsePollResponse(body);
+  if (!parsed.ok) throw new Error(`poll response did not parse: ${parsed.paths.join(', ')}`);
+  return parsed.value;
 }

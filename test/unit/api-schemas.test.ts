@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type PollResponse, parsePollResponse } from '../../shared/api/responses';
 import { idVerifyRequestSchema, resultSchema } from '../../shared/api/schemas';
-
-/** A polling response that must parse. */
-function pollOf(body: unknown): PollResponse {
-  const parsed = parsePollResponse(body);
-  if (!parsed.ok) throw new Error(`poll response did not parse: ${parsed.paths.join(', ')}`);
-  return parsed.value;
-}
+import { pollOf } from '../support/pipeline-fakes';
 
 describe('api schemas', () => {
   it('keeps unknown response fields and unknown enum values', () => {

@@ -10,7 +10,6 @@ import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type PollResponse, parsePollResponse } from '../../shared/api/responses';
 import { resultSchema } from '../../shared/api/schemas';
 import { decodeBase64Data } from '../../shared/client/base64';
 import { IdvClient } from '../../shared/client/client';
@@ -32,7 +31,7 @@ import {
 } from '../../shared/store/result-store';
 import { parseCompleted } from '../../shared/store/timestamps';
 import { ResultContentError } from '../../shared/stream/errors';
-import { FakePublisher, FakeStore, memoryLogger } from '../support/pipeline-fakes';
+import { FakePublisher, FakeStore, memoryLogger, pollOf } from '../support/pipeline-fakes';
 
 const JPEG = Buffer.from([
   0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0xfb, 0xff, 0xfe, 0xd9,
@@ -53,13 +52,6 @@ function fakeFetch(token: unknown, respond: (url: URL) => Response = () => Respo
     return respond(url);
   }) as typeof fetch;
   return { fetch: fetchFn, calls };
-}
-
-/** A polling response that must parse. */
-function pollOf(body: unknown): PollResponse {
-  const parsed = parsePollResponse(body);
-  if (!parsed.ok) throw new Error(`poll response did not parse: ${parsed.paths.join(', ')}`);
-  return parsed.value;
 }
 
 describe('resultIds of another implementation', () => {

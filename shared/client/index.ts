@@ -1,5 +1,6 @@
 /** Public API of the verification service client. */
 
+export { RESULT_ID_PATTERN, RESULT_ID_RULE, resultIdFromJson } from '../api/result-id';
 export type {
   BulkSecureLinksInput,
   FaceLinkPackageInput,
@@ -42,12 +43,9 @@ export { DEFAULT_RETRY_OPTIONS, shouldRetry } from './retry';
 export type { AccessToken, TokenProvider } from './token-provider';
 export {
   encodeBulkCsv,
-  RESULT_ID_PATTERN,
-  RESULT_ID_RULE,
-  resultIdFromJson,
   validateFaceVerifyRequest,
   validateIdVerifyRequest,
   validateRequest,
-  validateResultId,
 } from './validate';
 export { checkBulkCsv, validateBulkSecureLinksRequest } from './validate-bulk';
+export { validateResultId } from './validate-ids';

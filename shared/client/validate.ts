@@ -16,9 +16,6 @@ import { allowedUploadContentTypes, describeAllowedUploads } from '../api/upload
 import { imageDimensions, sniffContentType } from '../image';
 import { RequestValidationError, type ValidationIssue } from './errors';
 
-export { RESULT_ID_PATTERN, RESULT_ID_RULE, resultIdFromJson } from '../api/result-id';
-export { validateMockTest, validateResultId } from './validate-ids';
-
 /** Path segments as the messages show them: `images[0].data`. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';

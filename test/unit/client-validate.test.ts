@@ -6,9 +6,9 @@ import {
   validateFaceVerifyRequest,
   validateIdVerifyRequest,
   validateRequest,
-  validateResultId,
 } from '../../shared/client/validate';
 import { checkBulkCsv, validateBulkSecureLinksRequest } from '../../shared/client/validate-bulk';
+import { validateResultId } from '../../shared/client/validate-ids';
 import { gifHeader, webpHeader } from '../support/image-headers';
 import { pngHeaderOnly } from '../support/png';
 

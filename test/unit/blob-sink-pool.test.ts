@@ -155,6 +155,24 @@ describe('BlobSink with a buffer pool', () => {
   });
 });
 
+describe('BlobSink once the blob is large', () => {
+  it.each([
+    ['small pieces', [4096, 999]],
+    ['pieces larger than the buffer', [3 << 20, 7]],
+    ['odd pieces', [1, 65_537, 3]],
+  ])('hands the upload the same bytes, those decoded in place first (%s)', async (_name, sizes) => {
+    // Prepare
+    const blob = jpeg((5 << 20) + 12_345);
+
+    // Act
+    const { completed, uploads } = await decode(blob, sizes, { smallLimit: 64 * 1024, room: 1024 });
+
+    // Assess
+    expect(Buffer.concat(uploads[0]!).equals(blob)).toBe(true);
+    expect(completed.sha256).toBe(sha256(blob));
+  });
+});
+
 describe('ingestResult with pooled buffers', () => {
   it('never lets a later blob decode into a buffer whose PutObject is still running', async () => {
     // Prepare: blobs that fill most of the buffer (held as views of it), written slowly and out of order,

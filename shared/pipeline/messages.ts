@@ -80,27 +80,31 @@ function resultMessage(fields: Record<string, unknown>): ResultMessage {
   if (!(MESSAGE_SOURCES as readonly unknown[]).includes(source)) {
     fieldProblem('source', `must be one of ${MESSAGE_SOURCES.join(', ')}`);
   }
-  const message: ResultMessage = {
+  return {
     ...(kind === 'result' && { kind }),
     resultId,
     source: source as MessageSource,
+    ...hints(fields, RESULT_HINTS),
   };
-  for (const key of RESULT_HINTS) {
-    const value = optionalHint(fields, key);
-    if (value !== undefined) message[key] = value;
-  }
-  return message;
 }
 
 function uploadMessage(fields: Record<string, unknown>): UploadMessage {
   const transactionId = optionalHint(fields, 'transactionId');
   if (transactionId === undefined) fieldProblem('transactionId', 'is missing');
-  const message: UploadMessage = { kind: 'upload', transactionId };
-  for (const key of UPLOAD_HINTS) {
+  return { kind: 'upload', transactionId, ...hints(fields, UPLOAD_HINTS) };
+}
+
+/** The hint fields among `keys` that `fields` has (each checked by {@link optionalHint}). */
+function hints<K extends string>(
+  fields: Record<string, unknown>,
+  keys: readonly K[],
+): Partial<Record<K, string>> {
+  const found: Partial<Record<K, string>> = {};
+  for (const key of keys) {
     const value = optionalHint(fields, key);
-    if (value !== undefined) message[key] = value;
+    if (value !== undefined) found[key] = value;
   }
-  return message;
+  return found;
 }
 
 /** A hint field: absent is `undefined`; present, it must be a string of 1-256 characters. */

@@ -166,13 +166,13 @@ export class BlobSink {
   }
 
   /**
-   * Aborts a multipart upload in progress and counts a pooled buffer still held out of the pool (never
-   * throws). Not given back: a write of it may be under way.
+   * Aborts a multipart upload in progress (never throws). The buffer still being decoded into goes back to
+   * the pool (no write reads it); one lent as a body and not yet released is only counted out, since a
+   * write of it may be under way.
    */
   async abort(): Promise<void> {
     this.#held.length = 0;
-    if (this.#arena) this.options.pool!.drop();
-    this.#arena = undefined;
+    this.#giveArenaBack();
     this.#release(false);
     await this.#upload?.abort();
   }

@@ -8,7 +8,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
-    // The AWS SDK's Node-version notice (this machine runs Node 20) would repeat in every worker's output.
+    // The AWS SDK's Node-version notice would repeat in every worker's output when a run uses a Node older than
+    // the one the project brings (`node` in devDependencies puts Node 24, the functions' runtime, on `npm run`'s PATH).
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
       {

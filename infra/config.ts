@@ -54,9 +54,30 @@ export interface EnvironmentConfig {
   readonly webhookRateLimit: number;
   /** Stage-wide webhook throttling: burst. @default 40 */
   readonly webhookBurstLimit: number;
+  /**
+   * A WAF web ACL on the webhook stage, so that callers without the secret cannot use up the stage
+   * throttle: per source IP at most `wafRateLimitPer5Min` requests in any 5 minutes, and nothing outside
+   * the two webhook routes (docs/deploy.md, "Webhook protection"). `false` leaves the stage without WAF.
+   * @default { wafRateLimitPer5Min: 600 } in production, false elsewhere
+   */
+  readonly webhookProtection: WebhookProtection | false;
   /** `retain` keeps the key, table and buckets when the stack is deleted. @default 'retain' */
   readonly removalPolicy: 'retain' | 'destroy';
 }
+
+/** Settings of the webhook stage's WAF web ACL. */
+export interface WebhookProtection {
+  /** Requests one source IP may make in any 5 minutes before WAF blocks it (WAF accepts 10 or more). */
+  readonly wafRateLimitPer5Min: number;
+}
+
+/** Environments whose webhook stage gets the WAF web ACL unless they say `false`. */
+const WEBHOOK_PROTECTION_BY_DEFAULT = new Set(['production']);
+/** Per-IP limit of the default web ACL: 2 requests/s sustained, a tenth of the stage throttle. */
+export const DEFAULT_WAF_RATE_LIMIT_PER_5_MIN = 600;
+/** WAF's bounds for a rate-based rule's limit. */
+const WAF_RATE_LIMIT_MIN = 10;
+const WAF_RATE_LIMIT_MAX = 2_000_000_000;
 
 /** Thrown when the `environments` context in `cdk.json` is missing or invalid; names the setting. */
 export class EnvironmentConfigError extends Error {
@@ -100,6 +121,31 @@ function optionalString(raw: Raw, env: string, key: string): string | undefined 
   if (value === undefined || value === '') return undefined;
   if (typeof value !== 'string') throw new EnvironmentConfigError(`${env}: ${key} must be a string`);
   return value;
+}
+
+function webhookProtection(raw: Raw, env: string): WebhookProtection | false {
+  const value = raw['webhookProtection'];
+  if (value === undefined) {
+    return WEBHOOK_PROTECTION_BY_DEFAULT.has(env)
+      ? { wafRateLimitPer5Min: DEFAULT_WAF_RATE_LIMIT_PER_5_MIN }
+      : false;
+  }
+  // `-c` overrides arrive as strings.
+  if (value === false || value === 'false') return false;
+  const problem = new EnvironmentConfigError(
+    `${env}: webhookProtection must be false or { "wafRateLimitPer5Min": <integer ${WAF_RATE_LIMIT_MIN}..${WAF_RATE_LIMIT_MAX}> }`,
+  );
+  if (!isRecord(value)) throw problem;
+  const limit = value['wafRateLimitPer5Min'];
+  if (
+    typeof limit !== 'number' ||
+    !Number.isInteger(limit) ||
+    limit < WAF_RATE_LIMIT_MIN ||
+    limit > WAF_RATE_LIMIT_MAX
+  ) {
+    throw problem;
+  }
+  return { wafRateLimitPer5Min: limit };
 }
 
 /**
@@ -234,6 +280,7 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
     pendingAlarmMinutes: integer(raw, name, 'pendingAlarmMinutes', 1, 30),
     webhookRateLimit: integer(raw, name, 'webhookRateLimit', 1, 20),
     webhookBurstLimit: integer(raw, name, 'webhookBurstLimit', 1, 40),
+    webhookProtection: webhookProtection(raw, name),
     removalPolicy,
   };
 }

@@ -78,6 +78,7 @@ export class PipelineStack extends Stack {
     });
     const { bus, archive } = new EventBus(this, 'EventBus', {
       busName: name,
+      encryptionKey: key,
       archiveRetentionDays: config.retentionDays,
       schemaDirectory: path.join(PROJECT_ROOT, 'shared', 'events', 'schemas'),
     });
@@ -123,7 +124,8 @@ export class PipelineStack extends Stack {
       config,
       encryptionKey: key,
       bus,
-      accessLogBucket: data.accessLogBucket,
+      busName: name,
+      accessLogs: data,
       alarmTopic: monitoring.topic,
       removalPolicy: dataRemoval,
     });

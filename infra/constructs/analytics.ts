@@ -23,6 +23,7 @@ import {
 import { ANALYTICS_ENV } from '../../shared/config';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 import type { EnvironmentConfig } from '../config';
+import type { AccessLogDestination } from './data-bucket';
 import { keyUseThrough } from './encryption-key';
 import { PipelineFunction } from './pipeline-function';
 
@@ -37,8 +38,13 @@ export interface AnalyticsProps {
   readonly encryptionKey: kms.IKey;
   /** The pipeline's bus: the projector subscribes to its result events. */
   readonly bus: events.IEventBus;
-  /** Bucket that receives the analytics bucket's server access logs. */
-  readonly accessLogBucket: s3.IBucket;
+  /**
+   * The bus's name as a plain string, for the key-policy statement of the projector's DLQ: the bus's
+   * name attribute there would make the key depend on the bus, which is encrypted with the key.
+   */
+  readonly busName: string;
+  /** Where the analytics bucket's server access logs go. */
+  readonly accessLogs: AccessLogDestination;
   /** Topic the projector's DLQ alarm notifies. */
   readonly alarmTopic: sns.ITopic;
   /** What happens to the bucket and log group when the stack is deleted. */
@@ -101,8 +107,6 @@ export class Analytics extends Construct {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       enforceSSL: true,
-      serverAccessLogsBucket: props.accessLogBucket,
-      serverAccessLogsPrefix: 'analytics-bucket/',
       removalPolicy: props.removalPolicy,
       autoDeleteObjects: false,
       // The projection is derived from the results: it goes when they go.
@@ -114,6 +118,8 @@ export class Analytics extends Construct {
         },
       ],
     });
+
+    props.accessLogs.logAccessOf(this.bucket, 'analytics-bucket/');
 
     this.projector = this.createProjector(props);
     this.deadLetterQueue = this.subscribe(props);
@@ -216,7 +222,7 @@ export class Analytics extends Construct {
     const ruleArn = Stack.of(this).formatArn({
       service: 'events',
       resource: 'rule',
-      resourceName: `${props.bus.eventBusName}/${ruleName}`,
+      resourceName: `${props.busName}/${ruleName}`,
     });
     props.encryptionKey.addToResourcePolicy(
       new iam.PolicyStatement({

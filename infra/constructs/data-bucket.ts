@@ -1,8 +1,18 @@
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { STAGING_PREFIX } from '../../shared/store/keys';
+
+/** Where a bucket's server access logs go; the bucket policy there admits that bucket alone. */
+export interface AccessLogDestination {
+  /**
+   * Sends `source`'s server access logs under `prefix` and lets the S3 logging service write them, for
+   * `source` of this account only.
+   */
+  logAccessOf(source: s3.Bucket, prefix: string): void;
+}
 
 /** Properties of {@link DataBucket}. */
 export interface DataBucketProps {
@@ -21,7 +31,7 @@ export interface DataBucketProps {
  * receives its server access logs. Identity documents live here, so: KMS, block public access, TLS
  * only, versioning (a bad write can be undone), lifecycle expiry from the retention setting.
  */
-export class DataBucket extends Construct {
+export class DataBucket extends Construct implements AccessLogDestination {
   /** Bucket of result objects under `results/{resultId}/`. */
   readonly bucket: s3.Bucket;
   /** Bucket of the data bucket's server access logs. */
@@ -59,8 +69,6 @@ export class DataBucket extends Construct {
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       enforceSSL: true,
       versioned: true,
-      serverAccessLogsBucket: this.accessLogBucket,
-      serverAccessLogsPrefix: 'data-bucket/',
       removalPolicy: props.removalPolicy,
       lifecycleRules: [
         {
@@ -89,5 +97,30 @@ export class DataBucket extends Construct {
         },
       ],
     });
+    this.logAccessOf(this.bucket, 'data-bucket/');
+  }
+
+  /**
+   * The logging configuration is set on the source bucket directly rather than through
+   * `serverAccessLogsBucket`: for a source in another stack (the analytics nested stack) CDK would add
+   * the logging service's statement without any condition, so any bucket of any account could write
+   * here. AWS's guidance for log delivery is `aws:SourceArn` and `aws:SourceAccount` on that statement.
+   */
+  logAccessOf(source: s3.Bucket, prefix: string): void {
+    (source.node.defaultChild as s3.CfnBucket).loggingConfiguration = {
+      destinationBucketName: this.accessLogBucket.bucketName,
+      logFilePrefix: prefix,
+    };
+    this.accessLogBucket.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('logging.s3.amazonaws.com')],
+        actions: ['s3:PutObject'],
+        resources: [this.accessLogBucket.arnForObjects(`${prefix}*`)],
+        conditions: {
+          ArnLike: { 'aws:SourceArn': source.bucketArn },
+          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+        },
+      }),
+    );
   }
 }

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventschemas from 'aws-cdk-lib/aws-eventschemas';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { archiveNameOfBus, DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 
@@ -10,6 +11,8 @@ import { archiveNameOfBus, DETAIL_TYPES, EVENT_SOURCE } from '../../shared/event
 export interface EventBusProps {
   /** Name of the bus, e.g. `idv-pipeline-staging`. */
   readonly busName: string;
+  /** The stack key: encrypts the events on the bus and in the archive. */
+  readonly encryptionKey: kms.IKey;
   /** Days the archive keeps events for replay (at least the result retention is useful). */
   readonly archiveRetentionDays: number;
   /** Folder of the `<DetailType>.schema.json` files (JSON Schema of the event `detail`). */
@@ -30,17 +33,31 @@ export class EventBus extends Construct {
 
   constructor(scope: Construct, id: string, props: EventBusProps) {
     super(scope, id);
-    // No customer-managed key on the bus: by contract events carry no personal data (identifiers and
-    // outcomes only), and a CMK would have to be granted to every consumer's rule target.
-    this.bus = new events.EventBus(this, 'Bus', { eventBusName: props.busName });
+    // The stack key encrypts the events on the bus and the rule patterns and targets (AWS owned key
+    // otherwise). CDK adds the key-policy statement EventBridge needs, bound to this bus by aws:SourceArn,
+    // aws:SourceAccount and the kms:EncryptionContext of the bus ARN. Publishers need no key grant:
+    // EventBridge encrypts as its own service principal. No bus DLQ: the events it would catch are those
+    // a disabled or deleted key cannot encrypt, and a queue on the same key could not take them either.
+    // Schema discovery does not work on such a bus; the registry below is written, not discovered.
+    this.bus = new events.EventBus(this, 'Bus', {
+      eventBusName: props.busName,
+      kmsKey: props.encryptionKey,
+    });
     // A fixed name lets `idv events replay --bus NAME` find the archive without a stack lookup. On a stack
     // deployed before the name was set, CloudFormation replaces the archive (its events are not kept).
-    this.archive = this.bus.archive('Archive', {
+    // `bus.archive()` takes no key, so the archive is built directly, in the same place in the tree.
+    // Its key-policy statement (from CDK) is bound to the bus by the kms:EncryptionContext condition. The
+    // bus goes in by name: its ARN attribute in the key policy would make the key depend on the bus,
+    // which depends on the key.
+    this.archive = new events.Archive(this.bus, 'Archive', {
+      sourceEventBus: events.EventBus.fromEventBusName(this, 'BusByName', props.busName),
       archiveName: archiveNameOfBus(props.busName),
       description: 'Every event of the pipeline, for replay to consumers after an outage.',
       eventPattern: { source: [EVENT_SOURCE] },
       retention: Duration.days(props.archiveRetentionDays),
+      kmsKey: props.encryptionKey,
     });
+    this.archive.node.addDependency(this.bus);
 
     const registry = new eventschemas.CfnRegistry(this, 'SchemaRegistry', {
       registryName: `${props.busName}-schemas`,

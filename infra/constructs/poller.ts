@@ -7,6 +7,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
 import type { EnvironmentConfig } from '../config';
+import { keyUseThrough } from './encryption-key';
 import { PipelineFunction } from './pipeline-function';
 import type { ResultsQueue } from './results-queue';
 import type { Secrets } from './secrets';
@@ -21,7 +22,7 @@ export interface PollerProps {
   readonly secrets: Secrets;
   /** What happens to the log group when the stack is deleted. */
   readonly logRemovalPolicy: RemovalPolicy;
-  /** Key that encrypts the function's log group. */
+  /** Key that encrypts the function's log group and the enqueue-markers table. */
   readonly encryptionKey: kms.IKey;
 }
 
@@ -66,13 +67,24 @@ export class Poller extends Construct {
       partitionKey: { name: 'resultId', type: dynamodb.AttributeType.STRING },
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       timeToLiveAttribute: 'expiresAt',
-      // resultIds and times only: the AWS owned key is enough, and the poll needs no KMS grant for it.
-      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      // resultIds and times only, but on the stack key like every other store of the pipeline: one key
+      // whose policy and CloudTrail record say who read what.
+      encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+      encryptionKey: props.encryptionKey,
       // Disposable: losing the markers costs at most one extra message per pending result.
       removalPolicy: Removal.DESTROY,
     });
     // A conditional put claims a marker and (with enqueuedAt 0) gives it back: no read, no delete.
     this.markersTable.grant(fn.function, 'dynamodb:PutItem');
+    // DynamoDB uses the table key on the caller's behalf: only through DynamoDB (as for fetch-result).
+    fn.function.addToRolePolicy(
+      keyUseThrough(props.encryptionKey, 'dynamodb', [
+        'kms:Decrypt',
+        'kms:Encrypt',
+        'kms:GenerateDataKey',
+        'kms:DescribeKey',
+      ]),
+    );
     fn.addEnvironment(ENV.pollMarkersTableName, this.markersTable.tableName);
     fn.addEnvironment(ENV.pollMarkerWindowSeconds, String(props.queue.visibilityTimeout.toSeconds()));
     Validations.of(this.markersTable).acknowledge({

@@ -8,6 +8,10 @@ import type { EnvironmentConfig } from '../config';
 import { PipelineFunction } from './pipeline-function';
 import type { ResultsQueue } from './results-queue';
 import type { Secrets } from './secrets';
+import { WebhookProtection } from './webhook-protection';
+
+/** The API's one stage, the first segment of every webhook path. */
+const STAGE_NAME = 'v1';
 
 /** Properties of {@link WebhookApi}. */
 export interface WebhookApiProps {
@@ -29,6 +33,8 @@ export interface WebhookApiProps {
  * secret and send to the queue. Strangers are kept from making us spend by the secret path segment
  * (checked in the function), stage throttling, request validation (a JSON object body) and the body
  * limit: REST APIs have no body-size setting (10 MB hard limit), the function rejects bodies > 256 KB.
+ * Where `webhookProtection` is on (production by default), a WAF web ACL keeps strangers from using up
+ * the stage throttle the real webhooks share.
  */
 export class WebhookApi extends Construct {
   /** The REST API. */
@@ -37,6 +43,8 @@ export class WebhookApi extends Construct {
   readonly webhookFunction: PipelineFunction;
   /** Base URL of the webhook routes, ending in `/webhooks/`; the secret segment is not part of it. */
   readonly webhookBaseUrl: string;
+  /** The WAF web ACL on the stage, unless the environment's `webhookProtection` is `false`. */
+  readonly protection?: WebhookProtection;
 
   constructor(scope: Construct, id: string, props: WebhookApiProps) {
     super(scope, id);
@@ -70,7 +78,7 @@ export class WebhookApi extends Construct {
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       deployOptions: {
-        stageName: 'v1',
+        stageName: STAGE_NAME,
         throttlingRateLimit: config.webhookRateLimit,
         throttlingBurstLimit: config.webhookBurstLimit,
         // Off: an API Gateway trace segment records the request URL, whose path holds the webhook secret.
@@ -122,6 +130,23 @@ export class WebhookApi extends Construct {
     );
     this.webhookBaseUrl = this.api.urlForPath('/webhooks/');
 
+    if (config.webhookProtection === false) {
+      Validations.of(this.api).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'webhookProtection is false for this environment (cdk.json): callers without the secret path ' +
+          'segment get 404 from a 256 MB function and the stage is throttled; a web ACL (about $7 a month, ' +
+          'docs/deploy.md) is left to environments where starved webhooks would matter.',
+      });
+    } else {
+      this.protection = new WebhookProtection(this, 'Protection', {
+        stage: this.api.deploymentStage,
+        stageName: STAGE_NAME,
+        namePrefix: `idv-pipeline-${config.name}`,
+        settings: config.webhookProtection,
+      });
+    }
+
     for (const method of methods) {
       Validations.of(method).acknowledge(
         {
@@ -149,12 +174,6 @@ export class WebhookApi extends Construct {
         reason:
           'Off on purpose: API Gateway trace segments record the request URL, whose path holds the webhook ' +
           'secret. The webhook function itself is traced.',
-      },
-      {
-        id: 'AwsSolutions-APIG3',
-        reason:
-          'No WAF: callers without the secret path segment get 404 from a 256 MB function, the stage is ' +
-          'throttled, and a web ACL would cost more than the traffic it could block.',
       },
       {
         id: 'AwsSolutions-APIG6',

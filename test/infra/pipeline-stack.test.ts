@@ -503,6 +503,7 @@ describe('functions', () => {
         ENV.dataBucketName,
         ENV.eventBusName,
         ENV.retentionDays,
+        ENV.eventCustomerReference,
       ].sort(),
     );
     // Only the local emulator switch is never set in AWS.
@@ -519,6 +520,7 @@ describe('functions', () => {
       baseUrl: fetch[ENV.serviceBaseUrl],
       scopes: fetch[ENV.scopes],
       retention: fetch[ENV.retentionDays],
+      customerReference: fetch[ENV.eventCustomerReference],
     };
 
     // Assess
@@ -526,6 +528,7 @@ describe('functions', () => {
       baseUrl: synth.config.serviceBaseUrl,
       scopes: synth.config.scopes.join(','),
       retention: String(synth.config.retentionDays),
+      customerReference: synth.config.eventCustomerReference,
     });
   });
 });

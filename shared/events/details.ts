@@ -4,8 +4,8 @@
  * said, and a buggy or compromised service may put a name, a date of birth or a token anywhere
  * (docs/pipeline.md, "What an event may carry"). The rules, one per kind of field:
  *
- * - values the spec enumerates (`result`, each section's value, `additionalDocumentResults`, `product`,
- *   the environment) are one of the spec's values, else the literal `UNKNOWN`;
+ * - values the spec enumerates (`result`, each section's value, `additionalDocumentResults`, `product`)
+ *   are one of the spec's values, else the literal `UNKNOWN`;
  * - section names only from the spec's list; any other name is left out with its value;
  * - `messages` keep only entries shaped like reason keys ({@link REASON_KEY}); the others are left out
  *   and counted in `messagesDropped`;
@@ -14,7 +14,7 @@
  * - `customerReference` is short and code-like ({@link CUSTOMER_REFERENCE}), and only when the
  *   environment includes it at all (`IDV_EVENT_CUSTOMER_REFERENCE`): some companies put a name in it;
  * - codes (`rtwType`, `documentType`) are upper-case codes, `issuingState` a three-letter code;
- * - timestamps are ISO 8601 UTC as the pipeline writes them.
+ * - `completed` (from the poll record) is an ISO 8601 UTC timestamp; the other times are the pipeline's.
  * The JSON Schemas in `./schemas/` state the same rules, so a consumer can check them.
  */
 import { itemSummaryDetail } from '../analytics/summary';

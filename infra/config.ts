@@ -1,6 +1,11 @@
 import { ENVIRONMENTS, KNOWN_SCOPES, type ServiceEnvironment } from '../shared/api/enums';
 import { baseUrlProblem } from '../shared/client/oauth';
-import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
+import {
+  CUSTOMER_REFERENCE_MODES,
+  type CustomerReferenceMode,
+  DEFAULT_PIPELINE_SCOPES,
+  defaultCustomerReferenceMode,
+} from '../shared/config';
 
 /** Log levels understood by the Powertools logger (`POWERTOOLS_LOG_LEVEL`). */
 export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
@@ -63,6 +68,12 @@ export interface EnvironmentConfig {
   readonly webhookProtection: WebhookProtection | false;
   /** `retain` keeps the key, table and buckets when the stack is deleted. @default 'retain' */
   readonly removalPolicy: 'retain' | 'destroy';
+  /**
+   * Whether the result events carry `customerReference` (`IDV_EVENT_CUSTOMER_REFERENCE`): `omit` for a
+   * company that puts personal data in its references. @default 'omit' when `serviceEnvironment` is
+   * production, else 'include'
+   */
+  readonly eventCustomerReference: CustomerReferenceMode;
 }
 
 /** Settings of the webhook stage's WAF web ACL. */
@@ -259,6 +270,15 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
   if (fetchResultMemoryMb > 10_240)
     throw new EnvironmentConfigError(`${name}: fetchResultMemoryMb must be at most 10240`);
 
+  const eventCustomerReference =
+    optionalString(raw, name, 'eventCustomerReference') ??
+    defaultCustomerReferenceMode(serviceEnvironment as ServiceEnvironment);
+  if (!(CUSTOMER_REFERENCE_MODES as readonly string[]).includes(eventCustomerReference)) {
+    throw new EnvironmentConfigError(
+      `${name}: eventCustomerReference must be one of ${CUSTOMER_REFERENCE_MODES.join(', ')}`,
+    );
+  }
+
   const account = optionalString(raw, name, 'account');
   const region = optionalString(raw, name, 'region');
   return {
@@ -282,6 +302,7 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
     webhookBurstLimit: integer(raw, name, 'webhookBurstLimit', 1, 40),
     webhookProtection: webhookProtection(raw, name),
     removalPolicy,
+    eventCustomerReference: eventCustomerReference as CustomerReferenceMode,
   };
 }
 

@@ -36,6 +36,11 @@ export const ENV = {
   pollMarkerWindowSeconds: 'IDV_POLL_MARKER_WINDOW_SECONDS',
   /** Optional: `true` makes the S3 client use path-style addressing (local S3 emulator). */
   s3ForcePathStyle: 'IDV_S3_FORCE_PATH_STYLE',
+  /**
+   * Optional: `include` | `omit`, whether the result events carry `customerReference` (some companies
+   * put personal data in it). Unset: {@link defaultCustomerReferenceMode} of `IDV_ENVIRONMENT`.
+   */
+  eventCustomerReference: 'IDV_EVENT_CUSTOMER_REFERENCE',
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];
 
@@ -51,6 +56,18 @@ export const ANALYTICS_ENV = {
 // ---------------------------------------------------------------------------------------------------
 // Loaders: each function reads its variables once, at module load, and fails naming the variable.
 // ---------------------------------------------------------------------------------------------------
+
+/** Whether the result events carry `customerReference` (`IDV_EVENT_CUSTOMER_REFERENCE`). */
+export const CUSTOMER_REFERENCE_MODES = ['include', 'omit'] as const;
+export type CustomerReferenceMode = (typeof CUSTOMER_REFERENCE_MODES)[number];
+
+/**
+ * The mode of a service environment when none is configured: staging includes references (test data),
+ * production omits them, so a company that puts names in its references publishes none by default.
+ */
+export function defaultCustomerReferenceMode(environment: ServiceEnvironment): CustomerReferenceMode {
+  return environment === 'production' ? 'omit' : 'include';
+}
 
 /** Scopes the pipeline needs when `IDV_SCOPES` is not set: reading poll records and results. */
 export const DEFAULT_PIPELINE_SCOPES = ['productapi.poll.read', 'productapi.result.read'] as const;
@@ -90,6 +107,8 @@ export interface FetchResultConfig extends AwsClientConfig, ServiceAccessConfig 
   readonly dataBucketName: string;
   readonly eventBusName: string;
   readonly retentionDays: number;
+  /** Whether the result events carry `customerReference`. */
+  readonly eventCustomerReference: CustomerReferenceMode;
 }
 
 /** Configuration of `functions/projector`. */
@@ -161,6 +180,18 @@ function positiveIntegerOf(env: Env, name: string): number {
   return n;
 }
 
+function customerReferenceModeOf(env: Env, environment: ServiceEnvironment): CustomerReferenceMode {
+  const value = env[ENV.eventCustomerReference]?.trim().toLowerCase();
+  if (!value) return defaultCustomerReferenceMode(environment);
+  if (!(CUSTOMER_REFERENCE_MODES as readonly string[]).includes(value)) {
+    throw new ConfigError(
+      ENV.eventCustomerReference,
+      `must be one of ${CUSTOMER_REFERENCE_MODES.join(', ')}`,
+    );
+  }
+  return value as CustomerReferenceMode;
+}
+
 function serviceAccessOf(env: Env): ServiceAccessConfig {
   return {
     environment: environmentOf(env),
@@ -199,13 +230,15 @@ export function loadPollConfig(env: Env = process.env): PollConfig {
 
 /** Reads the fetch-result function's configuration; throws `ConfigError` naming the first bad variable. */
 export function loadFetchResultConfig(env: Env = process.env): FetchResultConfig {
+  const access = serviceAccessOf(env);
   return {
     ...loadAwsClientConfig(env),
-    ...serviceAccessOf(env),
+    ...access,
     resultsTableName: required(env, ENV.resultsTableName),
     dataBucketName: required(env, ENV.dataBucketName),
     eventBusName: required(env, ENV.eventBusName),
     retentionDays: positiveIntegerOf(env, ENV.retentionDays),
+    eventCustomerReference: customerReferenceModeOf(env, access.environment),
   };
 }
 

@@ -46,6 +46,7 @@ const deps: FetchResultDeps = {
   }),
   publisher: new EventBridgePublisher(createEventBridgeClient(tracer), config.eventBusName),
   environment: config.environment,
+  eventCustomerReference: config.eventCustomerReference,
   retentionDays: config.retentionDays,
   logger,
 };

@@ -77,6 +77,7 @@ export class ResultFetcher extends Construct {
     fn.addEnvironment(ENV.serviceBaseUrl, config.serviceBaseUrl);
     fn.addEnvironment(ENV.scopes, config.scopes.join(','));
     fn.addEnvironment(ENV.retentionDays, String(config.retentionDays));
+    fn.addEnvironment(ENV.eventCustomerReference, config.eventCustomerReference);
     fn.addEnvironment(ENV.credentialsSecretId, props.secrets.credentials.secretArn);
     fn.addEnvironment(ENV.tokenCacheSecretId, props.secrets.tokenCache.secretArn);
     props.secrets.grantServiceAccess(fn.function);

@@ -1,28 +1,35 @@
 /**
  * Publishes the pipeline's events on the custom EventBridge bus. The `detail` shapes below match the JSON
  * Schemas shipped in `./schemas/` (draft 2020-12), which consumers can validate against. A detail never
- * carries names, document numbers, dates of birth or images: only identifiers, results and reason codes.
+ * carries names, document numbers, dates of birth or images: only identifiers, results and reason codes,
+ * each checked where the details are built (`./details`).
  */
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import type { ServiceEnvironment } from '../api/enums';
+import type { Product, ResultValue, ServiceEnvironment } from '../api/enums';
+import type { ResultSection } from '../api/sections';
 import { EventPublishError } from '../errors';
 import { DETAIL_TYPES, type DetailType, EVENT_SOURCE } from './names';
 
-/** Identifiers shared by the result events. */
+/** Identifiers shared by the result events (each checked by `./details`). */
 export interface ResultIdentifiers {
   resultId: string;
   transactionId?: string;
+  /** Left out where the environment omits references (`IDV_EVENT_CUSTOMER_REFERENCE=omit`). */
   customerReference?: string;
   userId?: string;
-  product?: string;
+  /** A product of the spec, or `UNKNOWN`. */
+  product?: Product | 'UNKNOWN';
+  completed?: string;
 }
 
 /** `detail` of `VerificationResultStored`. */
 export interface ResultStoredDetail extends ResultIdentifiers {
   status: 'STORED';
-  result?: string;
-  sections: Record<string, string>;
+  result?: ResultValue;
+  sections: Partial<Record<ResultSection, ResultValue>>;
+  /** Reason keys of the result; entries not shaped like one are left out and counted in `messagesDropped`. */
   messages: string[];
+  messagesDropped?: number;
   /** Rule set of the right-to-work check (`rightToWork.rtwType`), when present. */
   rtwType?: string;
   /** Number of images and of files in the result. */
@@ -32,8 +39,7 @@ export interface ResultStoredDetail extends ResultIdentifiers {
   documentType?: string;
   issuingState?: string;
   /** Result of each additional document, in order; absent when there are none. */
-  additionalDocumentResults?: string[];
-  completed?: string;
+  additionalDocumentResults?: ResultValue[];
   storedAt: string;
   environment: ServiceEnvironment;
   storage: { table: string; bucket: string; resultKey: string; objectCount?: number };
@@ -43,7 +49,6 @@ export interface ResultStoredDetail extends ResultIdentifiers {
 export interface ResultUnavailableDetail extends ResultIdentifiers {
   status: 'UNAVAILABLE';
   reason: 'NOT_FOUND';
-  completed?: string;
   recordedAt: string;
   environment: ServiceEnvironment;
   storage: { table: string };

@@ -15,11 +15,12 @@
  * (docs/pipeline.md, "Streaming fetch-and-store").
  */
 import { randomUUID } from 'node:crypto';
-import { itemSummaryDetail } from '../analytics/summary';
 import type { ServiceEnvironment } from '../api/enums';
 import { NotFoundError, ServiceError, UnauthorizedError } from '../client/errors';
+import type { CustomerReferenceMode } from '../config';
 import { describeError, PipelineError } from '../errors';
-import type { EventPublisher, ResultStoredDetail, ResultUnavailableDetail } from '../events/publisher';
+import { storedDetail, unavailableDetail, uploadedDetail } from '../events/details';
+import type { EventPublisher } from '../events/publisher';
 import { type Logger, withCorrelation } from '../logger';
 import {
   buildStoredItem,
@@ -28,7 +29,6 @@ import {
   type ResultHints,
   type ResultItem,
   type ResultStatus,
-  resultJsonKey,
   type StoredResult,
 } from '../store/result-store';
 import { ResultContentError } from '../stream/errors';
@@ -103,6 +103,8 @@ export interface FetchResultDeps {
   readonly store: ResultStorePort;
   readonly publisher: EventPublisher;
   readonly environment: ServiceEnvironment;
+  /** Whether events carry `customerReference` (`IDV_EVENT_CUSTOMER_REFERENCE`). @default per environment */
+  readonly eventCustomerReference?: CustomerReferenceMode;
   readonly retentionDays: number;
   readonly logger: Logger;
   readonly now?: () => Date;
@@ -356,13 +358,8 @@ async function announce(
 
 async function announceUpload(message: UploadMessage, deps: FetchResultDeps): Promise<FetchOutcome> {
   const uploadedMs = message.uploadedAt ? Date.parse(message.uploadedAt) : Number.NaN;
-  await deps.publisher.publishDocumentsUploaded({
-    transactionId: message.transactionId,
-    ...(message.secureId && { secureId: message.secureId }),
-    ...(message.customerReference && { customerReference: message.customerReference }),
-    uploadedAt: Number.isNaN(uploadedMs) ? clock(deps) : new Date(uploadedMs).toISOString(),
-    environment: deps.environment,
-  });
+  const uploadedAt = Number.isNaN(uploadedMs) ? clock(deps) : new Date(uploadedMs).toISOString();
+  await deps.publisher.publishDocumentsUploaded(uploadedDetail({ ...message, uploadedAt }, deps));
   deps.logger.info('documents upload announced');
   return 'upload-announced';
 }
@@ -392,53 +389,4 @@ async function openBody(
     holder.bytes = undefined;
     yield bytes;
   })();
-}
-
-function identifiers(item: ResultItem) {
-  return {
-    resultId: item.resultId,
-    ...(item.transactionId && { transactionId: item.transactionId }),
-    ...(item.customerReference && { customerReference: item.customerReference }),
-    ...(item.userId && { userId: item.userId }),
-    ...(item.product && { product: item.product }),
-    ...(item.completedKnown && { completed: item.completed }),
-  };
-}
-
-/** What an event detail needs besides the item. */
-export interface DetailContext {
-  readonly environment: ServiceEnvironment;
-  readonly store: Pick<ResultStorePort, 'table' | 'bucket'>;
-}
-
-/** Event detail of a STORED item: identifiers, results and reason codes only. */
-export function storedDetail(item: ResultItem, deps: DetailContext): ResultStoredDetail {
-  return {
-    ...identifiers(item),
-    status: 'STORED',
-    ...(item.result && { result: item.result }),
-    sections: item.sections ?? {},
-    messages: item.messages ?? [],
-    ...itemSummaryDetail(item),
-    storedAt: item.storedAt,
-    environment: deps.environment,
-    storage: {
-      table: deps.store.table,
-      bucket: item.bucket ?? deps.store.bucket,
-      resultKey: item.resultKey ?? resultJsonKey(item.resultId),
-      objectCount: item.objectCount ?? item.objects?.length ?? 0,
-    },
-  };
-}
-
-/** Event detail of an UNAVAILABLE item. */
-export function unavailableDetail(item: ResultItem, deps: DetailContext): ResultUnavailableDetail {
-  return {
-    ...identifiers(item),
-    status: 'UNAVAILABLE',
-    reason: 'NOT_FOUND',
-    recordedAt: item.storedAt,
-    environment: deps.environment,
-    storage: { table: deps.store.table },
-  };
 }

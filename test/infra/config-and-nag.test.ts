@@ -56,7 +56,27 @@ describe('environment configuration', () => {
       logLevel: 'INFO',
       scopes: ['productapi.poll.read', 'productapi.result.read'],
       removalPolicy: 'retain',
+      eventCustomerReference: 'include',
     });
+  });
+
+  it('omits customer references from production events unless the environment says otherwise', () => {
+    // Act
+    const production = parseEnvironmentConfig('production', {
+      ...minimal,
+      retentionDays: 90,
+      alarmEmail: 'a@b.example',
+    });
+    const included = parseEnvironmentConfig('production', {
+      ...minimal,
+      retentionDays: 90,
+      alarmEmail: 'a@b.example',
+      eventCustomerReference: 'include',
+    });
+
+    // Assess
+    expect(production.eventCustomerReference).toBe('omit');
+    expect(included.eventCustomerReference).toBe('include');
   });
 
   it.each([
@@ -73,6 +93,7 @@ describe('environment configuration', () => {
     [{ ...minimal, pollSchedule: 'rate(1 hour)' }, 'pollSchedule must run at least every 10 minutes'],
     [{ ...minimal, pollSchedule: 'rate(30 minutes)' }, 'pollSchedule must run at least every 10 minutes'],
     [{ ...minimal, serviceEnvironment: 'dev' }, 'serviceEnvironment must be one of'],
+    [{ ...minimal, eventCustomerReference: 'hash' }, 'eventCustomerReference must be one of include, omit'],
   ])('rejects %j naming the setting', (raw, message) => {
     // Prepare
     const name = 'staging';

@@ -506,6 +506,7 @@ describe('functions', () => {
         ENV.dataBucketName,
         ENV.eventBusName,
         ENV.retentionDays,
+        ENV.eventCustomerReference,
       ].sort(),
     );
     // Only the local emulator switch is never set in AWS.
@@ -522,6 +523,7 @@ describe('functions', () => {
       baseUrl: fetch[ENV.serviceBaseUrl],
       scopes: fetch[ENV.scopes],
       retention: fetch[ENV.retentionDays],
+      customerReference: fetch[ENV.eventCustomerReference],
     };
 
     // Assess
@@ -529,6 +531,7 @@ describe('functions', () => {
       baseUrl: synth.config.serviceBaseUrl,
       scopes: synth.config.scopes.join(','),
       retention: String(synth.config.retentionDays),
+      customerReference: synth.config.eventCustomerReference,
     });
   });
 });

@@ -3,7 +3,6 @@
  * any step throw once (crash injection).
  */
 import { readFileSync } from 'node:fs';
-import { Logger } from '@aws-lambda-powertools/logger';
 import Ajv2020 from 'ajv/dist/2020';
 import { type PollResponse, parsePollResponse } from '../../shared/api/responses';
 import { NotFoundError } from '../../shared/client/errors';
@@ -14,6 +13,7 @@ import type {
   ResultStoredDetail,
   ResultUnavailableDetail,
 } from '../../shared/events/publisher';
+import { createLogger, type Logger } from '../../shared/logger';
 import type { ResultSource, ResultStorePort } from '../../shared/pipeline/fetch-result';
 import type { ObjectRef, ResultItem, ResultStatus, StoredResult } from '../../shared/store/result-store';
 import { resultJsonKey } from '../../shared/store/result-store';
@@ -126,10 +126,11 @@ export class FakePublisher implements EventPublisher {
   }
 }
 
-/** A logger that keeps its lines in memory instead of printing. */
+/** A function's logger (`createLogger`) that keeps its lines in memory instead of printing. */
 export function memoryLogger(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
-  const logger = new Logger({ serviceName: 'idv-pipeline', logLevel: 'DEBUG' });
+  const logger = createLogger();
+  logger.setLogLevel('DEBUG');
   const sink = (line: unknown) => {
     lines.push(String(line));
   };

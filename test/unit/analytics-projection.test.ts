@@ -9,8 +9,8 @@ import {
   sqlTimestamp,
 } from '../../shared/analytics/projection';
 import { itemSummaryDetail, summarizeResult } from '../../shared/analytics/summary';
+import { storedDetail, unavailableDetail } from '../../shared/events/details';
 import { DETAIL_TYPES } from '../../shared/events/names';
-import { storedDetail, unavailableDetail } from '../../shared/pipeline/fetch-result';
 import { buildStoredItem, buildUnavailableItem, resultIdKeyPart } from '../../shared/store/result-store';
 import { eventValidators } from '../support/pipeline-fakes';
 
@@ -116,7 +116,11 @@ describe('projectEvent', () => {
       faceLink: { result: 'APPROVED' },
       additionalDocuments: [{ result: 'APPROVED' }],
     });
-    const detail = storedDetail(item, { environment: 'production', store });
+    const detail = storedDetail(item, {
+      environment: 'production',
+      store,
+      eventCustomerReference: 'include',
+    });
 
     // Act
     const record = projectEvent(event(DETAIL_TYPES.resultStored, detail));
@@ -287,7 +291,11 @@ describe('VerificationResultStored details with summary facts', () => {
     });
 
     // Act
-    const detail = storedDetail(item, { environment: 'production', store });
+    const detail = storedDetail(item, {
+      environment: 'production',
+      store,
+      eventCustomerReference: 'include',
+    });
 
     // Assess
     expect(validate(detail), JSON.stringify(validate.errors)).toBe(true);

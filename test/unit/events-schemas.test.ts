@@ -1,10 +1,22 @@
+import { readFileSync } from 'node:fs';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { PRODUCTS, RESULT_VALUES } from '../../shared/api/enums';
+import { RESULT_ID_PATTERN } from '../../shared/api/result-id';
+import { RESULT_SECTIONS } from '../../shared/api/sections';
 import { EventPublishError } from '../../shared/errors';
+import {
+  CUSTOMER_REFERENCE,
+  ISSUING_STATE,
+  REASON_KEY,
+  storedDetail,
+  UPPER_CODE,
+  USER_ID,
+  unavailableDetail,
+} from '../../shared/events/details';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 import { EventBridgePublisher } from '../../shared/events/publisher';
-import { storedDetail, unavailableDetail } from '../../shared/pipeline/fetch-result';
 import { buildStoredItem, buildUnavailableItem } from '../../shared/store/result-store';
 import { eventValidators } from '../support/pipeline-fakes';
 
@@ -73,6 +85,58 @@ describe('event details and schemas', () => {
 
     // Assess
     expect(validate(detail), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it('the schemas state the rules the details are built with', () => {
+    // Prepare
+    const properties = (name: string): unknown =>
+      JSON.parse(
+        readFileSync(new URL(`../../shared/events/schemas/${name}.schema.json`, import.meta.url), 'utf8'),
+      ).properties;
+    const at = (node: unknown, path: string): unknown =>
+      path.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown>)?.[key], node);
+    const stored = properties(DETAIL_TYPES.resultStored);
+    const unavailable = properties(DETAIL_TYPES.resultUnavailable);
+    const uploaded = properties(DETAIL_TYPES.documentsUploaded);
+
+    // Act
+    const rules = {
+      result: at(stored, 'result.enum'),
+      sectionNames: at(stored, 'sections.propertyNames.enum'),
+      sectionValues: at(stored, 'sections.additionalProperties.enum'),
+      additional: at(stored, 'additionalDocumentResults.items.enum'),
+      messages: at(stored, 'messages.items.pattern'),
+      rtwType: at(stored, 'rtwType.pattern'),
+      documentType: at(stored, 'documentType.pattern'),
+      issuingState: at(stored, 'issuingState.pattern'),
+      ids: [stored, unavailable].map((p) =>
+        ['resultId', 'transactionId', 'userId', 'customerReference']
+          .map((key) => at(p, `${key}.pattern`))
+          .concat([at(p, 'product.enum')]),
+      ),
+      uploadIds: [at(uploaded, 'transactionId.pattern'), at(uploaded, 'secureId.pattern')],
+    };
+
+    // Assess
+    const ids = [
+      RESULT_ID_PATTERN.source,
+      RESULT_ID_PATTERN.source,
+      USER_ID.source,
+      CUSTOMER_REFERENCE.source,
+      [...PRODUCTS, 'UNKNOWN'],
+    ];
+    expect(rules).toEqual({
+      result: [...RESULT_VALUES],
+      sectionNames: [...RESULT_SECTIONS],
+      sectionValues: [...RESULT_VALUES],
+      additional: [...RESULT_VALUES],
+      messages: REASON_KEY.source,
+      rtwType: UPPER_CODE.source,
+      documentType: UPPER_CODE.source,
+      issuingState: ISSUING_STATE.source,
+      ids: [ids, ids],
+      uploadIds: [RESULT_ID_PATTERN.source, RESULT_ID_PATTERN.source],
+    });
   });
 
   it('the schemas refuse personal data fields', () => {

@@ -32,6 +32,17 @@ describe('config loaders', () => {
       s3ForcePathStyle: true,
     });
     expect(loadPollConfig({ ...FULL, [ENV.scopes]: 'a, b' }).scopes).toEqual(['a', 'b']);
+    expect(fetch.eventCustomerReference).toBe('include');
+    expect(loadFetchResultConfig({ ...FULL, [ENV.environment]: 'production' }).eventCustomerReference).toBe(
+      'omit',
+    );
+    expect(
+      loadFetchResultConfig({
+        ...FULL,
+        [ENV.environment]: 'production',
+        [ENV.eventCustomerReference]: 'include',
+      }).eventCustomerReference,
+    ).toBe('include');
     expect(loadWebhookConfig(FULL)).toMatchObject({ webhookSecretId: 'hook', resultsQueueUrl: 'http://q' });
   });
 
@@ -44,6 +55,7 @@ describe('config loaders', () => {
     [{ [ENV.serviceBaseUrl]: 'https://user:pw@service.example' }, 'IDV_BASE_URL must not contain user info'],
     [{ [ENV.serviceBaseUrl]: 'https://service.example/?stage=1' }, 'IDV_BASE_URL must not have a query'],
     [{ [ENV.s3ForcePathStyle]: 'yes' }, 'IDV_S3_FORCE_PATH_STYLE must be true or false'],
+    [{ [ENV.eventCustomerReference]: 'hash' }, 'IDV_EVENT_CUSTOMER_REFERENCE must be one of include, omit'],
   ])('throws a ConfigError naming the variable for %j', (override, message) => {
     // Act
     const load = () => loadFetchResultConfig({ ...FULL, ...override });

@@ -159,11 +159,21 @@ function webhookProtection(raw: Raw, env: string): WebhookProtection | false {
   return { wafRateLimitPer5Min: limit };
 }
 
+/** Options of {@link parseEnvironmentConfig}. */
+export interface ParseOptions {
+  /** An alarm topic object is given besides these settings (IdvPipeline's `alarmTopic`): a target. */
+  readonly alarmTopicGiven?: boolean;
+}
+
 /**
  * Validates one environment's raw settings (from `cdk.json` context `environments.<name>`) and applies
  * the defaults. Errors name the environment and the setting, never echo values that could be secret.
  */
-export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentConfig {
+export function parseEnvironmentConfig(
+  name: string,
+  raw: unknown,
+  options: ParseOptions = {},
+): EnvironmentConfig {
   if (!ENV_NAME.test(name)) {
     throw new EnvironmentConfigError(
       `environment name "${name}" must be lower-case letters, digits and dashes`,
@@ -243,7 +253,12 @@ export function parseEnvironmentConfig(name: string, raw: unknown): EnvironmentC
     );
   }
   // Alarms nobody receives protect nothing: a lost result would only show in a dashboard.
-  if (ALARM_TARGET_REQUIRED.has(name) && alarmEmail === undefined && alarmTopicArn === undefined) {
+  if (
+    ALARM_TARGET_REQUIRED.has(name) &&
+    alarmEmail === undefined &&
+    alarmTopicArn === undefined &&
+    options.alarmTopicGiven !== true
+  ) {
     throw new EnvironmentConfigError(
       `${name}: an alarm target must be set: "alarmEmail" (an address subscribed to the alarm topic) or ` +
         `"alarmTopicArn" (an SNS topic every alarm notifies) in context.environments.${name} in cdk.json`,

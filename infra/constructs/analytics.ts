@@ -23,9 +23,10 @@ import {
 import { ANALYTICS_ENV } from '../../shared/config';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 import type { EnvironmentConfig } from '../config';
+import type { ResourceNames } from '../resource-names';
 import type { AccessLogDestination } from './data-bucket';
 import { keyUseThrough } from './encryption-key';
-import { PipelineFunction } from './pipeline-function';
+import { type FunctionNetwork, PipelineFunction } from './pipeline-function';
 
 /** Key prefix of Athena's query results in the analytics bucket. */
 export const QUERY_RESULTS_PREFIX = 'athena-results/';
@@ -41,8 +42,13 @@ export interface AnalyticsProps {
   /**
    * The bus's name as a plain string, for the key-policy statement of the projector's DLQ: the bus's
    * name attribute there would make the key depend on the bus, which is encrypted with the key.
+   * @default unknown (a bus the user brings): the statement names the projector rule on any bus
    */
-  readonly busName: string;
+  readonly busName?: string;
+  /** The pipeline's names (database, workgroup, rule, alarm, policy). */
+  readonly names: ResourceNames;
+  /** The VPC subnets the projector runs in. @default no VPC */
+  readonly network?: FunctionNetwork;
   /** Where the analytics bucket's server access logs go. */
   readonly accessLogs: AccessLogDestination;
   /** Topic the projector's DLQ alarm notifies. */
@@ -92,13 +98,15 @@ export class Analytics extends Construct {
   readonly view: glue.CfnTable;
   /** Policy to attach to analysts' roles or groups. */
   readonly analystPolicy: iam.ManagedPolicy;
+  /** The analyst policy's statements, for a grant to any principal (`IdvPipeline.grantReadAnalytics`). */
+  readonly analystStatements: iam.PolicyStatement[];
 
   constructor(scope: Construct, id: string, props: AnalyticsProps) {
     super(scope, id);
     const { config } = props;
     const stack = Stack.of(this);
-    this.databaseName = `idv_pipeline_${config.name.replace(/-/g, '_')}`;
-    this.workgroupName = `idv-pipeline-${config.name}-analytics`;
+    this.databaseName = props.names.glueDatabase();
+    this.workgroupName = props.names.required('analytics');
 
     this.bucket = new s3.Bucket(this, 'Bucket', {
       encryption: s3.BucketEncryption.KMS,
@@ -139,7 +147,8 @@ export class Analytics extends Construct {
       named.addResourceDependency(this.workgroup);
       named.addResourceDependency(this.view);
     }
-    this.analystPolicy = this.createAnalystPolicy(props, stack);
+    this.analystStatements = this.analystPolicyStatements(props, stack);
+    this.analystPolicy = this.createAnalystPolicy(this.analystStatements, props);
   }
 
   /** The projector: writes under `analytics/results/` only, nothing else of the stack. */
@@ -152,6 +161,7 @@ export class Analytics extends Construct {
       memorySize: 256,
       logRemovalPolicy: props.removalPolicy,
       logEncryptionKey: props.encryptionKey,
+      network: props.network,
     });
     fn.addEnvironment(ANALYTICS_ENV.analyticsBucketName, this.bucket.bucketName);
     // Keys are deterministic: a redelivery overwrites. The function never reads, lists or deletes.
@@ -200,7 +210,7 @@ export class Analytics extends Construct {
     projector.addToRolePolicy(
       keyUseThrough(props.encryptionKey, 'sqs', ['kms:GenerateDataKey', 'kms:Decrypt']),
     );
-    const ruleName = `idv-pipeline-${props.config.name}-analytics-projector`;
+    const ruleName = props.names.required('analytics-projector');
     const rule = new events.Rule(this, 'ResultEventsRule', {
       ruleName,
       eventBus: props.bus,
@@ -219,21 +229,26 @@ export class Analytics extends Construct {
     );
     // EventBridge encrypts what it sends to the KMS-encrypted DLQ with the stack key: only for this rule.
     // The ARN is built from the names: a reference to the rule would make the key depend on the function.
+    // A bus the user brings may be referenced only by a token (a cycle again): then the rule's own
+    // name, unique in the account, on any bus.
     const ruleArn = Stack.of(this).formatArn({
       service: 'events',
       resource: 'rule',
-      resourceName: `${props.busName}/${ruleName}`,
+      resourceName: `${props.busName ?? '*'}/${ruleName}`,
     });
     props.encryptionKey.addToResourcePolicy(
       new iam.PolicyStatement({
         principals: [new iam.ServicePrincipal('events.amazonaws.com')],
         actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
         resources: ['*'],
-        conditions: { ArnEquals: { 'aws:SourceArn': ruleArn } },
+        conditions:
+          props.busName === undefined
+            ? { ArnLike: { 'aws:SourceArn': ruleArn } }
+            : { ArnEquals: { 'aws:SourceArn': ruleArn } },
       }),
     );
     new cloudwatch.Alarm(this, 'ProjectorDeadLetterAlarm', {
-      alarmName: `idv-pipeline-${props.config.name}-AnalyticsProjectorDeadLetters`,
+      alarmName: props.names.optional('AnalyticsProjectorDeadLetters'),
       alarmDescription:
         'Result events the analytics projector could not write: inspect the projector logs, then replay ' +
         'the events from the bus archive (docs/analytics.md).',
@@ -352,7 +367,7 @@ export class Analytics extends Construct {
    * read/write of the query results prefix, and the stack key only through S3 for objects of the
    * analytics bucket (encryption context). Nothing on the data bucket, the results table or the secrets.
    */
-  private createAnalystPolicy(props: AnalyticsProps, stack: Stack): iam.ManagedPolicy {
+  private analystPolicyStatements(props: AnalyticsProps, stack: Stack): iam.PolicyStatement[] {
     const workgroupArn = stack.formatArn({
       service: 'athena',
       resource: 'workgroup',
@@ -360,71 +375,75 @@ export class Analytics extends Construct {
     });
     const glueArn = (resource: string, name?: string) =>
       stack.formatArn({ service: 'glue', resource, ...(name !== undefined && { resourceName: name }) });
-    const policy = new iam.ManagedPolicy(this, 'AnalystPolicy', {
-      managedPolicyName: `idv-pipeline-${props.config.name}-analysts`,
-      description: 'SQL over the results projection through the analytics workgroup; no access to the data.',
-      statements: [
-        new iam.PolicyStatement({
-          sid: 'AthenaWorkgroup',
-          actions: [
-            'athena:StartQueryExecution',
-            'athena:StopQueryExecution',
-            'athena:GetQueryExecution',
-            'athena:GetQueryResults',
-            'athena:GetQueryResultsStream',
-            'athena:BatchGetQueryExecution',
-            'athena:ListQueryExecutions',
-            'athena:GetWorkGroup',
-            'athena:GetNamedQuery',
-            'athena:BatchGetNamedQuery',
-            'athena:ListNamedQueries',
-          ],
-          resources: [workgroupArn],
-        }),
-        new iam.PolicyStatement({
-          sid: 'GlueCatalog',
-          actions: [
-            'glue:GetDatabase',
-            'glue:GetTable',
-            'glue:GetTables',
-            'glue:GetPartition',
-            'glue:GetPartitions',
-          ],
-          resources: [
-            glueArn('catalog'),
-            glueArn('database', this.databaseName),
-            glueArn('table', `${this.databaseName}/${RESULTS_RAW_TABLE}`),
-            glueArn('table', `${this.databaseName}/${RESULTS_VIEW}`),
-          ],
-        }),
-        new iam.PolicyStatement({
-          sid: 'ListAnalyticsBucket',
-          actions: ['s3:ListBucket', 's3:GetBucketLocation'],
-          resources: [this.bucket.bucketArn],
-        }),
-        new iam.PolicyStatement({
-          sid: 'ReadProjection',
-          actions: ['s3:GetObject'],
-          resources: [this.bucket.arnForObjects(`${PROJECTION_PREFIX}*`)],
-        }),
-        new iam.PolicyStatement({
-          sid: 'QueryResults',
-          actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
-          resources: [this.bucket.arnForObjects(`${QUERY_RESULTS_PREFIX}*`)],
-        }),
-        new iam.PolicyStatement({
-          sid: 'KeyThroughS3ForAnalyticsObjects',
-          actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
-          resources: [props.encryptionKey.keyArn],
-          conditions: {
-            StringEquals: { 'kms:ViaService': `s3.${stack.region}.amazonaws.com` },
-            // With S3 bucket keys the encryption context is the bucket's ARN: objects of this bucket only.
-            StringLike: {
-              'kms:EncryptionContext:aws:s3:arn': [this.bucket.bucketArn, this.bucket.arnForObjects('*')],
-            },
+    return [
+      new iam.PolicyStatement({
+        sid: 'AthenaWorkgroup',
+        actions: [
+          'athena:StartQueryExecution',
+          'athena:StopQueryExecution',
+          'athena:GetQueryExecution',
+          'athena:GetQueryResults',
+          'athena:GetQueryResultsStream',
+          'athena:BatchGetQueryExecution',
+          'athena:ListQueryExecutions',
+          'athena:GetWorkGroup',
+          'athena:GetNamedQuery',
+          'athena:BatchGetNamedQuery',
+          'athena:ListNamedQueries',
+        ],
+        resources: [workgroupArn],
+      }),
+      new iam.PolicyStatement({
+        sid: 'GlueCatalog',
+        actions: [
+          'glue:GetDatabase',
+          'glue:GetTable',
+          'glue:GetTables',
+          'glue:GetPartition',
+          'glue:GetPartitions',
+        ],
+        resources: [
+          glueArn('catalog'),
+          glueArn('database', this.databaseName),
+          glueArn('table', `${this.databaseName}/${RESULTS_RAW_TABLE}`),
+          glueArn('table', `${this.databaseName}/${RESULTS_VIEW}`),
+        ],
+      }),
+      new iam.PolicyStatement({
+        sid: 'ListAnalyticsBucket',
+        actions: ['s3:ListBucket', 's3:GetBucketLocation'],
+        resources: [this.bucket.bucketArn],
+      }),
+      new iam.PolicyStatement({
+        sid: 'ReadProjection',
+        actions: ['s3:GetObject'],
+        resources: [this.bucket.arnForObjects(`${PROJECTION_PREFIX}*`)],
+      }),
+      new iam.PolicyStatement({
+        sid: 'QueryResults',
+        actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+        resources: [this.bucket.arnForObjects(`${QUERY_RESULTS_PREFIX}*`)],
+      }),
+      new iam.PolicyStatement({
+        sid: 'KeyThroughS3ForAnalyticsObjects',
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+        resources: [props.encryptionKey.keyArn],
+        conditions: {
+          StringEquals: { 'kms:ViaService': `s3.${stack.region}.amazonaws.com` },
+          // With S3 bucket keys the encryption context is the bucket's ARN: objects of this bucket only.
+          StringLike: {
+            'kms:EncryptionContext:aws:s3:arn': [this.bucket.bucketArn, this.bucket.arnForObjects('*')],
           },
-        }),
-      ],
+        },
+      }),
+    ];
+  }
+
+  private createAnalystPolicy(statements: iam.PolicyStatement[], props: AnalyticsProps): iam.ManagedPolicy {
+    const policy = new iam.ManagedPolicy(this, 'AnalystPolicy', {
+      managedPolicyName: props.names.optional('analysts'),
+      description: 'SQL over the results projection through the analytics workgroup; no access to the data.',
+      statements,
     });
     const bucketId = this.bucketLogicalId();
     for (const [finding, reason] of [

@@ -24,6 +24,12 @@ export interface DataBucketProps {
   readonly accessLogRetentionDays: number;
   /** Keep both buckets when the stack is deleted. */
   readonly removalPolicy: RemovalPolicy;
+  /**
+   * An existing bucket for the result objects, used as it is: its encryption, versioning, lifecycle
+   * and access logging are its owner's (docs/construct.md, "An existing bucket"). Only the access log
+   * bucket (for the analytics bucket) is created then. @default a new bucket
+   */
+  readonly existingBucket?: s3.IBucket;
 }
 
 /**
@@ -33,7 +39,7 @@ export interface DataBucketProps {
  */
 export class DataBucket extends Construct implements AccessLogDestination {
   /** Bucket of result objects under `results/{resultId}/`. */
-  readonly bucket: s3.Bucket;
+  readonly bucket: s3.IBucket;
   /** Bucket of the data bucket's server access logs. */
   readonly accessLogBucket: s3.Bucket;
 
@@ -60,7 +66,11 @@ export class DataBucket extends Construct implements AccessLogDestination {
       reason: 'This is the access log bucket of the data bucket; logging it to itself would loop.',
     });
 
-    this.bucket = new s3.Bucket(this, 'Bucket', {
+    if (props.existingBucket !== undefined) {
+      this.bucket = props.existingBucket;
+      return;
+    }
+    const bucket = new s3.Bucket(this, 'Bucket', {
       encryption: s3.BucketEncryption.KMS,
       encryptionKey: props.encryptionKey,
       // Bucket keys cut KMS requests (one per image otherwise) without weakening the key policy.
@@ -97,7 +107,8 @@ export class DataBucket extends Construct implements AccessLogDestination {
         },
       ],
     });
-    this.logAccessOf(this.bucket, 'data-bucket/');
+    this.logAccessOf(bucket, 'data-bucket/');
+    this.bucket = bucket;
   }
 
   /**

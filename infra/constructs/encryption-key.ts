@@ -5,8 +5,8 @@ import { Construct } from 'constructs';
 
 /** Properties of {@link EncryptionKey}. */
 export interface EncryptionKeyProps {
-  /** Alias without the `alias/` prefix, e.g. `idv-pipeline-staging`. */
-  readonly aliasName: string;
+  /** Alias without the `alias/` prefix, e.g. `idv-pipeline-staging`. @default no alias */
+  readonly aliasName?: string;
   /** Keep the key when the stack is deleted (retained data stays readable). */
   readonly removalPolicy: RemovalPolicy;
 }
@@ -22,16 +22,31 @@ export class EncryptionKey extends Construct {
 
   constructor(scope: Construct, id: string, props: EncryptionKeyProps) {
     super(scope, id);
-    const stack = Stack.of(this);
     this.key = new kms.Key(this, 'Key', {
-      description: `idv-pipeline data key (${props.aliasName})`,
+      description:
+        props.aliasName === undefined
+          ? 'idv-pipeline data key'
+          : `idv-pipeline data key (${props.aliasName})`,
       enableKeyRotation: true,
-      alias: `alias/${props.aliasName}`,
+      ...(props.aliasName !== undefined && { alias: `alias/${props.aliasName}` }),
       removalPolicy: props.removalPolicy,
     });
+    admitPipelineServices(this.key);
+  }
+}
 
-    // CloudWatch Logs encrypts log groups with the key itself, scoped to this account's log groups.
-    this.key.addToResourcePolicy(
+/**
+ * Adds to `key`'s policy what the AWS services that encrypt on the pipeline's behalf need: CloudWatch
+ * Logs (the log groups) and CloudWatch (alarms publishing to an encrypted topic). A key defined in the
+ * same app gets the statements; an imported key's policy cannot be changed from here (`false`): its
+ * owner adds them (docs/construct.md, "An existing key").
+ */
+export function admitPipelineServices(key: kms.IKey): boolean {
+  const stack = Stack.of(key);
+  const added: boolean[] = [];
+  // CloudWatch Logs encrypts log groups with the key itself, scoped to this account's log groups.
+  added.push(
+    key.addToResourcePolicy(
       new iam.PolicyStatement({
         principals: [new iam.ServicePrincipal(`logs.${stack.region}.amazonaws.com`)],
         actions: ['kms:Encrypt*', 'kms:Decrypt*', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:Describe*'],
@@ -42,17 +57,20 @@ export class EncryptionKey extends Construct {
           },
         },
       }),
-    );
-    // CloudWatch alarms publish to the KMS-encrypted alarm topic.
-    this.key.addToResourcePolicy(
+    ).statementAdded,
+  );
+  // CloudWatch alarms publish to the KMS-encrypted alarm topic.
+  added.push(
+    key.addToResourcePolicy(
       new iam.PolicyStatement({
         principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         resources: ['*'],
         conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
       }),
-    );
-  }
+    ).statementAdded,
+  );
+  return added.every(Boolean);
 }
 
 /** AWS services that use the stack key on a caller's behalf (the `kms:ViaService` prefix). */

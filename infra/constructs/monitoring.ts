@@ -8,6 +8,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS } from '../../shared/metrics-names';
 import type { EnvironmentConfig } from '../config';
+import type { ResourceNames } from '../resource-names';
 import type { PipelineFunction } from './pipeline-function';
 
 /** Properties of {@link Monitoring}. */
@@ -16,6 +17,14 @@ export interface MonitoringProps {
   readonly config: EnvironmentConfig;
   /** Key that encrypts the alarm topic. */
   readonly encryptionKey: kms.IKey;
+  /** Names of the alarms and the dashboard (none without a prefix). */
+  readonly names: ResourceNames;
+  /**
+   * An existing topic every alarm notifies. Without `config.alarmEmail` no topic is created; with it, a
+   * topic of its own is created for the e-mail subscription and alarms notify both.
+   * @default a new KMS-encrypted topic
+   */
+  readonly alarmTopic?: sns.ITopic;
   /** The results queue. */
   readonly queue: sqs.IQueue;
   /** The results queue's dead-letter queue. */
@@ -35,8 +44,8 @@ export interface MonitoringProps {
  * waiting at the service for longer than the threshold (the service deletes unretrieved data).
  */
 export class Monitoring extends Construct {
-  /** Topic every alarm notifies. */
-  readonly topic: sns.Topic;
+  /** Topic every alarm notifies (the given one, or the one created here). */
+  readonly topic: sns.ITopic;
   /** The alarms, by purpose. */
   readonly alarms: Record<string, cloudwatch.Alarm> = {};
   /** The dashboard. */
@@ -45,32 +54,34 @@ export class Monitoring extends Construct {
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
     const { config } = props;
-    const prefix = `idv-pipeline-${config.name}`;
-
-    this.topic = new sns.Topic(this, 'AlarmTopic', {
-      displayName: `idv-pipeline ${config.name} alarms`,
-      masterKey: props.encryptionKey,
-      enforceSSL: true,
-    });
-    if (config.alarmEmail !== undefined) {
-      this.topic.addSubscription(new subscriptions.EmailSubscription(config.alarmEmail));
-      Validations.of(this.topic).acknowledge({
-        id: 'Serverless-SNSRedrivePolicy',
-        reason:
-          'An alarm e-mail that cannot be delivered would wait in a queue nobody reads; the alarm state ' +
-          'stays in CloudWatch and on the dashboard, and the OK/ALARM transitions are sent again.',
+    const notify: actions.SnsAction[] = [];
+    if (props.alarmTopic === undefined || config.alarmEmail !== undefined) {
+      const topic = new sns.Topic(this, 'AlarmTopic', {
+        displayName: `idv-pipeline ${config.name} alarms`,
+        masterKey: props.encryptionKey,
+        enforceSSL: true,
       });
+      if (config.alarmEmail !== undefined) {
+        topic.addSubscription(new subscriptions.EmailSubscription(config.alarmEmail));
+        Validations.of(topic).acknowledge({
+          id: 'Serverless-SNSRedrivePolicy',
+          reason:
+            'An alarm e-mail that cannot be delivered would wait in a queue nobody reads; the alarm state ' +
+            'stays in CloudWatch and on the dashboard, and the OK/ALARM transitions are sent again.',
+        });
+      }
+      notify.push(new actions.SnsAction(topic));
+      this.topic = topic;
+    } else {
+      this.topic = props.alarmTopic;
     }
-    const notify = [new actions.SnsAction(this.topic)];
     // SNS cannot subscribe a topic to a topic: an existing on-call topic gets every alarm directly.
-    if (config.alarmTopicArn !== undefined) {
-      notify.push(new actions.SnsAction(sns.Topic.fromTopicArn(this, 'AlarmTarget', config.alarmTopicArn)));
-    }
-    this.#addAlarms(props, prefix, notify);
-    this.dashboard = this.#addDashboard(props, prefix);
+    if (props.alarmTopic !== undefined) notify.push(new actions.SnsAction(props.alarmTopic));
+    this.#addAlarms(props, notify);
+    this.dashboard = this.#addDashboard(props);
   }
 
-  #addAlarms(props: MonitoringProps, prefix: string, notify: actions.SnsAction[]): void {
+  #addAlarms(props: MonitoringProps, notify: actions.SnsAction[]): void {
     const { config, functions } = props;
     const pipelineMetric = metricOf(config);
     const alarm = (
@@ -82,7 +93,7 @@ export class Monitoring extends Construct {
     ): void => {
       const created = new cloudwatch.Alarm(this, `${key}Alarm`, {
         metric,
-        alarmName: `${prefix}-${key}`,
+        alarmName: props.names.optional(key),
         alarmDescription: description,
         threshold,
         evaluationPeriods: 1,
@@ -143,11 +154,11 @@ export class Monitoring extends Construct {
     );
   }
 
-  #addDashboard(props: MonitoringProps, prefix: string): cloudwatch.Dashboard {
+  #addDashboard(props: MonitoringProps): cloudwatch.Dashboard {
     const pipelineMetric = metricOf(props.config);
     const functionList = Object.entries(props.functions);
     const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
-      dashboardName: prefix,
+      dashboardName: props.names.optional(),
       defaultInterval: Duration.hours(6),
     });
     dashboard.addWidgets(

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -9,9 +10,14 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
 import { METRICS } from '../../shared/metrics-names';
+import { prebuiltBundleDir } from '../bundling/prebuilt';
 import type { EnvironmentConfig } from '../config';
 
-/** Repository root: entries, the lock file and tsconfig are resolved from here, whatever the cwd. */
+/**
+ * Repository root: entries, the lock file and tsconfig are resolved from here, whatever the cwd. In the
+ * package this module is compiled into `dist/cdk/index.js`, also two levels below the package root, where
+ * `dist/lambda/` (the prebuilt bundles) and `shared/events/schemas/` are.
+ */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /**
@@ -57,6 +63,18 @@ export interface PipelineFunctionProps {
   readonly logRemovalPolicy: RemovalPolicy;
   /** Key that encrypts the log group (the stack key; its policy admits CloudWatch Logs). */
   readonly logEncryptionKey: kms.IKey;
+  /** The VPC subnets the function runs in. @default no VPC */
+  readonly network?: FunctionNetwork;
+}
+
+/** Where a function runs inside a VPC. */
+export interface FunctionNetwork {
+  /** The VPC. */
+  readonly vpc: ec2.IVpc;
+  /** Its subnets the functions use (private, with a route to the service for poll and fetch-result). */
+  readonly subnets: ec2.SubnetSelection;
+  /** Security groups of the functions (outbound only). */
+  readonly securityGroups: ec2.ISecurityGroup[];
 }
 
 /**
@@ -67,7 +85,7 @@ export interface PipelineFunctionProps {
  */
 export class PipelineFunction extends Construct {
   /** The Lambda function. */
-  readonly function: NodejsFunction;
+  readonly function: lambda.Function;
   /** The function's log group (retention from the environment settings). */
   readonly logGroup: logs.LogGroup;
   /** Handler entry relative to the repository root (what the bundle size check builds). */
@@ -92,11 +110,7 @@ export class PipelineFunction extends Construct {
     });
     this.logGroup.grantWrite(role);
 
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: path.join(PROJECT_ROOT, props.entry),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+    const settings: Omit<lambda.FunctionProps, 'code' | 'handler'> = {
       description: props.description,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
@@ -118,14 +132,58 @@ export class PipelineFunction extends Construct {
         POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
         [ENV.environment]: config.serviceEnvironment,
       },
-      bundling: { ...LAMBDA_BUNDLING, mainFields: [...LAMBDA_BUNDLING.mainFields], externalModules: [] },
-    });
+      ...(props.network && {
+        vpc: props.network.vpc,
+        vpcSubnets: props.network.subnets,
+        securityGroups: props.network.securityGroups,
+      }),
+    };
+    const prebuilt = prebuiltBundleDir(PROJECT_ROOT, props.entry);
+    this.function =
+      prebuilt === undefined
+        ? new NodejsFunction(this, 'Function', {
+            ...settings,
+            entry: path.join(PROJECT_ROOT, props.entry),
+            handler: 'handler',
+            projectRoot: PROJECT_ROOT,
+            depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+            bundling: {
+              ...LAMBDA_BUNDLING,
+              mainFields: [...LAMBDA_BUNDLING.mainFields],
+              externalModules: [],
+            },
+          })
+        : new lambda.Function(this, 'Function', {
+            ...settings,
+            // What NodejsFunction deploys: index.mjs (ESM) exporting `handler`, with its source map.
+            code: lambda.Code.fromAsset(prebuilt),
+            handler: 'index.handler',
+          });
+
+    if (props.network) {
+      // The role is ours, so Lambda's VPC managed policy is not attached: the network interfaces
+      // Lambda creates in the subnets, with exactly the actions AWSLambdaVPCAccessExecutionRole has.
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: [
+            'ec2:CreateNetworkInterface',
+            'ec2:DescribeNetworkInterfaces',
+            'ec2:DescribeSubnets',
+            'ec2:DeleteNetworkInterface',
+            'ec2:AssignPrivateIpAddresses',
+            'ec2:UnassignPrivateIpAddresses',
+          ],
+          resources: ['*'],
+        }),
+      );
+    }
 
     // X-Ray's PutTraceSegments/PutTelemetryRecords have no resource-level permissions.
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'Active tracing needs xray:PutTraceSegments/PutTelemetryRecords, which only accept Resource "*".',
+        'Active tracing needs xray:PutTraceSegments/PutTelemetryRecords, which only accept Resource "*"' +
+        (props.network ? '; so do the EC2 network-interface actions of a function in a VPC.' : '.'),
     });
   }
 

@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
 import type { EnvironmentConfig } from '../config';
 import { keyUseThrough } from './encryption-key';
-import { PipelineFunction } from './pipeline-function';
+import { type FunctionNetwork, PipelineFunction } from './pipeline-function';
 import type { ResultsQueue } from './results-queue';
 import type { Secrets } from './secrets';
 
@@ -24,6 +24,8 @@ export interface PollerProps {
   readonly logRemovalPolicy: RemovalPolicy;
   /** Key that encrypts the function's log group and the enqueue-markers table. */
   readonly encryptionKey: kms.IKey;
+  /** The VPC subnets the function runs in. @default no VPC */
+  readonly network?: FunctionNetwork;
 }
 
 /**
@@ -53,6 +55,7 @@ export class Poller extends Construct {
       timeout: Duration.seconds(50),
       logRemovalPolicy: props.logRemovalPolicy,
       logEncryptionKey: props.encryptionKey,
+      network: props.network,
     });
     const fn = this.pollFunction;
     fn.addEnvironment(ENV.serviceBaseUrl, config.serviceBaseUrl);

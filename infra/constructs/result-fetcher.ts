@@ -1,5 +1,5 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -12,8 +12,9 @@ import { ENV } from '../../shared/config';
 import { budgetProblems, FETCH_BUDGET } from '../../shared/pipeline/fetch-budget';
 import { RESULTS_PREFIX, STAGING_PREFIX } from '../../shared/store/keys';
 import type { EnvironmentConfig } from '../config';
+import { wildcardResourceFinding } from '../nag-findings';
 import { keyUseThrough } from './encryption-key';
-import { PipelineFunction } from './pipeline-function';
+import { type FunctionNetwork, PipelineFunction } from './pipeline-function';
 import type { Secrets } from './secrets';
 
 /**
@@ -40,6 +41,8 @@ export interface ResultFetcherProps {
   readonly logRemovalPolicy: RemovalPolicy;
   /** Key that encrypts the function's log group. */
   readonly encryptionKey: kms.IKey;
+  /** The VPC subnets the function runs in. @default no VPC */
+  readonly network?: FunctionNetwork;
 }
 
 /**
@@ -68,12 +71,9 @@ export class ResultFetcher extends Construct {
       memorySize: config.fetchResultMemoryMb,
       logRemovalPolicy: props.logRemovalPolicy,
       logEncryptionKey: props.encryptionKey,
+      network: props.network,
     });
     const fn = this.fetchResultFunction;
-    // cdk-nag names the bucket by its logical id in the finding it reports for the prefix grant.
-    const dataBucketLogicalId = Stack.of(this).resolve(
-      (props.bucket.node.defaultChild as s3.CfnBucket).logicalId,
-    );
     fn.addEnvironment(ENV.serviceBaseUrl, config.serviceBaseUrl);
     fn.addEnvironment(ENV.scopes, config.scopes.join(','));
     fn.addEnvironment(ENV.retentionDays, String(config.retentionDays));
@@ -125,13 +125,13 @@ export class ResultFetcher extends Construct {
       );
     }
     Validations.of(fn.function.role!).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${dataBucketLogicalId}.Arn>/${RESULTS_PREFIX}*]`,
+      id: `AwsSolutions-IAM5[${wildcardResourceFinding(fn, props.bucket.arnForObjects(`${RESULTS_PREFIX}*`))}]`,
       reason:
         'Object keys are per result (results/{resultId}/...), unknown in advance; the grant is PutObject ' +
         'only, limited to the results/ prefix of the data bucket.',
     });
     Validations.of(fn.function.role!).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${dataBucketLogicalId}.Arn>/${STAGING_PREFIX}*]`,
+      id: `AwsSolutions-IAM5[${wildcardResourceFinding(fn, props.bucket.arnForObjects(`${STAGING_PREFIX}*`))}]`,
       reason:
         'Staging keys are per result and blob (staging/{resultId}/...), unknown in advance; the grant covers ' +
         'only the staging/ prefix, which a lifecycle rule empties after a day.',

@@ -8,8 +8,11 @@ import { keyUseThrough } from './encryption-key';
 
 /** Properties of {@link Secrets}. */
 export interface SecretsProps {
-  /** Name prefix, e.g. `idv-pipeline/staging`; secrets are `<prefix>/client-credentials` etc. */
-  readonly namePrefix: string;
+  /**
+   * Name prefix, e.g. `idv-pipeline/staging`; secrets are `<prefix>/client-credentials` etc.
+   * @default no names: CloudFormation names the secrets (the stack outputs say which is which)
+   */
+  readonly namePrefix?: string;
   /** Key that encrypts the three secrets. */
   readonly encryptionKey: kms.IKey;
   /** What happens to the secrets when the stack is deleted. */
@@ -35,9 +38,11 @@ export class Secrets extends Construct {
   constructor(scope: Construct, id: string, props: SecretsProps) {
     super(scope, id);
     this.encryptionKey = props.encryptionKey;
+    const named = (purpose: string) =>
+      props.namePrefix === undefined ? {} : { secretName: `${props.namePrefix}/${purpose}` };
 
     this.credentials = new secretsmanager.Secret(this, 'CredentialsSecret', {
-      secretName: `${props.namePrefix}/${SECRET_PURPOSES.credentials}`,
+      ...named(SECRET_PURPOSES.credentials),
       description:
         'Client credentials of the verification service: {"clientId","clientSecret"}; set by the operator.',
       encryptionKey: props.encryptionKey,
@@ -53,7 +58,7 @@ export class Secrets extends Construct {
     });
 
     this.tokenCache = new secretsmanager.Secret(this, 'TokenCacheSecret', {
-      secretName: `${props.namePrefix}/${SECRET_PURPOSES.tokenCache}`,
+      ...named(SECRET_PURPOSES.tokenCache),
       description: 'Shared access-token cache of the pipeline functions; rewritten on every token refresh.',
       encryptionKey: props.encryptionKey,
       secretStringValue: SecretValue.unsafePlainText('{}'),
@@ -65,7 +70,7 @@ export class Secrets extends Construct {
     });
 
     this.webhook = new secretsmanager.Secret(this, 'WebhookSecret', {
-      secretName: `${props.namePrefix}/${SECRET_PURPOSES.webhookPath}`,
+      ...named(SECRET_PURPOSES.webhookPath),
       description: 'Secret path segment of the webhook URL registered at the verification service.',
       encryptionKey: props.encryptionKey,
       generateSecretString: {

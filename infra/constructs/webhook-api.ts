@@ -5,7 +5,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
 import type { EnvironmentConfig } from '../config';
-import { PipelineFunction } from './pipeline-function';
+import type { ResourceNames } from '../resource-names';
+import { type FunctionNetwork, PipelineFunction } from './pipeline-function';
 import type { ResultsQueue } from './results-queue';
 import type { Secrets } from './secrets';
 import { WebhookProtection } from './webhook-protection';
@@ -25,6 +26,10 @@ export interface WebhookApiProps {
   readonly encryptionKey: kms.IKey;
   /** What happens to the log groups when the stack is deleted. */
   readonly logRemovalPolicy: RemovalPolicy;
+  /** The pipeline's names (the API's and the web ACL's). */
+  readonly names: ResourceNames;
+  /** The VPC subnets the function runs in. @default no VPC */
+  readonly network?: FunctionNetwork;
 }
 
 /**
@@ -57,6 +62,7 @@ export class WebhookApi extends Construct {
       memorySize: 256,
       logRemovalPolicy: props.logRemovalPolicy,
       logEncryptionKey: props.encryptionKey,
+      network: props.network,
     });
     this.webhookFunction.addEnvironment(ENV.webhookSecretId, props.secrets.webhook.secretArn);
     props.secrets.grantWebhookSecretRead(this.webhookFunction.function);
@@ -70,7 +76,7 @@ export class WebhookApi extends Construct {
     });
 
     this.api = new apigateway.RestApi(this, 'Api', {
-      restApiName: `idv-pipeline-${config.name}-webhooks`,
+      restApiName: props.names.optional('webhooks'),
       description: 'Result and upload webhooks of the identity verification service.',
       endpointTypes: [apigateway.EndpointType.REGIONAL],
       // Access logs need the account-level API Gateway CloudWatch role; kept when the stack goes,
@@ -142,7 +148,7 @@ export class WebhookApi extends Construct {
       this.protection = new WebhookProtection(this, 'Protection', {
         stage: this.api.deploymentStage,
         stageName: STAGE_NAME,
-        namePrefix: `idv-pipeline-${config.name}`,
+        names: props.names,
         settings: config.webhookProtection,
       });
     }

@@ -2,6 +2,7 @@ import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import type { WebhookProtection as WebhookProtectionSettings } from '../config';
+import type { ResourceNames } from '../resource-names';
 
 /** Properties of {@link WebhookProtection}. */
 export interface WebhookProtectionProps {
@@ -9,8 +10,8 @@ export interface WebhookProtectionProps {
   readonly stage: apigateway.Stage;
   /** The stage's name as written in the API (`stage.stageName` is a token), the first path segment. */
   readonly stageName: string;
-  /** Prefix of the web ACL's name and metric names, e.g. `idv-pipeline-production`. */
-  readonly namePrefix: string;
+  /** The pipeline's names: the web ACL's (with a prefix only) and its metric names. */
+  readonly names: ResourceNames;
   /** The environment's settings (the per-IP limit). */
   readonly settings: WebhookProtectionSettings;
 }
@@ -38,13 +39,13 @@ export class WebhookProtection extends Construct {
     super(scope, id);
     const visibility = (metricName: string): wafv2.CfnWebACL.VisibilityConfigProperty => ({
       cloudWatchMetricsEnabled: true,
-      metricName: `${props.namePrefix}-${metricName}`,
+      metricName: props.names.required(metricName),
       sampledRequestsEnabled: false,
     });
     const stage = props.stageName;
 
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
-      name: `${props.namePrefix}-webhooks`,
+      name: props.names.optional('webhooks'),
       description: 'Per-IP rate limit and route allow-list in front of the webhook stage.',
       scope: 'REGIONAL',
       defaultAction: { allow: {} },

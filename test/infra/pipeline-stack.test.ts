@@ -295,7 +295,7 @@ describe('encryption at rest and in transit', () => {
 
   it('blocks public access, versions, logs and expires the data bucket after the retention', () => {
     // Prepare
-    const bucketId = logicalId(synth.stack.node.findChild('DataBucket').node.findChild('Bucket'));
+    const bucketId = logicalId(synth.stack.pipeline.node.findChild('DataBucket').node.findChild('Bucket'));
 
     // Act
     const bucket = synth.template.toJSON().Resources[bucketId].Properties;
@@ -317,7 +317,9 @@ describe('encryption at rest and in transit', () => {
   it('expires old versions and delete markers with lifecycle rules S3 accepts', () => {
     // Prepare
     const buckets = synth.template.findResources('AWS::S3::Bucket');
-    const dataBucketId = logicalId(synth.stack.node.findChild('DataBucket').node.findChild('Bucket'));
+    const dataBucketId = logicalId(
+      synth.stack.pipeline.node.findChild('DataBucket').node.findChild('Bucket'),
+    );
 
     // Act
     const rules = Object.values(buckets).flatMap(

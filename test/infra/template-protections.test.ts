@@ -105,7 +105,7 @@ describe('the project key encrypts the enqueue markers, the bus and its archive'
 describe('the access-log bucket takes logs only from our buckets', () => {
   it('lets the S3 logging service write only with the source bucket and account as conditions', () => {
     // Prepare
-    const data = production.stack.node.findChild('DataBucket') as unknown as {
+    const data = production.stack.pipeline.node.findChild('DataBucket') as unknown as {
       bucket: { node: { defaultChild?: unknown } };
       accessLogBucket: { node: { defaultChild?: unknown } };
     };

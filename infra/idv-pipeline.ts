@@ -1,0 +1,483 @@
+import * as path from 'node:path';
+import { CfnOutput, type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { ServiceEnvironment } from '../shared/api/enums';
+import type { CustomerReferenceMode } from '../shared/config';
+import { RESULTS_PREFIX } from '../shared/store/keys';
+import {
+  type EnvironmentConfig,
+  type LogLevel,
+  parseEnvironmentConfig,
+  type WebhookProtection,
+} from './config';
+import { Analytics, AnalyticsStack } from './constructs/analytics';
+import { DataBucket } from './constructs/data-bucket';
+import { admitPipelineServices, EncryptionKey, keyUseThrough } from './constructs/encryption-key';
+import { EventBus } from './constructs/event-bus';
+import { Monitoring } from './constructs/monitoring';
+import { type FunctionNetwork, PROJECT_ROOT } from './constructs/pipeline-function';
+import { Poller } from './constructs/poller';
+import { FETCH_RESULT_TIMEOUT, ResultFetcher } from './constructs/result-fetcher';
+import { ResultsQueue } from './constructs/results-queue';
+import { ResultsTable } from './constructs/results-table';
+import { Secrets } from './constructs/secrets';
+import { WebhookApi } from './constructs/webhook-api';
+import { ResourceNames } from './resource-names';
+
+/** Options of the analytics part (docs/analytics.md); `analytics: false` leaves it out. */
+export interface IdvAnalyticsOptions {
+  /**
+   * Whether the analytics resources go into a nested stack of their own (updated apart, their own
+   * resource count) or straight into the pipeline's stack. @default true
+   */
+  readonly nestedStack?: boolean;
+}
+
+/** Properties of {@link IdvPipeline}. */
+export interface IdvPipelineProps {
+  /**
+   * Name of this deployment (`staging`, `production`, `blue`, …: lower-case letters, digits, dashes).
+   * `production` keeps production's rules: an alarm target is required and the webhook stage gets WAF.
+   */
+  readonly environmentName: string;
+  /** Base URL (https) of the verification service environment the pipeline talks to. */
+  readonly serviceBaseUrl: string;
+  /** How long stored results are kept (DynamoDB TTL, S3 lifecycle, event archive): whole days. */
+  readonly retention: Duration;
+  /**
+   * Which service environment `serviceBaseUrl` is (`IDV_ENVIRONMENT`, the metric dimension).
+   * @default environmentName when it is `staging` or `production`
+   */
+  readonly serviceEnvironment?: ServiceEnvironment;
+  /**
+   * Prefix of every physical name (bus, archive, API, alarms, dashboard, workgroup, Glue database, key
+   * alias, web ACL, …), e.g. `idv-pipeline-staging`. @default no fixed names: CloudFormation names the
+   * resources, and the few names the pipeline must know are derived from the construct path and stack
+   */
+  readonly namePrefix?: string;
+  /**
+   * Prefix of the three secrets' names (`<prefix>/client-credentials`, …), e.g. `idv-pipeline/staging`.
+   * @default `<namePrefix>` with a namePrefix, else CloudFormation names them
+   */
+  readonly secretNamePrefix?: string;
+  /**
+   * An existing KMS key for every store, queue, log group, topic and secret of the pipeline. A key of
+   * this app gets the statements the pipeline's services need added to its policy; an imported key
+   * must allow them already (docs/construct.md, "An existing key"). @default a new key, rotated yearly
+   */
+  readonly encryptionKey?: kms.IKey;
+  /** An existing bucket for the result objects (docs/construct.md, "An existing bucket"). @default a new bucket */
+  readonly dataBucket?: s3.IBucket;
+  /**
+   * An existing event bus the result events are published on. The pipeline then creates no bus, archive
+   * or schema registry: archiving is the bus owner's. @default a new KMS-encrypted bus with an archive
+   */
+  readonly eventBus?: events.IEventBus;
+  /** An existing SNS topic every alarm notifies. @default a new KMS-encrypted topic */
+  readonly alarmTopic?: sns.ITopic;
+  /** An e-mail address subscribed to the pipeline's own alarm topic (created for it). @default none */
+  readonly alarmEmail?: string;
+  /**
+   * A VPC the functions run in, with the endpoints they need (see `vpcEndpoints`). poll and fetch-result
+   * reach the service over the internet: the subnets need a route out (NAT). @default no VPC
+   */
+  readonly vpc?: ec2.IVpc;
+  /** The VPC's subnets the functions use. @default private subnets with egress */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /**
+   * Create the VPC endpoints the functions use (gateway: S3, DynamoDB; interface: SQS, Secrets Manager,
+   * EventBridge, X-Ray). `false` when the VPC has them already (private DNS of an interface endpoint
+   * may exist only once per VPC). @default true
+   */
+  readonly vpcEndpoints?: boolean;
+  /** The analytics projection, Glue table, Athena workgroup and analyst policy; `false` leaves them out. @default {} */
+  readonly analytics?: false | IdvAnalyticsOptions;
+  /**
+   * A WAF web ACL on the webhook stage (per-IP rate limit, route allow-list); `false` for none.
+   * @default { wafRateLimitPer5Min: 600 } in production, false elsewhere
+   */
+  readonly webhookProtection?: false | WebhookProtection;
+  /** Stage-wide webhook throttling, steady requests per second. @default 20 */
+  readonly webhookRateLimit?: number;
+  /** Stage-wide webhook throttling, burst. @default 40 */
+  readonly webhookBurstLimit?: number;
+  /** EventBridge schedule expression of the poll, at least every 10 minutes. @default 'rate(1 minute)' */
+  readonly pollSchedule?: string;
+  /** Days CloudWatch keeps function and access logs. @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** OAuth scopes of the shared access token. @default poll.read and result.read */
+  readonly scopes?: string[];
+  /** Maximum concurrent fetch-result invocations (>= 2): what a backlog may cost the service. @default 2 */
+  readonly fetchConcurrency?: number;
+  /** Memory of fetch-result in MB (it streams each result). @default 256 */
+  readonly fetchResultMemorySize?: number;
+  /** Powertools log level of the functions. @default 'INFO' */
+  readonly logLevel?: LogLevel;
+  /** Alarm when a finished result waits longer than this at the service. @default Duration.minutes(30) */
+  readonly pendingAlarmThreshold?: Duration;
+  /** Whether result events carry `customerReference`. @default 'omit' for production, else 'include' */
+  readonly eventCustomerReference?: CustomerReferenceMode;
+  /** What happens to the key, table, buckets, secrets and logs when the stack goes. @default RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Stack outputs (CfnOutput) of the names an operator and `idv --stack` need. @default true */
+  readonly outputs?: boolean;
+}
+
+/**
+ * The identity verification results pipeline as one construct: the webhook API and the poll schedule
+ * feed the results queue; fetch-result stores each result in the table and the data bucket and announces
+ * it on the bus; alarms, a dashboard and (optionally) the analytics projection watch and describe it.
+ *
+ * Resources a platform team owns come in as `encryptionKey`, `dataBucket`, `eventBus`, `alarmTopic` and
+ * `vpc`: given, they are used and granted, never created (docs/construct.md). Without `namePrefix` no
+ * physical name is fixed, so several pipelines live in one stack, account and region.
+ */
+export class IdvPipeline extends Construct {
+  /** The validated settings, defaults applied. */
+  readonly settings: EnvironmentConfig;
+  /** The key of every store, queue, topic, log group and secret (given or created). */
+  readonly encryptionKey: kms.IKey;
+  /** The bus result events are published on (given or created). */
+  readonly eventBus: events.IEventBus;
+  /** The archive of the pipeline's events (only on a bus the pipeline created). */
+  readonly eventArchive?: events.Archive;
+  /** The bucket of result objects (given or created). */
+  readonly dataBucket: s3.IBucket;
+  /** The table of stored results. */
+  readonly resultsTable: dynamodb.Table;
+  /** Queue of resultIds to fetch. */
+  readonly queue: sqs.Queue;
+  /** Dead-letter queue of the results queue (alarmed; `idv dlq redrive`). */
+  readonly deadLetterQueue: sqs.Queue;
+  /** Topic every alarm notifies (given or created). */
+  readonly alarmTopic: sns.ITopic;
+  /**
+   * Base URL of the webhooks, ending in `/webhooks/`: register `<this><webhook secret>/result` and
+   * `…/upload` at the service; the secret is in `secrets.webhook`, never in the template.
+   */
+  readonly webhookUrlWithoutSecret: string;
+  /** The three secrets (client credentials, token cache, webhook path). */
+  readonly secrets: Secrets;
+  /** The webhook API and its function. */
+  readonly webhookApi: WebhookApi;
+  /** The poll schedule and its function. */
+  readonly poller: Poller;
+  /** fetch-result and its queue subscription. */
+  readonly resultFetcher: ResultFetcher;
+  /** The results queue construct (queue, DLQ, producer grant). */
+  readonly resultsQueue: ResultsQueue;
+  /** Alarms and dashboard. */
+  readonly monitoring: Monitoring;
+  /** The analytics resources, unless `analytics: false`. */
+  readonly analytics?: Analytics;
+  /** The security group of the functions, with a `vpc`. */
+  readonly functionSecurityGroup?: ec2.SecurityGroup;
+  readonly #key: kms.IKey;
+
+  constructor(scope: Construct, id: string, props: IdvPipelineProps) {
+    super(scope, id);
+    const config = settingsOf(props);
+    this.settings = config;
+    const names = new ResourceNames(this, props.namePrefix);
+    const dataRemoval = config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+
+    if (props.encryptionKey !== undefined) {
+      admitPipelineServices(props.encryptionKey);
+      this.encryptionKey = props.encryptionKey;
+    } else {
+      this.encryptionKey = new EncryptionKey(this, 'EncryptionKey', {
+        aliasName: names.optional(),
+        removalPolicy: dataRemoval,
+      }).key;
+    }
+    const key = this.encryptionKey;
+    this.#key = key;
+    const network = props.vpc === undefined ? undefined : this.#network(props, props.vpc);
+    if (network) this.functionSecurityGroup = network.securityGroups[0] as ec2.SecurityGroup;
+
+    const secretNamePrefix = props.secretNamePrefix ?? props.namePrefix;
+    this.secrets = new Secrets(this, 'Secrets', {
+      ...(secretNamePrefix !== undefined && { namePrefix: secretNamePrefix }),
+      encryptionKey: key,
+      removalPolicy: dataRemoval,
+    });
+    this.resultsQueue = new ResultsQueue(this, 'ResultsQueue', {
+      encryptionKey: key,
+      consumerTimeout: FETCH_RESULT_TIMEOUT,
+    });
+    this.queue = this.resultsQueue.queue;
+    this.deadLetterQueue = this.resultsQueue.deadLetterQueue;
+    this.resultsTable = new ResultsTable(this, 'ResultsTable', {
+      encryptionKey: key,
+      removalPolicy: dataRemoval,
+    }).table;
+    const data = new DataBucket(this, 'DataBucket', {
+      encryptionKey: key,
+      retentionDays: config.retentionDays,
+      accessLogRetentionDays: Math.max(config.logRetentionDays, 90),
+      removalPolicy: dataRemoval,
+      ...(props.dataBucket !== undefined && { existingBucket: props.dataBucket }),
+    });
+    this.dataBucket = data.bucket;
+
+    // The bus name is a plain string (given prefix, or derived from the path): the archive's and the
+    // projector DLQ's key-policy statements name it without making the key depend on the bus.
+    let busName: string | undefined;
+    if (props.eventBus !== undefined) {
+      this.eventBus = props.eventBus;
+    } else {
+      busName = names.optional() ?? names.required('events');
+      const created = new EventBus(this, 'EventBus', {
+        busName,
+        encryptionKey: key,
+        archiveRetentionDays: config.retentionDays,
+        schemaDirectory: path.join(PROJECT_ROOT, 'shared', 'events', 'schemas'),
+      });
+      this.eventBus = created.bus;
+      this.eventArchive = created.archive;
+    }
+
+    this.webhookApi = new WebhookApi(this, 'WebhookApi', {
+      config,
+      queue: this.resultsQueue,
+      secrets: this.secrets,
+      encryptionKey: key,
+      logRemovalPolicy: dataRemoval,
+      names,
+      network,
+    });
+    this.webhookUrlWithoutSecret = this.webhookApi.webhookBaseUrl;
+    this.poller = new Poller(this, 'Poller', {
+      config,
+      encryptionKey: key,
+      queue: this.resultsQueue,
+      secrets: this.secrets,
+      logRemovalPolicy: dataRemoval,
+      network,
+    });
+    this.resultFetcher = new ResultFetcher(this, 'ResultFetcher', {
+      config,
+      encryptionKey: key,
+      queue: this.queue,
+      table: this.resultsTable,
+      bucket: this.dataBucket,
+      bus: this.eventBus,
+      secrets: this.secrets,
+      logRemovalPolicy: dataRemoval,
+      network,
+    });
+
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      config,
+      encryptionKey: key,
+      names,
+      ...(props.alarmTopic !== undefined && { alarmTopic: props.alarmTopic }),
+      queue: this.queue,
+      deadLetterQueue: this.deadLetterQueue,
+      functions: {
+        webhook: this.webhookApi.webhookFunction,
+        poll: this.poller.pollFunction,
+        fetchResult: this.resultFetcher.fetchResultFunction,
+      },
+    });
+    this.alarmTopic = this.monitoring.topic;
+
+    if (props.analytics !== false) {
+      const analyticsProps = {
+        config,
+        encryptionKey: key,
+        bus: this.eventBus,
+        ...(busName !== undefined && { busName }),
+        names,
+        network,
+        accessLogs: data,
+        alarmTopic: this.alarmTopic,
+        removalPolicy: dataRemoval,
+      };
+      this.analytics =
+        props.analytics?.nestedStack === false
+          ? new Analytics(this, 'AnalyticsResources', analyticsProps)
+          : new AnalyticsStack(this, 'Analytics', analyticsProps).analytics;
+    }
+
+    // cdk-nag Serverless: fetch-result consumes SQS, whose redrive policy is its failure destination.
+    Validations.of(this.resultFetcher.fetchResultFunction.function).acknowledge(
+      {
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'Invoked by the SQS event source only (no asynchronous invocations): a failed message returns ' +
+          'to the results queue and after maxReceiveCount moves to its dead-letter queue.',
+      },
+      {
+        id: 'Serverless-LambdaEventSourceMappingDestination',
+        reason:
+          "SQS event source: failed records go back to the queue and, after maxReceiveCount, to the queue's " +
+          'dead-letter queue (alarmed, redriven by `idv dlq redrive`); an on-failure destination would ' +
+          'keep only the invocation record, not the message.',
+      },
+    );
+
+    if (props.outputs !== false) this.#addOutputs();
+  }
+
+  /**
+   * Lets `grantee` read stored results as `idv results …` does: the table's items and indexes
+   * (GetItem, BatchGetItem, Query), the objects under `results/` of the data bucket, and the key only
+   * through DynamoDB and S3. Nothing is written, listed or deleted; no secret, queue or bus is reached.
+   */
+  grantReadResults(grantee: iam.IGrantable): void {
+    const principal = grantee.grantPrincipal;
+    principal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:DescribeTable'],
+        resources: [this.resultsTable.tableArn, `${this.resultsTable.tableArn}/index/*`],
+      }),
+    );
+    principal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [this.dataBucket.arnForObjects(`${RESULTS_PREFIX}*`)],
+      }),
+    );
+    principal.addToPrincipalPolicy(keyUseThrough(this.#key, 'dynamodb', ['kms:Decrypt', 'kms:DescribeKey']));
+    const bucketKey = this.dataBucket.encryptionKey ?? this.#key;
+    principal.addToPrincipalPolicy(keyUseThrough(bucketKey, 's3', ['kms:Decrypt']));
+  }
+
+  /**
+   * Lets `grantee` query the analytics view as an analyst (the statements of the analyst policy: the
+   * workgroup, the Glue database, the projection and query results, the key only through S3 for the
+   * analytics bucket). Nothing of the data bucket, the results table or the secrets.
+   * @throws Error when the pipeline was built with `analytics: false`
+   */
+  grantReadAnalytics(grantee: iam.IGrantable): void {
+    if (!this.analytics) throw new Error('IdvPipeline: grantReadAnalytics needs analytics (it is false)');
+    for (const statement of this.analytics.analystStatements) {
+      grantee.grantPrincipal.addToPrincipalPolicy(statement);
+    }
+  }
+
+  /** Security group, endpoints and subnets of the functions in a VPC. */
+  #network(props: IdvPipelineProps, vpc: ec2.IVpc): FunctionNetwork {
+    const subnets = props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS };
+    const securityGroup = new ec2.SecurityGroup(this, 'FunctionSecurityGroup', {
+      vpc,
+      description: 'idv-pipeline functions: outbound only (the service over HTTPS, AWS APIs).',
+      allowAllOutbound: true,
+    });
+    if (props.vpcEndpoints !== false) {
+      // Gateway endpoints are free and keep S3 and DynamoDB traffic (result objects) off the NAT.
+      new ec2.GatewayVpcEndpoint(this, 'S3Endpoint', {
+        vpc,
+        service: ec2.GatewayVpcEndpointAwsService.S3,
+        subnets: [subnets],
+      });
+      new ec2.GatewayVpcEndpoint(this, 'DynamoDbEndpoint', {
+        vpc,
+        service: ec2.GatewayVpcEndpointAwsService.DYNAMODB,
+        subnets: [subnets],
+      });
+      // The APIs the function code calls. Not KMS (SQS, S3, DynamoDB and Secrets Manager use the key on
+      // the functions' behalf) and not CloudWatch Logs (Lambda ships the logs itself).
+      const interfaces: [string, ec2.InterfaceVpcEndpointAwsService][] = [
+        ['SqsEndpoint', ec2.InterfaceVpcEndpointAwsService.SQS],
+        ['SecretsManagerEndpoint', ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER],
+        ['EventBridgeEndpoint', ec2.InterfaceVpcEndpointAwsService.EVENTBRIDGE],
+        ['XRayEndpoint', ec2.InterfaceVpcEndpointAwsService.XRAY],
+      ];
+      for (const [id, service] of interfaces) {
+        const endpoint = new ec2.InterfaceVpcEndpoint(this, id, {
+          vpc,
+          service,
+          subnets,
+          privateDnsEnabled: true,
+          // Only the functions may use it, not the whole VPC CIDR.
+          open: false,
+        });
+        endpoint.connections.allowFrom(securityGroup, ec2.Port.tcp(443), 'idv-pipeline functions');
+      }
+    }
+    return { vpc, subnets, securityGroups: [securityGroup] };
+  }
+
+  /** What an operator and `idv --stack` need after `cdk deploy`; secret names only, never a value. */
+  #addOutputs(): void {
+    const outputs: Record<string, [string | undefined, string]> = {
+      WebhookBaseUrl: [
+        this.webhookUrlWithoutSecret,
+        'Append <webhook secret>/result and <webhook secret>/upload and register them at the service',
+      ],
+      EventBusName: [this.eventBus.eventBusName, 'Bus the pipeline publishes its events on'],
+      EventBusArn: [this.eventBus.eventBusArn, 'ARN of the event bus (for consumer rules)'],
+      EventArchiveName: [
+        this.eventArchive?.archiveName,
+        'Archive of every event (idv events replay --archive NAME)',
+      ],
+      ResultsTableName: [this.resultsTable.tableName, 'DynamoDB table of stored results'],
+      DataBucketName: [this.dataBucket.bucketName, 'S3 bucket of result.json, images and files'],
+      ResultsQueueUrl: [this.queue.queueUrl, 'SQS queue of resultIds to fetch'],
+      DeadLetterQueueUrl: [this.deadLetterQueue.queueUrl, 'Dead-letter queue (redrive after fixing)'],
+      CredentialsSecretName: [
+        this.secrets.credentials.secretName,
+        'Put {"clientId","clientSecret"} into this secret',
+      ],
+      WebhookSecretName: [this.secrets.webhook.secretName, 'Secret holding the webhook path segment'],
+      TokenCacheSecretName: [
+        this.secrets.tokenCache.secretName,
+        'Shared access-token cache (managed by the functions)',
+      ],
+      AlarmTopicArn: [this.alarmTopic.topicArn, 'SNS topic of every alarm (subscribe your on-call here)'],
+      DashboardName: [this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard of the pipeline'],
+      AnalyticsWorkgroup: [
+        this.analytics?.workgroupName,
+        'Athena workgroup: idv analytics query --workgroup <this>',
+      ],
+      AnalyticsDatabase: [this.analytics?.databaseName, 'Glue database of the results view'],
+      AnalyticsBucketName: [this.analytics?.bucket.bucketName, 'S3 bucket of the analytics projection'],
+      AnalystPolicyArn: [this.analytics?.analystPolicy.managedPolicyArn, 'Attach to the roles of analysts'],
+    };
+    for (const [id, [value, description]] of Object.entries(outputs)) {
+      if (value !== undefined) new CfnOutput(this, id, { value, description });
+    }
+  }
+}
+
+/** The props as validated settings (the same rules as cdk.json's environments, docs/deploy.md). */
+function settingsOf(props: IdvPipelineProps): EnvironmentConfig {
+  const raw: Record<string, unknown> = {
+    serviceBaseUrl: props.serviceBaseUrl,
+    serviceEnvironment: props.serviceEnvironment,
+    retentionDays: props.retention.toDays(),
+    logRetentionDays: props.logRetention,
+    pollSchedule: props.pollSchedule,
+    alarmEmail: props.alarmEmail,
+    scopes: props.scopes,
+    fetchConcurrency: props.fetchConcurrency,
+    fetchResultMemoryMb: props.fetchResultMemorySize,
+    logLevel: props.logLevel,
+    pendingAlarmMinutes: props.pendingAlarmThreshold?.toMinutes(),
+    webhookRateLimit: props.webhookRateLimit,
+    webhookBurstLimit: props.webhookBurstLimit,
+    webhookProtection: props.webhookProtection,
+    eventCustomerReference: props.eventCustomerReference,
+    removalPolicy:
+      props.removalPolicy === undefined
+        ? undefined
+        : props.removalPolicy === RemovalPolicy.RETAIN
+          ? 'retain'
+          : 'destroy',
+  };
+  const defined = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined));
+  return parseEnvironmentConfig(props.environmentName, defined, {
+    alarmTopicGiven: props.alarmTopic !== undefined,
+  });
+}

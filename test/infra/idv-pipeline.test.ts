@@ -1,0 +1,326 @@
+import { App, Duration, NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { describe, expect, it } from 'vitest';
+import { EnvironmentConfigError } from '../../infra/config';
+import { IdvPipeline, type IdvPipelineProps } from '../../infra/idv-pipeline';
+import { ENV } from '../../shared/config';
+import { actionsOf, type IamStatement, statementsOfRole } from './stack-fixture';
+
+const BASE: IdvPipelineProps = {
+  environmentName: 'staging',
+  serviceBaseUrl: 'https://staging.service.example',
+  retention: Duration.days(30),
+  removalPolicy: RemovalPolicy.DESTROY,
+};
+
+/** An app that does not bundle the functions (esbuild work the assertions do not need). */
+function newApp(): App {
+  return new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+}
+
+/** Every stack template under `stack`, nested stacks included. */
+function templatesOf(stack: Stack): Template[] {
+  const nested = stack.node.findAll().filter((c): c is NestedStack => c instanceof NestedStack);
+  return [Template.fromStack(stack), ...nested.map((n) => Template.fromStack(n))];
+}
+
+/** cdk-nag AwsSolutions + Serverless findings under `scope`, as `rule at path`. */
+function nagFindings(scope: IConstruct): string[] {
+  return [new AwsSolutionsChecks(), new ServerlessChecks()].flatMap((pack) =>
+    pack
+      .validateScope(scope)
+      .violations.map((v) => `${v.ruleName} at ${v.violatingResources[0]?.constructPath}`),
+  );
+}
+
+/** Properties that name a resource uniquely in an account and region. */
+const UNIQUE_NAMES: Readonly<Record<string, string>> = {
+  'AWS::Events::EventBus': 'Name',
+  'AWS::Events::Archive': 'ArchiveName',
+  'AWS::Events::Rule': 'Name',
+  'AWS::EventSchemas::Registry': 'RegistryName',
+  'AWS::CloudWatch::Alarm': 'AlarmName',
+  'AWS::CloudWatch::Dashboard': 'DashboardName',
+  'AWS::Athena::WorkGroup': 'Name',
+  'AWS::IAM::ManagedPolicy': 'ManagedPolicyName',
+  'AWS::IAM::Role': 'RoleName',
+  'AWS::SecretsManager::Secret': 'Name',
+  'AWS::KMS::Alias': 'AliasName',
+  'AWS::WAFv2::WebACL': 'Name',
+  'AWS::Lambda::Function': 'FunctionName',
+  'AWS::DynamoDB::Table': 'TableName',
+  'AWS::S3::Bucket': 'BucketName',
+  'AWS::SQS::Queue': 'QueueName',
+  'AWS::SNS::Topic': 'TopicName',
+  'AWS::Logs::LogGroup': 'LogGroupName',
+};
+
+/** The unique physical names the templates set (the Glue database's too). */
+function physicalNames(templates: Template[]): string[] {
+  const names: string[] = [];
+  for (const template of templates) {
+    for (const resource of Object.values(template.toJSON().Resources ?? {})) {
+      const { Type: type, Properties: properties = {} } = resource as {
+        Type: string;
+        Properties?: Record<string, unknown>;
+      };
+      const key = UNIQUE_NAMES[type];
+      if (key !== undefined && properties[key] !== undefined) {
+        names.push(`${type}=${JSON.stringify(properties[key])}`);
+      }
+      if (type === 'AWS::Glue::Database') {
+        names.push(`${type}=${(properties['DatabaseInput'] as { Name: string }).Name}`);
+      }
+    }
+  }
+  return names;
+}
+
+/** A dependency cycle among the resources of `template` (CloudFormation refuses those), or []. */
+function dependencyCycle(template: Template): string[] {
+  const resources = template.toJSON().Resources as Record<string, { DependsOn?: string | string[] }>;
+  const edges = new Map<string, Set<string>>();
+  for (const [id, resource] of Object.entries(resources)) {
+    const targets = new Set<string>([resource.DependsOn ?? []].flat());
+    JSON.stringify(resource, (key, value: unknown) => {
+      if (key === 'Ref' && typeof value === 'string') targets.add(value);
+      if (key === 'Fn::GetAtt' && Array.isArray(value)) targets.add(String(value[0]));
+      return value;
+    });
+    edges.set(id, new Set([...targets].filter((t) => t in resources && t !== id)));
+  }
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (id: string, trail: string[]): string[] => {
+    if (state.get(id) === 'done') return [];
+    if (state.get(id) === 'visiting') return [...trail.slice(trail.indexOf(id)), id];
+    state.set(id, 'visiting');
+    for (const next of edges.get(id) ?? []) {
+      const cycle = visit(next, [...trail, id]);
+      if (cycle.length > 0) return cycle;
+    }
+    state.set(id, 'done');
+    return [];
+  };
+  for (const id of edges.keys()) {
+    const cycle = visit(id, []);
+    if (cycle.length > 0) return cycle;
+  }
+  return [];
+}
+
+describe('IdvPipeline, side by side', () => {
+  it('synthesises two pipelines in one stack and in a second stack without a colliding name or a nag finding', () => {
+    // Prepare
+    const app = newApp();
+    const first = new Stack(app, 'TeamA');
+    const second = new Stack(app, 'TeamB');
+
+    // Act
+    new IdvPipeline(first, 'Blue', BASE);
+    new IdvPipeline(first, 'Green', { ...BASE, environmentName: 'green', serviceEnvironment: 'staging' });
+    new IdvPipeline(second, 'Blue', BASE);
+    const names = [first, second].flatMap((stack) => physicalNames(templatesOf(stack)));
+    app.synth();
+
+    // Assess
+    expect(names.length).toBeGreaterThanOrEqual(9);
+    expect(names.filter((name, i) => names.indexOf(name) !== i)).toEqual([]);
+    expect(names.join('\n')).not.toMatch(/idv-pipeline-staging/);
+    expect(templatesOf(first).map(dependencyCycle)).toEqual(templatesOf(first).map(() => []));
+    expect(nagFindings(first)).toEqual([]);
+    expect(nagFindings(second)).toEqual([]);
+  });
+
+  it("fixes today's names only when a prefix is given", () => {
+    // Prepare
+    const stack = new Stack(newApp(), 'Named');
+
+    // Act
+    new IdvPipeline(stack, 'Pipeline', { ...BASE, namePrefix: 'idv-pipeline-staging' });
+    const template = Template.fromStack(stack);
+
+    // Assess
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'idv-pipeline-staging' });
+    template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'idv-pipeline-staging' });
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'idv-pipeline-staging-webhooks' });
+  });
+});
+
+describe('IdvPipeline, permissions boundary', () => {
+  it('reaches every role, the nested analytics stack and the API Gateway logging role included', () => {
+    // Prepare
+    const app = newApp();
+    const stack = new Stack(app, 'Bounded');
+    const boundary = new iam.ManagedPolicy(stack, 'Boundary', {
+      statements: [new iam.PolicyStatement({ actions: ['*'], resources: ['*'] })],
+    });
+    new IdvPipeline(stack, 'Pipeline', BASE);
+
+    // Act
+    iam.PermissionsBoundary.of(stack).apply(boundary);
+    app.synth();
+    const roles = templatesOf(stack).flatMap((t) => Object.values(t.findResources('AWS::IAM::Role')));
+
+    // Assess
+    expect(roles.length).toBeGreaterThanOrEqual(5);
+    for (const role of roles) expect(role.Properties.PermissionsBoundary).toBeDefined();
+  });
+});
+
+describe('IdvPipeline, existing resources', () => {
+  function withExisting() {
+    const app = newApp();
+    const stack = new Stack(app, 'Platform');
+    const key = new kms.Key(stack, 'PlatformKey', { enableKeyRotation: true });
+    const bucket = new s3.Bucket(stack, 'PlatformBucket', {
+      encryption: s3.BucketEncryption.KMS,
+      encryptionKey: key,
+      enforceSSL: true,
+    });
+    const bus = new events.EventBus(stack, 'PlatformBus', { kmsKey: key });
+    const topic = new sns.Topic(stack, 'OnCall', { masterKey: key });
+    const pipeline = new IdvPipeline(stack, 'Pipeline', {
+      ...BASE,
+      encryptionKey: key,
+      dataBucket: bucket,
+      eventBus: bus,
+      alarmTopic: topic,
+    });
+    return { app, stack, key, bucket, bus, topic, pipeline };
+  }
+
+  it('uses the given key, bucket, bus and topic instead of creating its own', () => {
+    // Prepare
+    const { stack, pipeline, bucket, bus, topic, key } = withExisting();
+
+    // Act
+    const template = Template.fromStack(stack);
+    const fetchResult = pipeline.resultFetcher.fetchResultFunction.function.node.defaultChild as CfnFunction;
+    const variables = (stack.resolve(fetchResult.environment) as { variables: Record<string, unknown> })
+      .variables;
+
+    // Assess
+    template.resourceCountIs('AWS::KMS::Key', 1);
+    template.resourceCountIs('AWS::Events::EventBus', 1);
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    expect(pipeline.encryptionKey).toBe(key);
+    expect(pipeline.dataBucket).toBe(bucket);
+    expect(pipeline.eventBus).toBe(bus);
+    expect(pipeline.alarmTopic).toBe(topic);
+    expect(variables[ENV.dataBucketName]).toEqual(stack.resolve(bucket.bucketName));
+    expect(variables[ENV.eventBusName]).toEqual(stack.resolve(bus.eventBusName));
+  });
+
+  it("adds the services' statements to a key of the app and stays nag-clean", () => {
+    // Prepare
+    const { app, stack, pipeline } = withExisting();
+
+    // Act
+    const template = Template.fromStack(stack);
+    const keyPolicy = JSON.stringify(Object.values(template.findResources('AWS::KMS::Key'))[0]);
+    app.synth();
+
+    // Assess
+    expect(keyPolicy).toContain('logs.');
+    expect(keyPolicy).toContain('cloudwatch.amazonaws.com');
+    expect(dependencyCycle(template)).toEqual([]);
+    expect(nagFindings(pipeline)).toEqual([]);
+  });
+
+  it('requires an alarm target in production, and takes the given topic as one', () => {
+    // Prepare
+    const production = { ...BASE, environmentName: 'production' };
+
+    // Act
+    const bare = () => new IdvPipeline(new Stack(newApp(), 'Bare'), 'Pipeline', production);
+    const withTopic = () => {
+      const stack = new Stack(newApp(), 'WithTopic');
+      return new IdvPipeline(stack, 'Pipeline', {
+        ...production,
+        alarmTopic: sns.Topic.fromTopicArn(stack, 'OnCall', 'arn:aws:sns:eu-west-1:123456789012:on-call'),
+      });
+    };
+
+    // Assess
+    expect(bare).toThrow(EnvironmentConfigError);
+    expect(withTopic).not.toThrow();
+  });
+});
+
+describe('IdvPipeline, in a VPC', () => {
+  it('runs every function in the private subnets with the endpoints they use, nag-clean', () => {
+    // Prepare
+    const app = newApp();
+    const stack = new Stack(app, 'Networked');
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    // The VPC is the platform's (its flow logs too): only the pipeline's resources are checked here.
+    vpc.addFlowLog('FlowLog');
+
+    // Act
+    const pipeline = new IdvPipeline(stack, 'Pipeline', { ...BASE, vpc });
+    app.synth();
+    const templates = templatesOf(stack);
+    const functions = templates.flatMap((t) => Object.values(t.findResources('AWS::Lambda::Function')));
+    const endpoints = Template.fromStack(stack).findResources('AWS::EC2::VPCEndpoint');
+    const services = Object.values(endpoints).map((e) => JSON.stringify(e.Properties.ServiceName));
+
+    // Assess
+    expect(functions).toHaveLength(4);
+    for (const fn of functions) expect(fn.Properties.VpcConfig.SubnetIds).toBeDefined();
+    for (const service of ['s3', 'dynamodb', 'sqs', 'secretsmanager', 'events', 'xray']) {
+      expect(services.some((name) => name.includes(`.${service}`))).toBe(true);
+    }
+    expect(pipeline.functionSecurityGroup).toBeDefined();
+    expect(nagFindings(pipeline)).toEqual([]);
+  });
+});
+
+describe('IdvPipeline, grants', () => {
+  it('lets a reader get and query results and read their objects, nothing else', () => {
+    // Prepare
+    const app = newApp();
+    const stack = new Stack(app, 'Readers');
+    const pipeline = new IdvPipeline(stack, 'Pipeline', BASE);
+    const reader = new iam.Role(stack, 'Reader', { assumedBy: new iam.AccountRootPrincipal() });
+
+    // Act
+    pipeline.grantReadResults(reader);
+    pipeline.grantReadAnalytics(reader);
+    const template = Template.fromStack(stack);
+    const statements: IamStatement[] = statementsOfRole(
+      template,
+      stack.resolve((reader.node.defaultChild as iam.CfnRole).logicalId) as string,
+    );
+    const actions = statements.flatMap(actionsOf);
+
+    // Assess
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:GetItem', 's3:GetObject']));
+    expect(actions).toEqual(expect.arrayContaining(['athena:StartQueryExecution']));
+    expect(actions.filter((a) => /Put|Delete|Update|Write|secretsmanager|sqs:/.test(a))).toEqual([
+      's3:PutObject',
+    ]);
+  });
+
+  it('refuses an analytics grant when analytics is off', () => {
+    // Prepare
+    const stack = new Stack(newApp(), 'NoAnalytics');
+    const pipeline = new IdvPipeline(stack, 'Pipeline', { ...BASE, analytics: false });
+
+    // Act
+    const grant = () =>
+      pipeline.grantReadAnalytics(new iam.Role(stack, 'R', { assumedBy: new iam.AccountRootPrincipal() }));
+
+    // Assess
+    expect(grant).toThrow(/analytics/);
+    Template.fromStack(stack).resourceCountIs('AWS::Athena::WorkGroup', 0);
+  });
+});

@@ -29,15 +29,17 @@ const ENGINE_OPTIONS = {
 const ENGINE_HELP = `Where:
   --local              DuckDB over the local run's projection (.local/analytics/results)
   --data-dir DIR       data directory of the local run (default .local)
-  --workgroup WG       ${WORKGROUP_ENV}   Athena workgroup of a stack (output AnalyticsWorkgroup), e.g.
-                       idv-pipeline-staging-analytics
-  --database DB        Glue database (default: from the workgroup name, idv_pipeline_staging)
+  --workgroup WG       ${WORKGROUP_ENV}   Athena workgroup (default: the deployment's output AnalyticsWorkgroup)
+  --database DB        Glue database (default: the deployment's output AnalyticsDatabase)
 AWS credentials and region come from the standard AWS environment/profile.`;
 
 /** Opens the engine the flags name (a usage error when they name none or both). */
 async function openEngine(ctx: CommandContext, command: string): Promise<QueryEngine> {
   const local = ctx.values['local'] === true;
-  const workgroup = str(ctx, 'workgroup') ?? (local ? undefined : ctx.io.env[WORKGROUP_ENV]);
+  const deployment = local ? undefined : await ctx.deployment();
+  const workgroup =
+    str(ctx, 'workgroup') ??
+    (local ? undefined : (ctx.io.env[WORKGROUP_ENV] ?? deployment?.AnalyticsWorkgroup));
   if (local && str(ctx, 'workgroup'))
     throw new UsageError('pass either --local or --workgroup, not both', command);
   if (local) {
@@ -48,15 +50,25 @@ async function openEngine(ctx: CommandContext, command: string): Promise<QueryEn
     return openLocalAnalytics(dataDir);
   }
   if (!workgroup) {
-    throw new UsageError(`pass --local or --workgroup WG (or set ${WORKGROUP_ENV})`, command);
+    throw new UsageError(
+      `pass --local or --workgroup WG (or set ${WORKGROUP_ENV}), or name the deployment with --stack NAME or --outputs-file FILE`,
+      command,
+    );
+  }
+  const database = str(ctx, 'database') ?? deployment?.AnalyticsDatabase;
+  if (!database) {
+    throw new UsageError(
+      'pass --database DB with --workgroup, or --stack NAME / --outputs-file FILE',
+      command,
+    );
   }
   // Loaded on use: every other idv command starts without the Athena client.
   const { AthenaClient } = await import('@aws-sdk/client-athena');
-  const { athenaEngine, databaseOfWorkgroup } = await import('../../shared/analytics/athena');
+  const { athenaEngine } = await import('../../shared/analytics/athena');
   return athenaEngine({
     athena: new AthenaClient({}),
     workgroup,
-    database: str(ctx, 'database') ?? databaseOfWorkgroup(workgroup),
+    database,
   });
 }
 
@@ -101,6 +113,7 @@ ${ENGINE_HELP}`,
   options: { ...ENGINE_OPTIONS, format: { type: 'string' }, saved: { type: 'string' } },
   positionals: true,
   connection: false,
+  deployment: true,
   run: async (ctx) => {
     const format = outputFormat(ctx, 'analytics query');
     const sql = querySql(ctx);
@@ -171,6 +184,7 @@ ${ENGINE_HELP}`,
     html: { type: 'string' },
   },
   connection: false,
+  deployment: true,
   run: async (ctx) => {
     const since = dayFlag(ctx, 'since');
     const until = dayFlag(ctx, 'until');

@@ -10,7 +10,7 @@ import type { CliCommand } from './types';
 export const dlqRedriveCommand: CliCommand = {
   path: ['dlq', 'redrive'],
   summary: 'move dead-lettered messages back to the results queue (source "redrive")',
-  usage: 'dlq redrive [--max N] [--local | --queue-url URL --dlq-url URL]',
+  usage: 'dlq redrive [--max N] [--local | --stack NAME | --queue-url URL --dlq-url URL]',
   help: `  --max N              move at most N messages
   --local              the local stack (a running \`npm start\`; its queues live only while it runs)
   --data-dir DIR       data directory of the local stack (default .local)
@@ -25,6 +25,7 @@ Malformed messages stay in the DLQ. AWS credentials and region come from the sta
     max: { type: 'string' },
   },
   connection: false,
+  deployment: true,
   run: async (ctx) => {
     const target = await openTarget(ctx, { queueUrl: str(ctx, 'queue-url'), dlqUrl: str(ctx, 'dlq-url') });
     const bar = progress(ctx.io);
@@ -39,7 +40,7 @@ Malformed messages stay in the DLQ. AWS credentials and region come from the sta
     try {
       if (!target.queueUrl || !target.dlqUrl) {
         throw new UsageError(
-          'need the queue and DLQ: pass --queue-url and --dlq-url, or use --local',
+          'need the queue and DLQ: pass --stack NAME, --outputs-file FILE or --queue-url and --dlq-url, or use --local',
           'dlq redrive',
         );
       }

@@ -6,8 +6,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { readLiveStack } from '../../local/stack-file';
-import { ENV } from '../../shared/config';
-import { archiveNameOfBus } from '../../shared/events/names';
 import { compileEventPattern, EventPatternError } from '../../shared/events/pattern';
 import {
   checkRange,
@@ -112,11 +110,10 @@ function replayRange(ctx: CommandContext): ReplayRange {
 export const eventsReplayCommand: CliCommand = {
   path: ['events', 'replay'],
   summary: 'publish archived events of a time range again onto the bus (after a consumer was down)',
-  usage: 'events replay --since DATE --until DATE [--archive NAME | --bus NAME] [--local [--data-dir DIR]]',
+  usage: 'events replay --since DATE --until DATE [--archive NAME | --stack NAME] [--local [--data-dir DIR]]',
   help: `  --since DATE         start, inclusive: 2026-08-10 (midnight UTC) or 2026-08-10T12:00:00Z
   --until DATE         end, exclusive (--since 2026-08-10 --until 2026-08-11 replays the 10th)
-  --archive NAME       ${EVENT_ARCHIVE_VARIABLE}  the stack's archive (output EventArchiveName)
-  --bus NAME           ${ENV.eventBusName}      or the bus (output EventBusName): its archive is <bus>-archive
+  --archive NAME       ${EVENT_ARCHIVE_VARIABLE}  the archive (default: the deployment's output EventArchiveName)
   --local              re-publish the events of <data-dir>/events.jsonl in the range through the bus of a
                        running \`npm start\` (and so through its --rule rules)
   --data-dir DIR       data directory of the local stack (default .local)
@@ -127,20 +124,19 @@ AWS credentials and region come from the standard AWS environment/profile.`,
     since: { type: 'string' },
     until: { type: 'string' },
     archive: { type: 'string' },
-    bus: { type: 'string' },
     local: { type: 'boolean' },
     'data-dir': { type: 'string' },
   },
   connection: false,
+  deployment: true,
   run: async (ctx) => {
     const range = replayRange(ctx);
     if (ctx.values['local'] === true) return replayLocal(ctx, range);
-    const bus = str(ctx, 'bus') ?? ctx.io.env[ENV.eventBusName];
     const archiveName =
-      str(ctx, 'archive') ?? ctx.io.env[EVENT_ARCHIVE_VARIABLE] ?? (bus ? archiveNameOfBus(bus) : undefined);
+      str(ctx, 'archive') ?? ctx.io.env[EVENT_ARCHIVE_VARIABLE] ?? (await ctx.deployment())?.EventArchiveName;
     if (!archiveName) {
       throw new UsageError(
-        `no archive: pass --archive (stack output EventArchiveName) or --bus, or set ${EVENT_ARCHIVE_VARIABLE}`,
+        `no archive: pass --stack NAME or --outputs-file FILE (output EventArchiveName) or --archive, or set ${EVENT_ARCHIVE_VARIABLE}`,
         'events replay',
       );
     }

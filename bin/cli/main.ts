@@ -8,6 +8,7 @@ import { describeArgsError } from '../../shared/args';
 import type { IdvClient } from '../../shared/client/client';
 import { COMMANDS } from './commands';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFromFlags } from './connection';
+import { DEPLOYMENT_HELP, DEPLOYMENT_OPTIONS, type DeploymentOutputs, findDeployment } from './deployment';
 import { UsageError } from './errors';
 import { withFlagNames } from './field-flags';
 import type { CliCommand, CliIo } from './types';
@@ -60,7 +61,11 @@ async function dispatch(
     return 0;
   }
   const connected = command.connection !== false;
-  const options = { ...(connected ? CONNECTION_OPTIONS : {}), ...command.options };
+  const options = {
+    ...(connected ? CONNECTION_OPTIONS : {}),
+    ...(command.deployment ? DEPLOYMENT_OPTIONS : {}),
+    ...command.options,
+  };
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: [...rest], options, strict: true, allowPositionals: true });
@@ -72,6 +77,7 @@ async function dispatch(
     throw new UsageError(`unexpected argument "${positionals[0]}"`, name);
   }
   let client: IdvClient | undefined;
+  let deployment: Promise<DeploymentOutputs | undefined> | undefined;
   const value = await command
     .run({
       values: parsed.values,
@@ -80,6 +86,17 @@ async function dispatch(
       client: () => {
         client ??= clientFromFlags(parsed.values, io, name);
         return client;
+      },
+      deployment: () => {
+        deployment ??= findDeployment({
+          values: parsed.values,
+          env: io.env,
+          cwd: io.cwd,
+          command: name,
+          stackReader:
+            io.stackReader ?? (async () => (await import('./cloudformation')).cloudFormationReader()),
+        });
+        return deployment;
       },
     })
     .catch((error: unknown) => {
@@ -131,6 +148,7 @@ function commandHelp(command: CliCommand): string {
   const parts = [`Usage: idv ${command.usage}`, '', command.summary];
   if (command.help) parts.push('', command.help);
   if (command.connection !== false) parts.push('', CONNECTION_HELP);
+  if (command.deployment) parts.push('', DEPLOYMENT_HELP);
   return `${parts.join('\n')}\n`;
 }
 

@@ -57,14 +57,17 @@ AWS credentials and region come from the standard AWS environment/profile.`;
 
 /** Opens the target named by the flags; the caller closes it. */
 export async function openTarget(ctx: CommandContext, extra: { queueUrl?: string; dlqUrl?: string } = {}) {
+  // On AWS the names come from the flags, else the deployment's stack outputs, else the variables.
+  const deployment = ctx.values['local'] === true ? undefined : await ctx.deployment();
   return openAwsTarget({
     local: ctx.values['local'] === true,
     dataDir: str(ctx, 'data-dir')
       ? resolve(ctx.io.cwd, str(ctx, 'data-dir')!)
       : resolve(ctx.io.cwd, '.local'),
-    table: str(ctx, 'table'),
-    bucket: str(ctx, 'bucket'),
-    ...extra,
+    table: str(ctx, 'table') ?? deployment?.ResultsTableName,
+    bucket: str(ctx, 'bucket') ?? deployment?.DataBucketName,
+    queueUrl: extra.queueUrl ?? deployment?.ResultsQueueUrl,
+    dlqUrl: extra.dlqUrl ?? deployment?.DeadLetterQueueUrl,
     env: ctx.io.env,
   }).catch((error: unknown) => {
     // A wrong directory is a wrong command line (exit 2), not a failure of the store.
@@ -100,7 +103,10 @@ async function withTarget<T>(
   const target = await openTarget(ctx);
   try {
     if (!target.tableName)
-      throw new UsageError('no results table: pass --table, set IDV_RESULTS_TABLE, or use --local', command);
+      throw new UsageError(
+        'no results table: pass --stack NAME, --outputs-file FILE or --table (IDV_RESULTS_TABLE), or use --local',
+        command,
+      );
     return await work(target, target.tableName);
   } finally {
     await target.close();
@@ -124,6 +130,7 @@ export const resultsGetCommand: CliCommand = {
   options: { ...TARGET_OPTIONS, out: { type: 'string' } },
   positionals: true,
   connection: false,
+  deployment: true,
   run: (ctx) =>
     withTarget(ctx, 'results get', async (target, tableName) => {
       const resultId = onePositional(ctx, 'RESULT_ID', 'results get');
@@ -177,6 +184,7 @@ export const resultsListCommand: CliCommand = {
     format: { type: 'string' },
   },
   connection: false,
+  deployment: true,
   run: async (ctx) => {
     const format = oneOf(ctx, 'format', OUTPUT_FORMATS) ?? 'json';
     // Flags first: a wrong one must not wait for (or start) the local emulators.
@@ -218,6 +226,7 @@ export const resultsByTransactionCommand: CliCommand = {
   options: TARGET_OPTIONS,
   positionals: true,
   connection: false,
+  deployment: true,
   run: (ctx) =>
     withTarget(ctx, 'results by-transaction', async (target, tableName) => {
       const id = onePositional(ctx, 'TRANSACTION_ID', 'results by-transaction');
@@ -236,6 +245,7 @@ export const resultsByReferenceCommand: CliCommand = {
   options: TARGET_OPTIONS,
   positionals: true,
   connection: false,
+  deployment: true,
   run: (ctx) =>
     withTarget(ctx, 'results by-reference', async (target, tableName) => {
       const reference = onePositional(ctx, 'CUSTOMER_REFERENCE', 'results by-reference');

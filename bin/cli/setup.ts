@@ -15,9 +15,9 @@ import { type EnvironmentConfig, loadEnvironments } from '../../infra/config';
 import { fetchAccessToken } from '../../shared/client';
 import { UnauthorizedError } from '../../shared/client/errors';
 import { DEFAULT_PIPELINE_SCOPES } from '../../shared/config';
-import { secretName } from '../../shared/secret-names';
+import { fromDeployment } from './deployment';
 import { UsageError } from './errors';
-import { flag, required, str } from './flags';
+import { flag, str } from './flags';
 import type { CliCommand, CommandContext } from './types';
 
 const COMMAND = 'setup credentials';
@@ -25,9 +25,10 @@ const COMMAND = 'setup credentials';
 export const setupCredentialsCommand: CliCommand = {
   path: ['setup', 'credentials'],
   summary: "put the service's client credentials into the stack's secret (asked for, never echoed)",
-  usage: 'setup credentials --environment ENV [--secret-id ID] [--service-url URL] [--skip-verify]',
-  help: `  --environment ENV    the stack's environment in cdk.json (staging, production, …)
-  --secret-id ID       the secret to write (default idv-pipeline/<ENV>/client-credentials)
+  usage:
+    'setup credentials (--stack NAME | --outputs-file FILE | --secret-id ID) [--environment ENV] [--service-url URL] [--skip-verify]',
+  help: `  --secret-id ID       the secret to write (default: the deployment's output CredentialsSecretName)
+  --environment ENV    the environment in cdk.json (staging, production, …) whose serviceBaseUrl checks them
   --service-url URL    check the credentials against this service (default: the environment's
                        serviceBaseUrl in cdk.json, unless it is a placeholder)
   --skip-verify        write without asking the service for a token first
@@ -41,13 +42,22 @@ stdin they are its first two lines. AWS credentials and region come from the sta
     'skip-verify': { type: 'boolean' },
   },
   connection: false,
+  deployment: true,
   run: async (ctx) => {
-    const environment = required(ctx, 'environment', COMMAND);
-    if (!/^[a-z][a-z0-9-]{0,19}$/.test(environment)) {
+    const environment = str(ctx, 'environment');
+    if (environment !== undefined && !/^[a-z][a-z0-9-]{0,19}$/.test(environment)) {
       throw new UsageError('--environment must be lower-case letters, digits and dashes', COMMAND);
     }
-    const secretId = str(ctx, 'secret-id') ?? secretName(environment, 'credentials');
-    const config = stackConfig(ctx, environment);
+    const secretId =
+      str(ctx, 'secret-id') ??
+      fromDeployment(
+        await ctx.deployment(),
+        'CredentialsSecretName',
+        undefined,
+        'pass --secret-id ID',
+        COMMAND,
+      );
+    const config = environment === undefined ? undefined : stackConfig(ctx, environment);
     const serviceUrl =
       str(ctx, 'service-url') ?? (config?.serviceBaseUrlIsPlaceholder ? undefined : config?.serviceBaseUrl);
 
@@ -58,15 +68,15 @@ stdin they are its first two lines. AWS credentials and region come from the sta
     if (!flag(ctx, 'skip-verify')) {
       if (!serviceUrl) {
         ctx.io.stderr(
-          `not checked against the service: cdk.json has no real serviceBaseUrl for ${environment} (pass --service-url URL)\n`,
+          `not checked against the service: no real serviceBaseUrl${environment ? ` in cdk.json for ${environment}` : ''} (pass --service-url URL)\n`,
         );
       } else {
         await verify(serviceUrl, clientId, clientSecret, config?.scopes ?? DEFAULT_PIPELINE_SCOPES);
         verified = serviceUrl;
       }
     }
-    const versionId = await putSecret(secretId, JSON.stringify({ clientId, clientSecret }), environment);
-    return { environment, secretId, versionId, verified };
+    const versionId = await putSecret(secretId, JSON.stringify({ clientId, clientSecret }));
+    return { ...(environment !== undefined && { environment }), secretId, versionId, verified };
   },
 };
 
@@ -104,7 +114,7 @@ async function verify(baseUrl: string, clientId: string, clientSecret: string, s
   }
 }
 
-async function putSecret(secretId: string, value: string, environment: string): Promise<string | undefined> {
+async function putSecret(secretId: string, value: string): Promise<string | undefined> {
   const client = new SecretsManagerClient({});
   try {
     const answer = await client.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: value }));
@@ -112,7 +122,7 @@ async function putSecret(secretId: string, value: string, environment: string): 
   } catch (error) {
     if (error instanceof ResourceNotFoundException) {
       throw new Error(
-        `secret ${secretId} does not exist in this account and region: deploy the stack first (npx cdk deploy -c env=${environment}) or check AWS_PROFILE and AWS_REGION`,
+        `secret ${secretId} does not exist in this account and region: deploy the stack first or check AWS_PROFILE and AWS_REGION`,
       );
     }
     const name = error instanceof Error ? error.name : 'error';

@@ -4,6 +4,7 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 import type { IdvClient } from '../../shared/client/client';
+import type { DeploymentOutputs, StackOutputsReader } from './deployment';
 import type { Ask } from './prompt';
 
 /** Where the CLI reads and writes; the real process in `bin/idv.ts`, fakes in unit tests. */
@@ -17,6 +18,8 @@ export interface CliIo {
   readonly fetch?: typeof fetch;
   /** Asks the operator for one value (`bin/cli/prompt.ts`); absent where there is no input. */
   readonly ask?: Ask;
+  /** Reads a stack's outputs for `--stack` (tests pass a fake). @default CloudFormation DescribeStacks */
+  readonly stackReader?: () => Promise<StackOutputsReader>;
 }
 
 /** Parsed flag values, as `node:util` `parseArgs` returns them. */
@@ -29,6 +32,11 @@ export interface CommandContext {
   readonly io: CliIo;
   /** The service client built from `--base-url`/`IDV_BASE_URL` etc.; built on first use. */
   readonly client: () => IdvClient;
+  /**
+   * The outputs of the deployment `--stack`/`--outputs-file` (or their variables) name, read on first
+   * use; `undefined` when none is named. Only for commands with `deployment: true`.
+   */
+  readonly deployment: () => Promise<DeploymentOutputs | undefined>;
 }
 
 /** One `idv` command. */
@@ -47,6 +55,8 @@ export interface CliCommand {
   readonly positionals?: boolean;
   /** Whether the command talks to the service and takes the connection flags. @default true */
   readonly connection?: boolean;
+  /** Whether the command works on a deployment and takes `--stack`, `--outputs-file`, `--pipeline`. @default false */
+  readonly deployment?: boolean;
   /** Does the work; a returned value is printed as JSON on stdout. */
   run(context: CommandContext): Promise<unknown>;
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -34,8 +34,21 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
   };
-  // A directory without cdk.json: the service URL comes from the flag.
+  // A directory without cdk.json: the service URL comes from the flag, the secret from the outputs
+  // `cdk deploy --outputs-file` wrote (a second stack names a secret that was never created).
   cwd = await mkdtemp(join(tmpdir(), 'idv-setup-'));
+  const outputs = (secret: string) => ({
+    WebhookBaseUrl: 'https://api.example/v1/webhooks/',
+    ResultsTableName: 'table',
+    CredentialsSecretName: secret,
+  });
+  await writeFile(
+    join(cwd, 'outputs.json'),
+    JSON.stringify({
+      'IdvPipeline-staging': outputs(SECRET_ID),
+      'IdvPipeline-prod': outputs('idv-pipeline/prod/client-credentials'),
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -45,13 +58,15 @@ afterAll(async () => {
   await rm(cwd, { recursive: true, force: true });
 });
 
+const STAGING = ['--outputs-file', 'outputs.json', '--stack', 'IdvPipeline-staging'];
+
 const stored = async () =>
   JSON.parse((await sm.send(new GetSecretValueCommand({ SecretId: SECRET_ID }))).SecretString ?? '');
 
 describe('idv setup credentials', () => {
   it('checks the credentials with the service and writes them as JSON, printing no secret', async () => {
     // Act
-    const run = await runIdv(['setup', 'credentials', '--environment', 'staging', '--service-url', sim.url], {
+    const run = await runIdv(['setup', 'credentials', ...STAGING, '--service-url', sim.url], {
       env,
       cwd,
       input: `${CLIENT.clientId}\n${CLIENT.clientSecret}\n`,
@@ -59,7 +74,7 @@ describe('idv setup credentials', () => {
 
     // Assess
     expect(run.code, run.stderr).toBe(0);
-    expect(run.json()).toMatchObject({ environment: 'staging', secretId: SECRET_ID, verified: sim.url });
+    expect(run.json()).toMatchObject({ secretId: SECRET_ID, verified: sim.url });
     expect(await stored()).toEqual(CLIENT);
     expect(run.stdout + run.stderr).not.toContain(CLIENT.clientSecret);
   });
@@ -69,7 +84,7 @@ describe('idv setup credentials', () => {
     const before = await stored();
 
     // Act
-    const run = await runIdv(['setup', 'credentials', '--environment', 'staging', '--service-url', sim.url], {
+    const run = await runIdv(['setup', 'credentials', ...STAGING, '--service-url', sim.url], {
       env,
       cwd,
       input: 'stack-client\nwrong-secret\n',
@@ -84,16 +99,27 @@ describe('idv setup credentials', () => {
 
   it('says what is missing: an ended input, an unknown secret', async () => {
     // Act
-    const ended = await runIdv(['setup', 'credentials', '--environment', 'staging', '--skip-verify'], {
+    const ended = await runIdv(['setup', 'credentials', ...STAGING, '--skip-verify'], {
       env,
       cwd,
       input: 'only-an-id\n',
     });
-    const unknown = await runIdv(['setup', 'credentials', '--environment', 'prod', '--skip-verify'], {
-      env,
-      cwd,
-      input: 'id\nsecret\n',
-    });
+    const unknown = await runIdv(
+      [
+        'setup',
+        'credentials',
+        '--outputs-file',
+        'outputs.json',
+        '--stack',
+        'IdvPipeline-prod',
+        '--skip-verify',
+      ],
+      {
+        env,
+        cwd,
+        input: 'id\nsecret\n',
+      },
+    );
 
     // Assess
     expect(ended.code).toBe(2);

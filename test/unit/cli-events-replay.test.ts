@@ -7,10 +7,31 @@ import type { CliIo } from '../../bin/cli/types';
 const ebMock = mockClient(EventBridgeClient);
 const busArn = 'arn:aws:events:eu-west-1:123456789012:event-bus/idv-pipeline-staging';
 
+/** The stack outputs IdvPipeline writes, as CloudFormation would return them for the app's stack. */
+const STACK_OUTPUTS: Record<string, Record<string, string>> = {
+  'IdvPipeline-staging': {
+    WebhookBaseUrl: 'https://api.example/v1/webhooks/',
+    ResultsTableName: 'IdvPipeline-staging-ResultsTable-1',
+    EventArchiveName: 'idv-pipeline-staging-archive',
+  },
+};
+
 function fakeIo(env: Record<string, string> = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const io: CliIo = { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env, cwd: '/nonexistent' };
+  const io: CliIo = {
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    env,
+    cwd: '/nonexistent',
+    stackReader: async () => ({
+      outputsOf: async (stack) => {
+        const outputs = STACK_OUTPUTS[stack];
+        if (!outputs) throw new Error(`stack ${stack} does not exist`);
+        return outputs;
+      },
+    }),
+  };
   return { io, stdout: () => out.join(''), stderr: () => err.join('') };
 }
 
@@ -31,10 +52,10 @@ describe('idv events replay on AWS (aws-sdk-client-mock)', () => {
     vi.unstubAllEnvs();
   });
 
-  it('finds the archive from IDV_EVENT_BUS, replays onto its bus and reports the state on stderr', async () => {
+  it("finds the archive in the stack's outputs (IDV_STACK), replays onto its bus and reports the state on stderr", async () => {
     // Prepare
     ebMock.on(StartReplayCommand).resolves({ State: 'COMPLETED', ReplayArn: 'arn:replay' });
-    const { io, stdout, stderr } = fakeIo({ IDV_EVENT_BUS: 'idv-pipeline-staging' });
+    const { io, stdout, stderr } = fakeIo({ IDV_STACK: 'IdvPipeline-staging' });
 
     // Act
     const code = await runCli(['events', 'replay', '--since', '2026-08-10', '--until', '2026-08-11'], io);
@@ -89,5 +110,19 @@ describe('idv events replay on AWS (aws-sdk-client-mock)', () => {
 
     expect(code).toBe(2);
     expect(stderr()).toMatch(/--since must be a day/);
+  });
+});
+
+describe('idv events replay without a deployment', () => {
+  it('no longer derives the archive from a bus name: a usage error names --stack', async () => {
+    // Prepare
+    const { io, stderr } = fakeIo({ IDV_EVENT_BUS: 'idv-pipeline-staging' });
+
+    // Act
+    const code = await runCli(['events', 'replay', '--since', '2026-08-10', '--until', '2026-08-11'], io);
+
+    // Assess
+    expect(code).toBe(2);
+    expect(stderr()).toContain('no archive: pass --stack NAME');
   });
 });

@@ -1,0 +1,180 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findDeployment, pipelineOutputs, type StackOutputsReader } from '../../bin/cli/deployment';
+import { UsageError } from '../../bin/cli/errors';
+import { runCli } from '../../bin/cli/main';
+import type { CliIo } from '../../bin/cli/types';
+
+/** Outputs of the app's stack (pipeline id `Default`: plain keys). */
+const APP_OUTPUTS = {
+  WebhookBaseUrl: 'https://a.example/v1/webhooks/',
+  ResultsTableName: 'app-table',
+  DataBucketName: 'app-bucket',
+  ResultsQueueUrl: 'https://sqs.example/app-queue',
+  DeadLetterQueueUrl: 'https://sqs.example/app-dlq',
+  CredentialsSecretName: 'idv-pipeline/staging/client-credentials',
+};
+
+/** Outputs of a platform stack with two pipelines, Blue and Green (construct path + hash in the keys). */
+const PLATFORM_OUTPUTS = {
+  BlueWebhookBaseUrl5E1A2B3C: 'https://blue.example/v1/webhooks/',
+  BlueResultsTableNameA1B2C3D4: 'blue-table',
+  BlueEventArchiveName0F0F0F0F: 'blue-archive',
+  GreenWebhookBaseUrl11223344: 'https://green.example/v1/webhooks/',
+  GreenResultsTableName55667788: 'green-table',
+  SomethingElse: 'not a pipeline output',
+};
+
+function reader(stacks: Record<string, Record<string, string>>, calls: string[] = []): StackOutputsReader {
+  return {
+    outputsOf: async (stack) => {
+      calls.push(stack);
+      const outputs = stacks[stack];
+      if (!outputs) throw new Error(`stack ${stack} does not exist`);
+      return outputs;
+    },
+  };
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'idv-deployment-'));
+  await writeFile(
+    join(dir, 'outputs.json'),
+    JSON.stringify({ 'IdvPipeline-staging': APP_OUTPUTS, Platform: PLATFORM_OUTPUTS }),
+  );
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const find = (values: Record<string, string>, env: Record<string, string> = {}, calls: string[] = []) =>
+  findDeployment({
+    values,
+    env,
+    cwd: dir,
+    command: 'results list',
+    stackReader: async () =>
+      reader({ 'IdvPipeline-staging': APP_OUTPUTS, Platform: PLATFORM_OUTPUTS }, calls),
+  });
+
+describe('finding a deployment by its stack', () => {
+  it('reads the stack outputs for --stack and for IDV_STACK', async () => {
+    // Prepare
+    const calls: string[] = [];
+
+    // Act
+    const byFlag = await find({ stack: 'IdvPipeline-staging' }, {}, calls);
+    const byVariable = await find({}, { IDV_STACK: 'IdvPipeline-staging' }, calls);
+
+    // Assess
+    expect(byFlag).toMatchObject({ ResultsTableName: 'app-table', DataBucketName: 'app-bucket' });
+    expect(byVariable).toEqual(byFlag);
+    expect(calls).toEqual(['IdvPipeline-staging', 'IdvPipeline-staging']);
+  });
+
+  it('reads a cdk deploy --outputs-file without any AWS call, --stack choosing among its stacks', async () => {
+    // Prepare
+    const calls: string[] = [];
+
+    // Act
+    const chosen = await find({ 'outputs-file': 'outputs.json', stack: 'IdvPipeline-staging' }, {}, calls);
+    const ambiguous = find({ 'outputs-file': 'outputs.json' }, {}, calls);
+
+    // Assess
+    expect(chosen?.CredentialsSecretName).toBe('idv-pipeline/staging/client-credentials');
+    await expect(ambiguous).rejects.toThrow(/holds the outputs of 2 stacks .*pass --stack NAME/);
+    expect(calls).toEqual([]);
+  });
+
+  it('picks one of several pipelines in a stack with --pipeline, and asks for it otherwise', async () => {
+    // Act
+    const green = await find({ stack: 'Platform', pipeline: 'Green' });
+    const unnamed = find({ stack: 'Platform' });
+
+    // Assess
+    expect(green).toEqual({
+      WebhookBaseUrl: 'https://green.example/v1/webhooks/',
+      ResultsTableName: 'green-table',
+    });
+    await expect(unnamed).rejects.toThrow(UsageError);
+    await expect(unnamed).rejects.toThrow('holds 2 pipelines (Blue, Green): pass --pipeline ID');
+  });
+
+  it('names nothing when neither a stack nor an outputs file is given', async () => {
+    // Act
+    const none = await find({});
+
+    // Assess
+    expect(none).toBeUndefined();
+  });
+
+  it('refuses a stack without pipeline outputs', () => {
+    // Act
+    const pick = () => pipelineOutputs({ Other: 'x' }, undefined, 'stack S', 'results list');
+
+    // Assess
+    expect(pick).toThrow('stack S has no IdvPipeline outputs');
+  });
+});
+
+describe('the commands take their names from the deployment', () => {
+  function fakeIo(env: Record<string, string> = {}, withReader = true) {
+    const err: string[] = [];
+    const io: CliIo = {
+      stdout: () => {},
+      stderr: (t) => err.push(t),
+      env,
+      cwd: dir,
+      ...(withReader && { stackReader: async () => reader({}) }),
+    };
+    return { io, stderr: () => err.join('') };
+  }
+
+  it('says how to name a deployment when a results command has none', async () => {
+    // Prepare
+    const { io, stderr } = fakeIo();
+
+    // Act
+    const code = await runCli(['results', 'list'], io);
+
+    // Assess
+    expect(code).toBe(2);
+    expect(stderr()).toContain('no results table: pass --stack NAME, --outputs-file FILE or --table');
+  });
+
+  it('asks for the CloudFormation client when --stack is used without it installed', async () => {
+    // Prepare
+    const { io, stderr } = fakeIo({}, false);
+
+    // Act
+    const code = await runCli(['results', 'list', '--stack', 'IdvPipeline-staging'], io);
+
+    // Assess
+    expect(code).toBe(1);
+    expect(stderr()).toContain('@aws-sdk/client-cloudformation');
+    expect(stderr()).toContain('--outputs-file FILE');
+  });
+
+  it('lists --stack, --outputs-file and --pipeline in the help of every deployment command', async () => {
+    for (const command of [
+      ['results', 'get'],
+      ['dlq', 'redrive'],
+      ['events', 'replay'],
+      ['setup', 'credentials'],
+      ['analytics', 'query'],
+    ]) {
+      // Prepare
+      const out: string[] = [];
+      const io: CliIo = { stdout: (t) => out.push(t), stderr: () => {}, env: {}, cwd: dir };
+
+      // Act
+      await runCli([...command, '--help'], io);
+
+      // Assess
+      expect(out.join(''), command.join(' ')).toMatch(
+        /--stack NAME[\s\S]*--outputs-file FILE[\s\S]*--pipeline ID/,
+      );
+    }
+  });
+});

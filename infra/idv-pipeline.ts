@@ -31,6 +31,7 @@ import { ResultsQueue } from './constructs/results-queue';
 import { ResultsTable } from './constructs/results-table';
 import { Secrets } from './constructs/secrets';
 import { WebhookApi } from './constructs/webhook-api';
+import { grantAcknowledged } from './nag-findings';
 import { ResourceNames } from './resource-names';
 
 /** Options of the analytics part (docs/analytics.md); `analytics: false` leaves it out. */
@@ -335,22 +336,24 @@ export class IdvPipeline extends Construct {
    * through DynamoDB and S3. Nothing is written, listed or deleted; no secret, queue or bus is reached.
    */
   grantReadResults(grantee: iam.IGrantable): void {
-    const principal = grantee.grantPrincipal;
-    principal.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:DescribeTable'],
-        resources: [this.resultsTable.tableArn, `${this.resultsTable.tableArn}/index/*`],
-      }),
-    );
-    principal.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:GetObject'],
-        resources: [this.dataBucket.arnForObjects(`${RESULTS_PREFIX}*`)],
-      }),
-    );
-    principal.addToPrincipalPolicy(keyUseThrough(this.#key, 'dynamodb', ['kms:Decrypt', 'kms:DescribeKey']));
     const bucketKey = this.dataBucket.encryptionKey ?? this.#key;
-    principal.addToPrincipalPolicy(keyUseThrough(bucketKey, 's3', ['kms:Decrypt']));
+    grantAcknowledged(
+      grantee,
+      [
+        new iam.PolicyStatement({
+          actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:DescribeTable'],
+          resources: [this.resultsTable.tableArn, `${this.resultsTable.tableArn}/index/*`],
+        }),
+        new iam.PolicyStatement({
+          actions: ['s3:GetObject'],
+          resources: [this.dataBucket.arnForObjects(`${RESULTS_PREFIX}*`)],
+        }),
+        keyUseThrough(this.#key, 'dynamodb', ['kms:Decrypt', 'kms:DescribeKey']),
+        keyUseThrough(bucketKey, 's3', ['kms:Decrypt']),
+      ],
+      'idv-pipeline grantReadResults: the indexes of the results table and the objects under results/ of ' +
+        'the data bucket (one folder per result, unknown in advance); reads only.',
+    );
   }
 
   /**
@@ -361,9 +364,12 @@ export class IdvPipeline extends Construct {
    */
   grantReadAnalytics(grantee: iam.IGrantable): void {
     if (!this.analytics) throw new Error('IdvPipeline: grantReadAnalytics needs analytics (it is false)');
-    for (const statement of this.analytics.analystStatements) {
-      grantee.grantPrincipal.addToPrincipalPolicy(statement);
-    }
+    grantAcknowledged(
+      grantee,
+      this.analytics.analystStatements,
+      'idv-pipeline grantReadAnalytics: the projection records and query results prefixes of the analytics ' +
+        'bucket (one object per result and per query) and the key only for objects of that bucket.',
+    );
   }
 
   /** Security group, endpoints and subnets of the functions in a VPC. */

@@ -1,5 +1,6 @@
-import { Stack } from 'aws-cdk-lib';
-import type { IConstruct } from 'constructs';
+import { Stack, Validations } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct, type IConstruct } from 'constructs';
 
 /**
  * The finding cdk-nag's `AwsSolutions-IAM5` reports for a wildcard `resource` in a policy of `scope`'s
@@ -30,4 +31,34 @@ function flatten(node: unknown): string {
     if (value['Ref'] !== undefined) return `<${flatten(value['Ref'])}>`;
   }
   return JSON.stringify(node);
+}
+
+/**
+ * Adds `statements` to `grantee`'s policy, with the cdk-nag acknowledgement of each wildcard resource
+ * they hold (`reason` says why the wildcard is needed): a grant of the pipeline is nag-clean on whatever
+ * principal receives it. The findings are computed when the app is validated, after CDK has turned
+ * references across stacks (a nested stack's bucket) into what the principal's template really holds.
+ */
+export function grantAcknowledged(
+  grantee: iam.IGrantable,
+  statements: readonly iam.PolicyStatement[],
+  reason: string,
+): void {
+  const principal = grantee.grantPrincipal;
+  for (const statement of statements) principal.addToPrincipalPolicy(statement);
+  if (!Construct.isConstruct(principal)) return;
+  const resources = statements.flatMap((statement) => statement.resources);
+  principal.node.addValidation({
+    validate: () => {
+      const findings = new Set(
+        resources
+          .map((resource) => wildcardResourceFinding(principal, resource))
+          .filter((f) => f.includes('*')),
+      );
+      Validations.of(principal).acknowledge(
+        ...[...findings].map((finding) => ({ id: `AwsSolutions-IAM5[${finding}]`, reason })),
+      );
+      return [];
+    },
+  });
 }

@@ -295,6 +295,7 @@ describe('IdvPipeline, grants', () => {
     // Act
     pipeline.grantReadResults(reader);
     pipeline.grantReadAnalytics(reader);
+    app.synth();
     const template = Template.fromStack(stack);
     const statements: IamStatement[] = statementsOfRole(
       template,
@@ -308,6 +309,7 @@ describe('IdvPipeline, grants', () => {
     expect(actions.filter((a) => /Put|Delete|Update|Write|secretsmanager|sqs:/.test(a))).toEqual([
       's3:PutObject',
     ]);
+    expect(nagFindings(reader)).toEqual([]);
   });
 
   it('refuses an analytics grant when analytics is off', () => {

@@ -1,0 +1,195 @@
+/**
+ * Builds what `npm pack` ships (`npm run build:package`, run by `prepack`), into `dist/`:
+ *
+ * - `dist/cdk/index.js`, `dist/client/index.js` (+ `index.cjs`), `dist/events/index.js`: the subpath
+ *   exports, each one ESM file of this repository's code with every package left external (`aws-cdk-lib`
+ *   and `constructs` are peer dependencies, the rest production dependencies);
+ * - `dist/cli/idv.mjs`: the `idv` CLI, run by `bin/idv.mjs` where there is no TypeScript source;
+ * - `dist/lambda/<name>/index.mjs` (+ map): every handler bundled with `LAMBDA_BUNDLING`, the options
+ *   `NodejsFunction` uses in the repository, so the package deploys them with `Code.fromAsset`;
+ * - `dist/types/…`: declarations of the three library entries (tsc), relative imports ending in `.js`
+ *   so that `node16`/`nodenext` resolution finds them as well as `bundler`.
+ *
+ * Files read at run time next to a module (the saved SQL of `shared/analytics/queries.ts`) are copied
+ * next to every bundle that contains it.
+ */
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { type BuildOptions, build, type Plugin } from 'esbuild';
+import ts from 'typescript';
+import { PROJECT_ROOT } from '../constructs/pipeline-function';
+import { esbuildOptionsFor } from './bundle-size';
+import { LAMBDA_BUNDLE_FOLDER, lambdaBundleName } from './prebuilt';
+
+const DIST = path.join(PROJECT_ROOT, 'dist');
+
+/** The library entries: subpath → source. */
+export const LIBRARY_ENTRIES = {
+  cdk: 'infra/index.ts',
+  client: 'shared/client/index.ts',
+  events: 'shared/events/index.ts',
+} as const;
+
+/** Handlers deployed as Lambda functions (the `entry` of every PipelineFunction). */
+export const HANDLER_ENTRIES = [
+  'functions/webhook/handler.ts',
+  'functions/poll/handler.ts',
+  'functions/fetch-result/handler.ts',
+  'functions/projector/handler.ts',
+] as const;
+
+/** Files a module reads from its own folder at run time: source module → files (globs of one folder). */
+const RUNTIME_FILES: Readonly<Record<string, readonly string[]>> = {
+  'shared/analytics/queries.ts': ['shared/analytics/queries', 'shared/analytics/results-view.sql'],
+};
+
+/**
+ * Packages only the repository's development setup has (the local run's emulators): the compiled CLI
+ * gets stand-ins that say so when called, so that `idv` loads where only production dependencies are.
+ */
+const DEV_ONLY_STUBS: Readonly<Record<string, string>> = {
+  dynalite: 'export default missing;',
+  s3rver: 'export default missing;',
+  fauxqs: 'export const buildApp = missing;',
+};
+
+function devOnlyStubs(): Plugin {
+  const filter = new RegExp(`^(${Object.keys(DEV_ONLY_STUBS).join('|')})$`);
+  return {
+    name: 'dev-only-stubs',
+    setup(builder) {
+      builder.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'dev-only' }));
+      builder.onLoad({ filter: /.*/, namespace: 'dev-only' }, (args) => ({
+        contents:
+          'function missing() { throw new Error(' +
+          JSON.stringify(
+            `${args.path} is a development dependency of idv-pipeline: the local emulators run from a clone of the repository (npm start)`,
+          ) +
+          '); }\n' +
+          DEV_ONLY_STUBS[args.path],
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+const LIBRARY_OPTIONS: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  packages: 'external',
+  sourcemap: true,
+  absWorkingDir: PROJECT_ROOT,
+  logLevel: 'error',
+  metafile: true,
+};
+
+/** Builds `dist/` from scratch. */
+export async function buildPackage(): Promise<void> {
+  rmSync(DIST, { recursive: true, force: true });
+
+  for (const [name, entry] of Object.entries(LIBRARY_ENTRIES)) {
+    const outfile = path.join(DIST, name, 'index.js');
+    await bundle({ ...LIBRARY_OPTIONS, entryPoints: [entry], outfile });
+  }
+  // The client in CommonJS too, for services that still `require` it: with its dependencies inside, because
+  // esbuild's Node interop gives zod's ESM locale default export to a CommonJS caller as the module object.
+  await bundle({
+    ...LIBRARY_OPTIONS,
+    packages: undefined,
+    format: 'cjs',
+    entryPoints: [LIBRARY_ENTRIES.client],
+    outfile: path.join(DIST, 'client', 'index.cjs'),
+  });
+
+  const production = Object.keys(
+    (
+      JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+      }
+    ).dependencies,
+  );
+  await bundle({
+    ...LIBRARY_OPTIONS,
+    packages: undefined,
+    // Production dependencies stay packages; everything else of the repository is in the file.
+    external: production.flatMap((name) => [name, `${name}/*`]),
+    plugins: [devOnlyStubs()],
+    entryPoints: ['bin/idv.ts'],
+    outfile: path.join(DIST, 'cli', 'idv.mjs'),
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+  });
+
+  for (const entry of HANDLER_ENTRIES) {
+    const outfile = path.join(PROJECT_ROOT, LAMBDA_BUNDLE_FOLDER, lambdaBundleName(entry), 'index.mjs');
+    await build({ ...esbuildOptionsFor(entry, outfile), sourcemap: true });
+  }
+
+  emitDeclarations();
+}
+
+/** One bundle, plus the run-time files of the modules it contains. */
+async function bundle(options: BuildOptions): Promise<void> {
+  const result = await build(options);
+  const outdir = path.dirname(options.outfile!);
+  for (const input of Object.keys(result.metafile?.inputs ?? {})) {
+    for (const source of RUNTIME_FILES[input] ?? []) {
+      cpSync(path.join(PROJECT_ROOT, source), path.join(outdir, path.basename(source)), { recursive: true });
+    }
+  }
+}
+
+/** `.d.ts` of the library entries and everything they reach, into `dist/types/`. */
+function emitDeclarations(): void {
+  const configFile = ts.readConfigFile(path.join(PROJECT_ROOT, 'tsconfig.json'), ts.sys.readFile);
+  const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, PROJECT_ROOT);
+  const outDir = path.join(DIST, 'types');
+  const program = ts.createProgram(
+    Object.values(LIBRARY_ENTRIES).map((entry) => path.join(PROJECT_ROOT, entry)),
+    {
+      ...parsed.options,
+      noEmit: false,
+      declaration: true,
+      emitDeclarationOnly: true,
+      outDir,
+      rootDir: PROJECT_ROOT,
+    },
+  );
+  const emitted = program.emit();
+  const problems = ts.getPreEmitDiagnostics(program).concat(emitted.diagnostics);
+  if (problems.length > 0) {
+    throw new Error(ts.formatDiagnostics(problems, ts.createCompilerHost({})));
+  }
+  for (const file of filesUnder(outDir)) {
+    if (file.endsWith('.d.ts')) writeFileSync(file, withJsExtensions(file, readFileSync(file, 'utf8')));
+  }
+}
+
+/** `from './x'` → `from './x.js'` (or `./x/index.js`), as Node's ESM resolution and `nodenext` need. */
+function withJsExtensions(file: string, text: string): string {
+  return text.replace(/(from\s+|import\s*\(\s*)(['"])(\.{1,2}\/[^'"]*)\2/g, (whole, lead, quote, spec) => {
+    if (/\.(js|json)$/.test(spec)) return whole;
+    const target = path.resolve(path.dirname(file), spec);
+    const resolved = existsSync(`${target}.d.ts`)
+      ? `${spec}.js`
+      : existsSync(path.join(target, 'index.d.ts'))
+        ? `${spec}/index.js`
+        : spec;
+    return `${lead}${quote}${resolved}${quote}`;
+  });
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? filesUnder(full) : [full];
+  });
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  await buildPackage();
+  process.stdout.write(`idv-pipeline: built ${path.relative(process.cwd(), DIST) || DIST}\n`);
+}

@@ -1,0 +1,16 @@
+/**
+ * Public API of the CDK construct library (`idv-pipeline/cdk`): {@link IdvPipeline} and its props.
+ * Peer dependencies: `aws-cdk-lib` and `constructs`. docs/construct.md describes props, outputs, grants
+ * and what existing resources must allow.
+ */
+export type { ServiceEnvironment } from '../shared/api/enums';
+export type { CustomerReferenceMode } from '../shared/config';
+export type { EnvironmentConfig, LogLevel, WebhookProtection } from './config';
+export type { Analytics } from './constructs/analytics';
+export type { Monitoring } from './constructs/monitoring';
+export type { Poller } from './constructs/poller';
+export type { ResultFetcher } from './constructs/result-fetcher';
+export type { ResultsQueue } from './constructs/results-queue';
+export type { Secrets } from './constructs/secrets';
+export type { WebhookApi } from './constructs/webhook-api';
+export { type IdvAnalyticsOptions, IdvPipeline, type IdvPipelineProps } from './idv-pipeline';

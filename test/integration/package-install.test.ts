@@ -1,0 +1,295 @@
+/**
+ * The packed package, installed where there is no TypeScript, tsx or esbuild: `npm pack` (which builds
+ * dist/ through `prepack`), the tarball unpacked into a fresh directory's node_modules, and beside it only
+ * the packages it declares (production and peer dependencies, taken from this repository's install:
+ * `npm install --offline` cannot resolve version ranges without the registry's metadata, which the
+ * offline cache does not hold) plus cdk-nag and @types/node for the consumer. A dependency the compiled
+ * code uses without declaring it fails here.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../infra/constructs/pipeline-function';
+
+const run = promisify(execFile);
+const MINUTES = 60_000;
+
+let dir: string;
+let tarball: string;
+
+/** Runs a command in the consumer directory; never throws, returns the exit code and output. */
+async function inConsumer(command: string, args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(command, args, {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+      timeout: 5 * MINUTES,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+async function link(name: string): Promise<void> {
+  const target = join(dir, 'node_modules', name);
+  await mkdir(dirname(target), { recursive: true });
+  await symlink(join(PROJECT_ROOT, 'node_modules', name), target);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'idv-package-'));
+  const packed = await run('npm', ['pack', '--pack-destination', dir, '--silent'], {
+    cwd: PROJECT_ROOT,
+    timeout: 5 * MINUTES,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  tarball = join(dir, packed.stdout.trim().split('\n').pop()!);
+  const installed = join(dir, 'node_modules', 'idv-pipeline');
+  await mkdir(installed, { recursive: true });
+  await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
+  const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    peerDependencies: Record<string, string>;
+  };
+  for (const name of [
+    ...Object.keys(manifest.dependencies),
+    ...Object.keys(manifest.peerDependencies),
+    'cdk-nag',
+    '@types/node',
+  ]) {
+    await link(name);
+  }
+  await mkdir(join(dir, 'node_modules', '.bin'));
+  await symlink('../idv-pipeline/bin/idv.mjs', join(dir, 'node_modules', '.bin', 'idv'));
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+  );
+}, 10 * MINUTES);
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the packed idv-pipeline', () => {
+  it('holds compiled JavaScript, declarations and the prebuilt Lambda bundles, no TypeScript source', async () => {
+    // Act
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    const files = stdout.trim().split('\n');
+
+    // Assess
+    expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    for (const name of ['webhook', 'poll', 'fetch-result', 'projector']) {
+      expect(files).toContain(`package/dist/lambda/${name}/index.mjs`);
+    }
+    for (const entry of [
+      'cdk/index.js',
+      'client/index.js',
+      'client/index.cjs',
+      'events/index.js',
+      'cli/idv.mjs',
+    ]) {
+      expect(files).toContain(`package/dist/${entry}`);
+    }
+    expect(files).toContain('package/dist/types/infra/index.d.ts');
+  });
+
+  it(
+    'serves a consumer app (own key, bucket and bus, a second pipeline, a permissions boundary), cdk-nag clean',
+    async () => {
+      // Prepare
+      await writeFile(join(dir, 'app.mjs'), CONSUMER_APP);
+
+      // Act
+      const synth = await inConsumer(process.execPath, ['app.mjs']);
+      const out = join(dir, 'cdk.out');
+      const templates = readdirSync(out)
+        .filter((f) => f.endsWith('.template.json'))
+        .map(
+          (f) => JSON.parse(readFileSync(join(out, f), 'utf8')) as { Resources: Record<string, Resource> },
+        );
+      const resources = templates.flatMap((t) => Object.values(t.Resources));
+      const roles = resources.filter((r) => r.Type === 'AWS::IAM::Role');
+      const functions = resources.filter((r) => r.Type === 'AWS::Lambda::Function');
+      const assets = readdirSync(out).filter((f) => f.startsWith('asset.'));
+
+      // Assess
+      expect(synth.code, synth.stderr).toBe(0);
+      expect(synth.stdout).toContain('synthesised');
+      expect(functions).toHaveLength(8);
+      for (const fn of functions) expect(fn.Properties['Handler']).toBe('index.handler');
+      expect(roles.length).toBeGreaterThanOrEqual(9);
+      for (const role of roles) expect(role.Properties['PermissionsBoundary']).toBeDefined();
+      expect(assets.filter((a) => existsSync(join(out, a, 'index.mjs'))).length).toBe(4);
+    },
+    5 * MINUTES,
+  );
+
+  it(
+    'types a TypeScript consumer under nodenext resolution without skipLibCheck',
+    async () => {
+      // Prepare
+      await writeFile(join(dir, 'tsconfig.json'), JSON.stringify(CONSUMER_TSCONFIG));
+      await writeFile(join(dir, 'typed.ts'), TYPED_CONSUMER);
+
+      // Act
+      const tsc = await inConsumer(process.execPath, [
+        join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      ]);
+
+      // Assess
+      expect(tsc.code, tsc.stdout).toBe(0);
+    },
+    3 * MINUTES,
+  );
+
+  it(
+    'gives a plain Node script the client and the events, loading neither aws-cdk-lib nor the AWS SDK',
+    async () => {
+      // Prepare
+      await writeFile(join(dir, 'forbid.mjs'), FORBID_HOOK);
+      await writeFile(
+        join(dir, 'register-forbid.mjs'),
+        "import { register } from 'node:module';\nregister('./forbid.mjs', import.meta.url);\n",
+      );
+      await writeFile(join(dir, 'client.mjs'), CLIENT_SCRIPT);
+
+      // Act
+      const esm = await inConsumer(process.execPath, ['--import', './register-forbid.mjs', 'client.mjs']);
+      const cjs = await inConsumer(process.execPath, [
+        '-e',
+        "const c = require('idv-pipeline/client'); console.log(typeof c.IdvClient, typeof c.NotFoundError)",
+      ]);
+
+      // Assess
+      expect(esm.code, esm.stderr).toBe(0);
+      expect(JSON.parse(esm.stdout)).toEqual({ client: 'function', notFound: true, schemas: 3, match: true });
+      expect(cjs.stdout.trim()).toBe('function function');
+    },
+    MINUTES,
+  );
+
+  it(
+    'runs the idv bin without tsx',
+    async () => {
+      // Act
+      const help = await inConsumer('npx', ['--offline', '--no-install', 'idv', '--help']);
+
+      // Assess
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout).toContain('Usage: idv <command> [flags]');
+      expect(existsSync(join(dir, 'node_modules', 'tsx'))).toBe(false);
+    },
+    MINUTES,
+  );
+});
+
+interface Resource {
+  readonly Type: string;
+  readonly Properties: Record<string, unknown>;
+}
+
+const CONSUMER_APP = `
+import { App, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { IdvPipeline } from 'idv-pipeline/cdk';
+
+const app = new App({ outdir: 'cdk.out' });
+const stack = new Stack(app, 'Platform');
+// The platform's own resources, as a landing zone would have them.
+const key = new kms.Key(stack, 'PlatformKey', { enableKeyRotation: true });
+const logs = new s3.Bucket(stack, 'AccessLogs', { enforceSSL: true, encryption: s3.BucketEncryption.S3_MANAGED });
+Validations.of(logs).acknowledge({ id: 'AwsSolutions-S1', reason: 'The access log bucket itself.' });
+const bucket = new s3.Bucket(stack, 'ResultObjects', {
+  encryptionKey: key, enforceSSL: true, versioned: true, serverAccessLogsBucket: logs,
+});
+const bus = new events.EventBus(stack, 'PlatformBus', { kmsKey: key });
+const common = {
+  serviceBaseUrl: 'https://service.example', retention: Duration.days(30), removalPolicy: RemovalPolicy.DESTROY,
+};
+const blue = new IdvPipeline(stack, 'Blue', {
+  ...common, environmentName: 'staging', encryptionKey: key, dataBucket: bucket, eventBus: bus,
+});
+new IdvPipeline(stack, 'Green', { ...common, environmentName: 'green', serviceEnvironment: 'staging' });
+const analysts = new iam.Role(stack, 'Analysts', { assumedBy: new iam.AccountRootPrincipal() });
+blue.grantReadAnalytics(analysts);
+blue.grantReadResults(analysts);
+const boundary = new iam.ManagedPolicy(stack, 'Boundary', {
+  statements: [new iam.PolicyStatement({ actions: ['*'], resources: ['*'] })],
+});
+Validations.of(boundary).acknowledge(
+  { id: 'AwsSolutions-IAM5[Action::*]', reason: 'A permissions boundary, not a grant.' },
+  { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'A permissions boundary, not a grant.' },
+);
+iam.PermissionsBoundary.of(stack).apply(boundary);
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+app.synth();
+console.log('synthesised');
+`;
+
+const CONSUMER_TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    types: ['node'],
+  },
+  files: ['typed.ts'],
+};
+
+const TYPED_CONSUMER = `
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { IdvPipeline, type IdvPipelineProps } from 'idv-pipeline/cdk';
+import { IdvClient, NotFoundError } from 'idv-pipeline/client';
+import { EVENT_DETAIL_SCHEMAS, type ResultStoredDetail, testEventPattern } from 'idv-pipeline/events';
+
+const props: IdvPipelineProps = {
+  environmentName: 'staging', serviceBaseUrl: 'https://s.example', retention: Duration.days(1),
+};
+const stack = new Stack(new App(), 'S');
+const pipeline = new IdvPipeline(stack, 'P', props);
+pipeline.grantReadResults(new iam.Role(stack, 'R', { assumedBy: new iam.AccountRootPrincipal() }));
+export const url: string = pipeline.webhookUrlWithoutSecret;
+export const schema = EVENT_DETAIL_SCHEMAS.VerificationResultStored;
+export const matches: (detail: ResultStoredDetail) => boolean = (detail) =>
+  testEventPattern({ detail: { result: ['APPROVED'] } }, { detail });
+export { IdvClient, NotFoundError };
+`;
+
+const FORBID_HOOK = `
+export async function resolve(specifier, context, next) {
+  if (/^(aws-cdk-lib|constructs|@aws-sdk\\/)/.test(specifier)) {
+    throw new Error('idv-pipeline/client loaded ' + specifier);
+  }
+  return next(specifier, context);
+}
+`;
+
+const CLIENT_SCRIPT = `
+import { IdvClient, NotFoundError, ServiceError } from 'idv-pipeline/client';
+import { EVENT_DETAIL_SCHEMAS, testEventPattern } from 'idv-pipeline/events';
+const client = new IdvClient({
+  baseUrl: 'https://service.example', environment: 'staging', credentials: { clientId: 'a', clientSecret: 'b' },
+});
+console.log(JSON.stringify({
+  client: typeof client.poll,
+  notFound: NotFoundError.prototype instanceof ServiceError,
+  schemas: Object.keys(EVENT_DETAIL_SCHEMAS).length,
+  match: testEventPattern({ source: ['idv.pipeline'] }, { source: 'idv.pipeline' }),
+}));
+`;

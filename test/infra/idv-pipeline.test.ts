@@ -236,6 +236,21 @@ describe('IdvPipeline, existing resources', () => {
     expect(nagFindings(pipeline)).toEqual([]);
   });
 
+  it('acknowledges exactly its prefix grants on a bucket imported by name', () => {
+    // Prepare
+    const app = newApp();
+    const stack = new Stack(app, 'Imported');
+    const bucket = s3.Bucket.fromBucketName(stack, 'Results', 'platform-results');
+
+    // Act
+    const pipeline = new IdvPipeline(stack, 'Pipeline', { ...BASE, dataBucket: bucket });
+    app.synth();
+
+    // Assess
+    expect(pipeline.dataBucket.bucketName).toBe('platform-results');
+    expect(nagFindings(pipeline)).toEqual([]);
+  });
+
   it('requires an alarm target in production, and takes the given topic as one', () => {
     // Prepare
     const production = { ...BASE, environmentName: 'production' };

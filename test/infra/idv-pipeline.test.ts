@@ -10,6 +10,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
+import { OUTPUT_KEYS, pipelineOutputs } from '../../bin/cli/deployment';
 import { EnvironmentConfigError } from '../../infra/config';
 import { IdvPipeline, type IdvPipelineProps } from '../../infra/idv-pipeline';
 import { ENV } from '../../shared/config';
@@ -138,6 +139,28 @@ describe('IdvPipeline, side by side', () => {
     expect(templatesOf(first).map(dependencyCycle)).toEqual(templatesOf(first).map(() => []));
     expect(nagFindings(first)).toEqual([]);
     expect(nagFindings(second)).toEqual([]);
+  });
+
+  it('writes stack outputs that `idv --stack … --pipeline ID` tells apart', () => {
+    // Prepare
+    const stack = new Stack(newApp(), 'TeamA');
+    new IdvPipeline(stack, 'Blue', BASE);
+    new IdvPipeline(stack, 'Green', { ...BASE, environmentName: 'green', serviceEnvironment: 'staging' });
+    const outputs = Object.fromEntries(
+      Object.entries(Template.fromStack(stack).toJSON().Outputs as Record<string, unknown>).map(([key]) => [
+        key,
+        `value of ${key}`,
+      ]),
+    );
+
+    // Act
+    const green = pipelineOutputs(outputs, 'Green', 'stack TeamA', 'results list');
+    const unnamed = () => pipelineOutputs(outputs, undefined, 'stack TeamA', 'results list');
+
+    // Assess
+    expect(Object.keys(green).sort()).toEqual([...OUTPUT_KEYS].sort());
+    expect(green.ResultsTableName).toMatch(/^value of GreenResultsTableName[0-9A-F]{8}$/);
+    expect(unnamed).toThrow('holds 2 pipelines (Blue, Green)');
   });
 
   it("fixes today's names only when a prefix is given", () => {
@@ -325,6 +348,21 @@ describe('IdvPipeline, grants', () => {
       's3:PutObject',
     ]);
     expect(nagFindings(reader)).toEqual([]);
+  });
+
+  it('puts analytics into the pipeline stack itself when asked, still nag-clean', () => {
+    // Prepare
+    const app = newApp();
+    const stack = new Stack(app, 'Flat');
+
+    // Act
+    const pipeline = new IdvPipeline(stack, 'Pipeline', { ...BASE, analytics: { nestedStack: false } });
+    app.synth();
+
+    // Assess
+    Template.fromStack(stack).resourceCountIs('AWS::Athena::WorkGroup', 1);
+    Template.fromStack(stack).resourceCountIs('AWS::CloudFormation::Stack', 0);
+    expect(nagFindings(pipeline)).toEqual([]);
   });
 
   it('refuses an analytics grant when analytics is off', () => {

@@ -181,8 +181,7 @@ export class IdvPipeline extends Construct {
   /** The analytics resources, unless `analytics: false`. */
   readonly analytics?: Analytics;
   /** The security group of the functions, with a `vpc`. */
-  readonly functionSecurityGroup?: ec2.SecurityGroup;
-  readonly #key: kms.IKey;
+  readonly functionSecurityGroup?: ec2.ISecurityGroup;
 
   constructor(scope: Construct, id: string, props: IdvPipelineProps) {
     super(scope, id);
@@ -201,9 +200,8 @@ export class IdvPipeline extends Construct {
       }).key;
     }
     const key = this.encryptionKey;
-    this.#key = key;
     const network = props.vpc === undefined ? undefined : this.#network(props, props.vpc);
-    if (network) this.functionSecurityGroup = network.securityGroups[0] as ec2.SecurityGroup;
+    this.functionSecurityGroup = network?.securityGroups[0];
 
     const secretNamePrefix = props.secretNamePrefix ?? props.namePrefix;
     this.secrets = new Secrets(this, 'Secrets', {
@@ -336,7 +334,7 @@ export class IdvPipeline extends Construct {
    * through DynamoDB and S3. Nothing is written, listed or deleted; no secret, queue or bus is reached.
    */
   grantReadResults(grantee: iam.IGrantable): void {
-    const bucketKey = this.dataBucket.encryptionKey ?? this.#key;
+    const bucketKey = this.dataBucket.encryptionKey ?? this.encryptionKey;
     grantAcknowledged(
       grantee,
       [
@@ -348,7 +346,7 @@ export class IdvPipeline extends Construct {
           actions: ['s3:GetObject'],
           resources: [this.dataBucket.arnForObjects(`${RESULTS_PREFIX}*`)],
         }),
-        keyUseThrough(this.#key, 'dynamodb', ['kms:Decrypt', 'kms:DescribeKey']),
+        keyUseThrough(this.encryptionKey, 'dynamodb', ['kms:Decrypt', 'kms:DescribeKey']),
         keyUseThrough(bucketKey, 's3', ['kms:Decrypt']),
       ],
       'idv-pipeline grantReadResults: the indexes of the results table and the objects under results/ of ' +

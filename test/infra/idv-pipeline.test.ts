@@ -163,6 +163,14 @@ describe('IdvPipeline, side by side', () => {
     expect(unnamed).toThrow('holds 2 pipelines (Blue, Green)');
   });
 
+  it('refuses a name prefix AWS names could not carry', () => {
+    // Act
+    const build = () => new IdvPipeline(new Stack(newApp(), 'S'), 'P', { ...BASE, namePrefix: 'Team_A' });
+
+    // Assess
+    expect(build).toThrow('namePrefix "Team_A" must be 1-40 lower-case letters, digits and dashes');
+  });
+
   it("fixes today's names only when a prefix is given", () => {
     // Prepare
     const stack = new Stack(newApp(), 'Named');

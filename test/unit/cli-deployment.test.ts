@@ -1,7 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DescribeArchiveCommand, EventBridgeClient, StartReplayCommand } from '@aws-sdk/client-eventbridge';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cloudFormationReader } from '../../bin/cli/cloudformation';
 import { findDeployment, pipelineOutputs, type StackOutputsReader } from '../../bin/cli/deployment';
 import { UsageError } from '../../bin/cli/errors';
 import { runCli } from '../../bin/cli/main';
@@ -119,14 +123,14 @@ describe('finding a deployment by its stack', () => {
 });
 
 describe('the commands take their names from the deployment', () => {
-  function fakeIo(env: Record<string, string> = {}, withReader = true) {
+  function fakeIo(env: Record<string, string> = {}) {
     const err: string[] = [];
     const io: CliIo = {
       stdout: () => {},
       stderr: (t) => err.push(t),
       env,
       cwd: dir,
-      ...(withReader && { stackReader: async () => reader({}) }),
+      stackReader: async () => reader({}),
     };
     return { io, stderr: () => err.join('') };
   }
@@ -141,19 +145,6 @@ describe('the commands take their names from the deployment', () => {
     // Assess
     expect(code).toBe(2);
     expect(stderr()).toContain('no results table: pass --stack NAME, --outputs-file FILE or --table');
-  });
-
-  it('asks for the CloudFormation client when --stack is used without it installed', async () => {
-    // Prepare
-    const { io, stderr } = fakeIo({}, false);
-
-    // Act
-    const code = await runCli(['results', 'list', '--stack', 'IdvPipeline-staging'], io);
-
-    // Assess
-    expect(code).toBe(1);
-    expect(stderr()).toContain('@aws-sdk/client-cloudformation');
-    expect(stderr()).toContain('--outputs-file FILE');
   });
 
   it('lists --stack, --outputs-file and --pipeline in the help of every deployment command', async () => {
@@ -176,5 +167,96 @@ describe('the commands take their names from the deployment', () => {
         /--stack NAME[\s\S]*--outputs-file FILE[\s\S]*--pipeline ID/,
       );
     }
+  });
+});
+
+describe('reading a stack with CloudFormation (aws-sdk-client-mock)', () => {
+  const cfn = mockClient(CloudFormationClient);
+  const events = mockClient(EventBridgeClient);
+  beforeEach(() => {
+    cfn.reset();
+    events.reset();
+    vi.stubEnv('AWS_REGION', 'eu-west-1');
+  });
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('maps DescribeStacks outputs by key and names an unknown stack', async () => {
+    // Prepare
+    cfn.on(DescribeStacksCommand, { StackName: 'IdvPipeline-staging' }).resolves({
+      Stacks: [
+        {
+          StackName: 'IdvPipeline-staging',
+          CreationTime: new Date(),
+          StackStatus: 'UPDATE_COMPLETE',
+          Outputs: Object.entries(APP_OUTPUTS).map(([OutputKey, OutputValue]) => ({
+            OutputKey,
+            OutputValue,
+          })),
+        },
+      ],
+    });
+    cfn
+      .on(DescribeStacksCommand, { StackName: 'Nope' })
+      .rejects(Object.assign(new Error('Stack with id Nope does not exist'), { name: 'ValidationError' }));
+
+    // Act
+    const outputs = await cloudFormationReader(new CloudFormationClient({})).outputsOf('IdvPipeline-staging');
+    const missing = cloudFormationReader(new CloudFormationClient({})).outputsOf('Nope');
+
+    // Assess
+    expect(outputs).toEqual(APP_OUTPUTS);
+    await expect(missing).rejects.toThrow('stack Nope does not exist in this account and region');
+  });
+
+  it('runs `events replay --stack` on the archive the stack outputs, through the real reader', async () => {
+    // Prepare
+    cfn.on(DescribeStacksCommand).resolves({
+      Stacks: [
+        {
+          StackName: 'IdvPipeline-staging',
+          CreationTime: new Date(),
+          StackStatus: 'UPDATE_COMPLETE',
+          Outputs: [
+            { OutputKey: 'WebhookBaseUrl', OutputValue: 'https://a.example/v1/webhooks/' },
+            { OutputKey: 'ResultsTableName', OutputValue: 'app-table' },
+            { OutputKey: 'EventArchiveName', OutputValue: 'stack-archive' },
+          ],
+        },
+      ],
+    });
+    events.on(DescribeArchiveCommand).resolves({
+      ArchiveName: 'stack-archive',
+      EventSourceArn: 'arn:aws:events:eu-west-1:123456789012:event-bus/bus',
+      // Unlimited retention (0): the range is older than today, whatever day the test runs.
+      RetentionDays: 0,
+      CreationTime: new Date('2026-01-01T00:00:00Z'),
+    });
+    events.on(StartReplayCommand).resolves({ State: 'COMPLETED', ReplayArn: 'arn:replay' });
+    const err: string[] = [];
+    const io: CliIo = { stdout: () => {}, stderr: (t) => err.push(t), env: {}, cwd: dir };
+
+    // Act
+    const code = await runCli(
+      [
+        'events',
+        'replay',
+        '--stack',
+        'IdvPipeline-staging',
+        '--since',
+        '2026-08-10',
+        '--until',
+        '2026-08-11',
+      ],
+      io,
+    );
+
+    // Assess
+    expect(code, err.join('')).toBe(0);
+    expect(cfn.commandCalls(DescribeStacksCommand)[0]!.args[0].input).toEqual({
+      StackName: 'IdvPipeline-staging',
+    });
+    expect(events.commandCalls(DescribeArchiveCommand)[0]!.args[0].input).toEqual({
+      ArchiveName: 'stack-archive',
+    });
   });
 });

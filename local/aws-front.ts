@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
 import { payloadHashOf, type RunCredentials, readSignedRequest, signatureMatches } from './aws-auth';
 import { closeServer } from './aws-json-server';
+import { answerUnread, readBounded } from './http-body';
 
 /**
  * Largest body read to check a signature that does not carry its payload hash (every service but S3):
@@ -108,10 +109,7 @@ export async function startAwsFront(options: {
   };
 }
 
-/**
- * Answers without reading the body: `connection: close` makes Node end the socket once the answer is
- * written, instead of reading the rest of the request to reuse the connection.
- */
+/** Answers without reading (the rest of) the body. */
 function refuse(res: ServerResponse, status = 403): void {
   const body =
     status === 403
@@ -120,12 +118,7 @@ function refuse(res: ServerResponse, status = 403): void {
           __type: status === 413 ? 'RequestTooLarge' : 'BadGateway',
           message: String(status),
         });
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-    connection: 'close',
-  });
-  res.end(body);
+  answerUnread(res, status, body);
 }
 
 function withoutHopByHop(headers: IncomingHttpHeaders): IncomingHttpHeaders {
@@ -134,26 +127,4 @@ function withoutHopByHop(headers: IncomingHttpHeaders): IncomingHttpHeaders {
     if (!HOP_BY_HOP.has(name) && !name.startsWith('proxy-')) copy[name] = value;
   }
   return copy;
-}
-
-function readBounded(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        chunks.length = 0;
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(size > limit ? undefined : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }

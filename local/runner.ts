@@ -275,6 +275,7 @@ async function startWebhooks(run: Run, aws: LocalAws, webhookSecret: string): Pr
   try {
     endpoint = await startWebhookEndpoint({
       port: run.options.port,
+      pathSecret: webhookSecret,
       handler: async (event, context): Promise<APIGatewayProxyResult> => {
         if (!webhookHandler) return { statusCode: 503, body: '{"message":"starting"}' };
         return webhookHandler(event, context);

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
@@ -275,6 +275,7 @@ async function startWebhooks(run: Run, aws: LocalAws, webhookSecret: string): Pr
   try {
     endpoint = await startWebhookEndpoint({
       port: run.options.port,
+      pathSecret: webhookSecret,
       handler: async (event, context): Promise<APIGatewayProxyResult> => {
         if (!webhookHandler) return { statusCode: 503, body: '{"message":"starting"}' };
         return webhookHandler(event, context);
@@ -364,7 +365,9 @@ function writeStackFile(run: Run, aws: LocalAws, resources: PipelineResources): 
     endpoints: aws.endpoints,
     resources,
   };
-  writeFileSync(file, JSON.stringify(stack, null, 2));
+  // Owner-only whatever the umask: it holds this run's key pair, the one way into its emulators.
+  writeFileSync(file, JSON.stringify(stack, null, 2), { mode: 0o600 });
+  chmodSync(file, 0o600);
   run.cleanups.push(async () => rmSync(file, { force: true }));
 }
 

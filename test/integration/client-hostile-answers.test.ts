@@ -15,7 +15,7 @@ import {
 } from '../../shared/client/errors';
 import { DEFAULT_MAX_BODY_BYTES, ERROR_BODY_LIMIT_BYTES } from '../../shared/client/http';
 import { fetchAccessToken } from '../../shared/client/oauth';
-import { ResultsClient } from '../../shared/client/results-client';
+import { MAX_WHOLE_RESULT_BYTES, ResultsClient } from '../../shared/client/results-client';
 import type { AccessToken } from '../../shared/client/token-provider';
 import { describeError } from '../../shared/errors';
 import {
@@ -114,6 +114,23 @@ describe('client against a hostile service: bounded answers', () => {
     // Assess
     expect(seen.error).toBeInstanceOf(ResponseTooLargeError);
     expect(seen.bytesWritten).toBeLessThan(DEFAULT_MAX_BODY_BYTES + SOCKET_SLACK);
+  });
+
+  it('a result read whole may pass the 16 MiB call ceiling, up to its own (MAX_WHOLE_RESULT_BYTES)', async () => {
+    // Prepare: a 20 MiB result, larger than any other answer may be
+    const images = [{ documentType: 'PASSPORT', pageType: 'FRONT', data: 'A'.repeat(20 * MiB) }];
+
+    // Act
+    const seen = await attack(jsonAnswer(200, { images }), () => client().getResultBody('r-1'));
+    const refused = await attack(jsonAnswer(200, { images }), () =>
+      client().getResultBody('r-1', { maxBodyBytes: 8 * MiB }),
+    );
+
+    // Assess
+    expect(seen.error).toBeUndefined();
+    expect(MAX_WHOLE_RESULT_BYTES).toBeGreaterThan(DEFAULT_MAX_BODY_BYTES);
+    expect(refused.error).toBeInstanceOf(ResponseTooLargeError);
+    expect(refused.error).toMatchObject({ limitBytes: 8 * MiB });
   });
 
   it.each([

@@ -10,6 +10,7 @@
  * random token, times and the result's TTL.
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionalCheckFailed } from './conditional';
 import type { ResultStatus } from './item';
 import { RESULTS_TABLE } from './table-schema';
 
@@ -46,10 +47,6 @@ export interface PublicationRecord {
   readonly claimExpiresAt?: number;
   /** TTL (epoch seconds), the result item's. */
   readonly expiresAt?: number;
-}
-
-function isConditionalCheckFailed(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
 
 /**

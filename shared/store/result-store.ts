@@ -9,9 +9,11 @@
 import { createHash } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { ObjectRef } from '../stream/blob-sink';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
-import type { ObjectRef, ResultItem, ResultStatus, StoredObjects } from './item';
-import { resultJsonKey } from './keys';
+import { type ConditionFailure, isConditionalCheckFailed, oldItemOf } from './conditional';
+import type { ResultItem, ResultStatus, StoredObjects } from './item';
+import { resultBlobNames, resultJsonKey } from './keys';
 import { Publications, type PublishClaim, publishedAtOf } from './publication';
 import { S3BlobTarget } from './s3-blobs';
 import { RESULTS_TABLE } from './table-schema';
@@ -26,9 +28,10 @@ export interface StoredResult {
   readonly stored: StoredObjects;
 }
 
-function isConditionalCheckFailed(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
-}
+/** What a conditional put of an item did: wrote it, or found the item already there (if any is left). */
+export type ItemPut =
+  | { readonly written: true }
+  | { readonly written: false; readonly current: ResultItem | undefined };
 
 /** Options of the `ResultStore`. */
 export interface ResultStoreOptions {
@@ -86,9 +89,9 @@ export class ResultStore {
    */
   async storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult> {
     const ingested = await ingestResult(
-      resultId,
       body,
       new S3BlobTarget(this.#s3, this.bucket),
+      resultBlobNames(resultId),
       this.#ingest,
     );
     const stored = await this.#putResultJson(resultId, ingested.document, ingested.objects);
@@ -106,8 +109,8 @@ export class ResultStore {
     return { resultKey, objects, documentBytes: body.length };
   }
 
-  /** Conditional put of a STORED item: true if written, false if a STORED item already exists. */
-  async putStoredItem(item: ResultItem): Promise<boolean> {
+  /** Conditional put of a STORED item: written, or the STORED item already there. */
+  async putStoredItem(item: ResultItem): Promise<ItemPut> {
     try {
       await this.#dynamo.send(
         new PutCommand({
@@ -117,17 +120,18 @@ export class ResultStore {
           ConditionExpression: 'attribute_not_exists(#pk) OR #status = :unavailable',
           ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
           ExpressionAttributeValues: { ':unavailable': 'UNAVAILABLE' },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return true;
+      return { written: true };
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
+      if (isConditionalCheckFailed(error)) return this.#notWritten(error, item.resultId);
       throw error;
     }
   }
 
-  /** Conditional put of an UNAVAILABLE item: true if written, false if any item already exists. */
-  async putUnavailableItem(item: ResultItem): Promise<boolean> {
+  /** Conditional put of an UNAVAILABLE item: written, or the item already there. */
+  async putUnavailableItem(item: ResultItem): Promise<ItemPut> {
     try {
       await this.#dynamo.send(
         new PutCommand({
@@ -135,13 +139,25 @@ export class ResultStore {
           Item: item,
           ConditionExpression: 'attribute_not_exists(#pk)',
           ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return true;
+      return { written: true };
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
+      if (isConditionalCheckFailed(error)) return this.#notWritten(error, item.resultId);
       throw error;
     }
+  }
+
+  /**
+   * The item that made a put's condition fail: the one DynamoDB returned with the failure, with its
+   * publication read beside it, or (when none came back) both read again as `getItem` does.
+   */
+  async #notWritten(failure: ConditionFailure, resultId: string): Promise<ItemPut> {
+    const old = oldItemOf<ResultItem>(failure);
+    if (!old) return { written: false, current: await this.getItem(resultId) };
+    const eventPublishedAt = publishedAtOf(old, await this.#publications.get(resultId));
+    return { written: false, current: eventPublishedAt ? { ...old, eventPublishedAt } : old };
   }
 
   /**

@@ -19,6 +19,7 @@ export type ResultReason =
   | 'TOO_MANY_KEYS'
   | 'TOO_DEEP'
   | 'DOCUMENT_TOO_LARGE'
+  | 'TOO_MANY_OBJECTS'
   /** A key twice in one object, at any level: which value counts is not defined. */
   | 'DUPLICATE_KEY';
 

@@ -61,6 +61,12 @@ export const DOCUMENT_LIMITS = {
   depth: 64,
   /** UTF-8 bytes of every key and non-`data` string together: `DOCUMENT_TOO_LARGE`. */
   textBytes: 4 * 1024 * 1024,
+  /**
+   * Blobs (non-empty `data` of `images[]` and `files[]` together): `TOO_MANY_OBJECTS`. Each costs a
+   * write and its reference stays in the document until the end; 20,000 keep a 1 GB body of tiny
+   * blobs inside the memory budget (docs/pipeline.md).
+   */
+  objects: 20_000,
 } as const;
 
 /** What {@link ingestResult} stored. */
@@ -202,6 +208,7 @@ class Assembler implements JsonHandler {
   #values = 0;
   #keys = 0;
   #textBytes = 0;
+  #objects = 0;
   #sink: BlobSink | undefined;
   /** Entries closed whose blob still has to be named and written. */
   readonly #closed: { entry: Entry; value: Record<string, unknown> }[] = [];
@@ -291,6 +298,12 @@ class Assembler implements JsonHandler {
   stringStart(): void {
     const entry = this.#dataEntry();
     if (entry) {
+      if (++this.#objects > DOCUMENT_LIMITS.objects) {
+        throw refuse(
+          'TOO_MANY_OBJECTS',
+          `the result holds more than ${DOCUMENT_LIMITS.objects} images and files`,
+        );
+      }
       const staging = this.names.stagingKey(entry.group, entry.index);
       const sink = new BlobSink(entry.group, entry.index, {
         target: this.target,

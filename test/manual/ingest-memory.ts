@@ -13,68 +13,77 @@ import { fileURLToPath } from 'node:url';
 const CHUNK = 64 * 1024;
 const GB = 1024 * 1024 * 1024;
 
-/** Every attack as a generator of its body text, in pieces of any size. */
-const ATTACKS: Record<string, () => Generator<string>> = {
+/**
+ * Every attack as a generator of its body, in pieces of any size. Repeated pieces are made once: the
+ * harness itself must not make garbage that the figures would then count.
+ */
+const ATTACKS: Record<string, () => Generator<Buffer>> = {
   /** One 50 MB string that is not blob data. */
   *string50mb() {
-    yield '{"result":"APPROVED","note":"';
-    for (let i = 0; i < 50 * 16; i++) yield 'a'.repeat(CHUNK);
-    yield '"}';
+    yield Buffer.from('{"result":"APPROVED","note":"');
+    const piece = Buffer.alloc(CHUNK, 0x61);
+    for (let i = 0; i < 50 * 16; i++) yield piece;
+    yield Buffer.from('"}');
   },
   /** 5 million reason codes (95 MB). */
   *reasons5m() {
-    yield '{"result":"DECLINED","messages":[';
-    const piece = Array(5000).fill('"FACE_MISMATCH_17"').join(',');
-    for (let i = 0; i < 1000; i++) yield (i ? ',' : '') + piece;
-    yield ']}';
+    yield Buffer.from('{"result":"DECLINED","messages":["FACE_MISMATCH_17"');
+    const piece = Buffer.from(',"FACE_MISMATCH_17"'.repeat(5000));
+    for (let i = 0; i < 1000; i++) yield piece;
+    yield Buffer.from(']}');
   },
   /** 2 million keys in one object (27 MB). */
   *keys2m() {
-    yield '{"result":"APPROVED","metadata":{';
+    yield Buffer.from('{"result":"APPROVED","metadata":{"k":0');
     for (let i = 0; i < 2000; i++) {
-      yield Array.from({ length: 1000 }, (_, j) => `${i || j ? ',' : ''}"k${i * 1000 + j}":0`).join('');
+      yield Buffer.from(Array.from({ length: 1000 }, (_, j) => `,"k${i * 1000 + j}":0`).join(''));
     }
-    yield '}}';
+    yield Buffer.from('}}');
   },
   /** 100,000 arrays nested. */
   *deep100k() {
-    yield '{"a":';
-    yield '['.repeat(100_000);
-    yield ']'.repeat(100_000);
-    yield '}';
+    yield Buffer.from(`{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
   },
   /** 1 GB of small objects: the value ceiling's worst case. */
   *objects1gb() {
-    yield '{"items":[';
-    const piece = Array(2000).fill('{"a":"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}').join(',');
-    for (let sent = 0, i = 0; sent < GB; sent += piece.length + 1, i++) yield (i ? ',' : '') + piece;
-    yield ']}';
+    yield Buffer.from('{"items":[{}');
+    const piece = Buffer.from(',{"a":"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}'.repeat(2000));
+    for (let sent = 0; sent < GB; sent += piece.length) yield piece;
+    yield Buffer.from(']}');
   },
   /** 1 GB of whitespace between two fields: valid JSON, accepted. */
   *whitespace1gb() {
-    yield '{"result":"APPROVED",';
-    const spaces = ' '.repeat(CHUNK);
+    yield Buffer.from('{"result":"APPROVED",');
+    const spaces = Buffer.alloc(CHUNK, 0x20);
     for (let sent = 0; sent < GB; sent += CHUNK) yield spaces;
-    yield '"transactionId":"t"}';
+    yield Buffer.from('"transactionId":"t"}');
   },
-  /** 1 GB of tiny files (about 48,000 of 16 KiB each): accepted, each written. */
+  /** 1 GB of tiny files (about 48,000 of 16 KiB each): past the object ceiling. */
   *files1gb() {
-    yield '{"result":"APPROVED","files":[';
+    yield Buffer.from('{"result":"APPROVED","files":[{}');
     const data = Buffer.alloc(16 * 1024, 0x25).toString('base64');
-    const entry = `{"documentType":"OTHER","data":"${data}"}`;
-    for (let sent = 0, i = 0; sent < GB; sent += entry.length + 1, i++) yield (i ? ',' : '') + entry;
-    yield ']}';
+    const entry = Buffer.from(`,{"documentType":"OTHER","data":"${data}"}`);
+    for (let sent = 0; sent < GB; sent += entry.length) yield entry;
+    yield Buffer.from(']}');
+  },
+  /** 20,000 files of 16 KiB (440 MB): the object ceiling, accepted. */
+  *files20k() {
+    yield Buffer.from('{"result":"APPROVED","files":[{}');
+    const data = Buffer.alloc(16 * 1024, 0x25).toString('base64');
+    const entry = Buffer.from(`,{"documentType":"OTHER","data":"${data}"}`);
+    for (let i = 0; i < 20_000; i++) yield entry;
+    yield Buffer.from(']}');
   },
   /** The largest document every ceiling lets through at once, nearly. */
   *atCeilings() {
-    yield '{"result":"APPROVED","notes":[';
-    const note = `"${'n'.repeat(60_000)}"`;
-    for (let i = 0; i < 60; i++) yield (i ? ',' : '') + note;
-    yield '],"metadata":{';
+    yield Buffer.from('{"result":"APPROVED","notes":[""');
+    const note = Buffer.from(`,"${'n'.repeat(60_000)}"`);
+    for (let i = 0; i < 60; i++) yield note;
+    yield Buffer.from('],"metadata":{"k":0');
     for (let i = 0; i < 99; i++) {
-      yield Array.from({ length: 1000 }, (_, j) => `${i || j ? ',' : ''}"k${i * 1000 + j}":1.5`).join('');
+      yield Buffer.from(Array.from({ length: 1000 }, (_, j) => `,"k${i * 1000 + j}":1.5`).join(''));
     }
-    yield '}}';
+    yield Buffer.from('}}');
   },
 };
 
@@ -89,23 +98,26 @@ async function child(name: string): Promise<void> {
   const { resultBlobNames } = await import('../../shared/store/keys');
   const { buildStoredItem } = await import('../../shared/store/item');
   let bodyBytes = 0;
+  /** The attack's text in fresh chunks of 64 KiB, as a socket hands them over. */
   async function* body(): AsyncIterable<Uint8Array> {
-    let pending: Buffer[] = [];
-    let size = 0;
-    for (const text of ATTACKS[name]!()) {
-      pending.push(Buffer.from(text));
-      size += pending[pending.length - 1]!.length;
-      while (size >= CHUNK) {
-        const all = Buffer.concat(pending);
-        yield all.subarray(0, CHUNK);
-        bodyBytes += CHUNK;
-        pending = [all.subarray(CHUNK)];
-        size = all.length - CHUNK;
+    let chunk = Buffer.allocUnsafe(CHUNK);
+    let filled = 0;
+    for (const bytes of ATTACKS[name]!()) {
+      for (let at = 0; at < bytes.length; ) {
+        const n = bytes.copy(chunk, filled, at);
+        at += n;
+        filled += n;
+        if (filled === CHUNK) {
+          bodyBytes += CHUNK;
+          yield chunk;
+          chunk = Buffer.allocUnsafe(CHUNK);
+          filled = 0;
+        }
       }
     }
-    if (size > 0) {
-      bodyBytes += size;
-      yield Buffer.concat(pending);
+    if (filled > 0) {
+      bodyBytes += filled;
+      yield chunk.subarray(0, filled);
     }
   }
   const target = {

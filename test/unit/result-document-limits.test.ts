@@ -129,6 +129,13 @@ describe('document ceilings', () => {
     expect((await refusal(text)).reason).toBe('DOCUMENT_TOO_LARGE');
   });
 
+  it('refuses more images and files than the object ceiling', async () => {
+    const files = Array(DOCUMENT_LIMITS.objects).fill('{"data":"AA=="}').join(',');
+    expect((await refusal(`{"files":[${files}],"images":[{"data":"${JPEG}"}]}`)).reason).toBe(
+      'TOO_MANY_OBJECTS',
+    );
+  });
+
   it('names no part of the body in the message', async () => {
     const error = await refusal(`{"Jan Jansen 1970-01-01":"${'x'.repeat(DOCUMENT_LIMITS.stringBytes + 1)}"}`);
     expect(error.message).not.toContain('Jan');

@@ -24,6 +24,7 @@ import { type Logger, withCorrelation } from '../logger';
 import {
   buildStoredItem,
   buildUnavailableItem,
+  type ClaimResult,
   type ItemPut,
   type PublishClaim,
   type ResultHints,
@@ -83,9 +84,9 @@ export interface ResultStorePort {
   /** Conditional put of an UNAVAILABLE item: written, or the item (of either status) already there. */
   putUnavailableItem(item: ResultItem): Promise<ItemPut>;
   /**
-   * Claims the publication of the item's event (`ResultStore.claimPublication`): false if it is published
-   * or another delivery holds an unexpired claim. `expiresAt` is the item's TTL (epoch seconds), for the
-   * claim's record.
+   * Claims the publication of the item's event (`ResultStore.claimPublication`): not claimed if it is
+   * published or another delivery holds an unexpired claim, with the publication record that said so.
+   * `expiresAt` is the item's TTL (epoch seconds), for the claim's record.
    */
   claimPublication(
     resultId: string,
@@ -93,7 +94,7 @@ export interface ResultStorePort {
     claim: PublishClaim,
     nowMs: number,
     expiresAt?: number,
-  ): Promise<boolean>;
+  ): Promise<ClaimResult>;
   markPublished(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void>;
 }
 
@@ -303,16 +304,16 @@ async function claimOrStepAside(
   deps: FetchResultDeps,
 ): Promise<FetchOutcome | undefined> {
   if (!claim) return undefined;
-  const claimed = await deps.store.claimPublication(
+  const result = await deps.store.claimPublication(
     item.resultId,
     item.status,
     claim,
     nowMs(deps),
     item.expiresAt,
   );
-  if (claimed) return undefined;
-  const current = await deps.store.getItem(item.resultId);
-  if (current?.eventPublishedAt && current.status === item.status) return 'duplicate';
+  if (result.claimed) return undefined;
+  // The record that refused the claim says whether this status's event is out (no second read).
+  if (result.record?.publishedAt && result.record.status === item.status) return 'duplicate';
   deps.logger.info('another delivery is announcing this result: left to it');
   return 'claimed-elsewhere';
 }

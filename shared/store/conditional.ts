@@ -20,9 +20,12 @@ export function isConditionalCheckFailed(error: unknown): error is ConditionFail
 }
 
 /**
- * The item that made `failure` fail, as DynamoDB returned it with the error (unmarshalled, as the document
- * client reads items); undefined when it did not, and the caller reads it instead.
+ * The item that made `failure` fail: the one DynamoDB returned with it (unmarshalled, as the document
+ * client reads items), else what `reread` finds (a consistent read of the same key).
  */
-export function oldItemOf<T>(failure: ConditionFailure): T | undefined {
-  return failure.Item ? (unmarshall(failure.Item) as T) : undefined;
+export async function itemOnFailedCondition<T>(
+  failure: ConditionFailure,
+  reread: () => Promise<T | undefined>,
+): Promise<T | undefined> {
+  return failure.Item ? (unmarshall(failure.Item) as T) : reread();
 }

@@ -11,16 +11,16 @@ import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ObjectRef } from '../stream/blob-sink';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
-import { type ConditionFailure, isConditionalCheckFailed, oldItemOf } from './conditional';
+import { type ConditionFailure, isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
 import type { ResultItem, ResultStatus, StoredObjects } from './item';
 import { resultBlobNames, resultJsonKey } from './keys';
-import { Publications, type PublishClaim, publishedAtOf } from './publication';
+import { type ClaimResult, Publications, type PublishClaim, publishedAtOf } from './publication';
 import { S3BlobTarget } from './s3-blobs';
 import { RESULTS_TABLE } from './table-schema';
 
 export * from './item';
 export * from './keys';
-export type { PublicationRecord, PublishClaim } from './publication';
+export type { ClaimResult, PublicationRecord, PublishClaim } from './publication';
 
 /** What `storeResult` stored: the stripped document and where everything went. */
 export interface StoredResult {
@@ -66,20 +66,23 @@ export class ResultStore {
    * publication record when the event of the item's status was published. Both reads at once.
    */
   async getItem(resultId: string): Promise<ResultItem | undefined> {
-    const [response, publication] = await Promise.all([
-      this.#dynamo.send(
-        new GetCommand({
-          TableName: this.table,
-          Key: { [RESULTS_TABLE.partitionKey]: resultId },
-          ConsistentRead: true,
-        }),
-      ),
+    const [item, publication] = await Promise.all([
+      this.#readItem(resultId),
       this.#publications.get(resultId),
     ]);
-    const item = response.Item as ResultItem | undefined;
-    if (!item) return undefined;
-    const eventPublishedAt = publishedAtOf(item, publication);
-    return eventPublishedAt ? { ...item, eventPublishedAt } : item;
+    return withPublishedAt(item, publication);
+  }
+
+  /** The item alone (strongly consistent read). */
+  async #readItem(resultId: string): Promise<ResultItem | undefined> {
+    const response = await this.#dynamo.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: { [RESULTS_TABLE.partitionKey]: resultId },
+        ConsistentRead: true,
+      }),
+    );
+    return response.Item as ResultItem | undefined;
   }
 
   /**
@@ -150,20 +153,21 @@ export class ResultStore {
   }
 
   /**
-   * The item that made a put's condition fail: the one DynamoDB returned with the failure, with its
-   * publication read beside it, or (when none came back) both read again as `getItem` does.
+   * The item that made a put's condition fail (the one DynamoDB returned with the failure, else read
+   * again), with `eventPublishedAt` from its publication record, as `getItem` gives it.
    */
   async #notWritten(failure: ConditionFailure, resultId: string): Promise<ItemPut> {
-    const old = oldItemOf<ResultItem>(failure);
-    if (!old) return { written: false, current: await this.getItem(resultId) };
-    const eventPublishedAt = publishedAtOf(old, await this.#publications.get(resultId));
-    return { written: false, current: eventPublishedAt ? { ...old, eventPublishedAt } : old };
+    const [item, publication] = await Promise.all([
+      itemOnFailedCondition(failure, () => this.#readItem(resultId)),
+      this.#publications.get(resultId),
+    ]);
+    return { written: false, current: withPublishedAt(item, publication) };
   }
 
   /**
    * Claims the publication of the result's `status` event (its publication record, `publication.ts`):
-   * true if claimed, false if it is published or another delivery holds an unexpired claim. One small
-   * write, whatever the size of the result item; `expiresAt` is the item's TTL.
+   * claimed, or not (published, or another delivery holds an unexpired claim) with the record that
+   * said so. One small write, whatever the size of the result item; `expiresAt` is the item's TTL.
    */
   claimPublication(
     resultId: string,
@@ -171,7 +175,7 @@ export class ResultStore {
     claim: PublishClaim,
     nowMs: number,
     expiresAt?: number,
-  ): Promise<boolean> {
+  ): Promise<ClaimResult> {
     return this.#publications.claim(resultId, status, claim, nowMs, expiresAt);
   }
 
@@ -193,6 +197,16 @@ export class ResultStore {
       }),
     );
   }
+}
+
+/** The item with `eventPublishedAt` from its publication record, when that announces the item's status. */
+function withPublishedAt(
+  item: ResultItem | undefined,
+  publication: Parameters<typeof publishedAtOf>[1],
+): ResultItem | undefined {
+  if (!item) return undefined;
+  const eventPublishedAt = publishedAtOf(item, publication);
+  return eventPublishedAt ? { ...item, eventPublishedAt } : item;
 }
 
 function sha256(bytes: Uint8Array): string {

@@ -17,7 +17,9 @@ import type {
 import type { ResultSource, ResultStorePort } from '../../shared/pipeline/fetch-result';
 import { resultBlobNames } from '../../shared/store/keys';
 import type {
+  ClaimResult,
   ItemPut,
+  PublicationRecord,
   PublishClaim,
   ResultItem,
   ResultStatus,
@@ -123,22 +125,36 @@ export class FakeStore implements ResultStorePort {
     this.items.set(item.resultId, structuredClone(item));
     return { written: true };
   }
-  /** Publication claims kept in memory, under the conditions of `Publications.claim`. */
-  readonly claims = new Map<string, { status: ResultStatus; token: string; expiresAt: number }>();
-  async claimPublication(resultId: string, status: ResultStatus, claim: PublishClaim, nowMs: number) {
-    const item = this.items.get(resultId);
-    const published = item?.eventPublishedAt !== undefined && item.status === status;
-    const held = this.claims.get(resultId);
-    if (published) return false;
-    if (held && held.status === status && held.expiresAt >= nowMs && held.token !== claim.token) return false;
-    this.claims.set(resultId, { status, token: claim.token, expiresAt: claim.expiresAt });
-    return true;
+  /** Publication records kept in memory, claimed under the conditions of `Publications.claim`. */
+  readonly publications = new Map<string, PublicationRecord>();
+  async claimPublication(
+    resultId: string,
+    status: ResultStatus,
+    claim: PublishClaim,
+    nowMs: number,
+  ): Promise<ClaimResult> {
+    const record = this.publications.get(resultId);
+    const free =
+      !record ||
+      (record.status !== status && status === 'STORED') ||
+      (record.status === status &&
+        !record.publishedAt &&
+        (record.claimExpiresAt === undefined ||
+          record.claimExpiresAt < nowMs ||
+          record.claim === claim.token));
+    if (!free) return { claimed: false, record: structuredClone(record) };
+    this.publications.set(resultId, { status, claim: claim.token, claimExpiresAt: claim.expiresAt });
+    return { claimed: true };
   }
   async markPublished(resultId: string, status: ResultStatus, at: string) {
     this.crash.at('mark');
     const item = this.items.get(resultId);
     if (item && !item.eventPublishedAt && item.status === status) item.eventPublishedAt = at;
-    this.claims.delete(resultId);
+    const record = this.publications.get(resultId);
+    // As `Publications.mark`: once per status; a STORED mark replaces an UNAVAILABLE one, never the reverse.
+    if (!record?.publishedAt || (status === 'STORED' && record.status !== status)) {
+      this.publications.set(resultId, { status, publishedAt: at });
+    }
   }
 }
 

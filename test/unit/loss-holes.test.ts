@@ -8,7 +8,7 @@ import {
   ProvisionedThroughputExceededException,
 } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -80,6 +80,26 @@ describe('ResultStore conditional puts', () => {
       expect(reads).toEqual([{ resultId: 'r-1#publication' }]);
     },
   );
+
+  it('a refused claim answers with the publication record DynamoDB returned, with no second read', async () => {
+    // Prepare
+    const record = { status: 'STORED', publishedAt: '2026-08-11T08:01:00.000Z' };
+    ddb
+      .on(UpdateCommand)
+      .rejects(
+        new ConditionalCheckFailedException({ message: 'held', $metadata: {}, Item: marshall(record) }),
+      );
+
+    // Act
+    const result = await store().claimPublication('r-1', 'STORED', { token: 't', expiresAt: 2 }, 1);
+
+    // Assess
+    expect(result).toEqual({ claimed: false, record });
+    expect(ddb.commandCalls(UpdateCommand)[0]!.args[0].input.ReturnValuesOnConditionCheckFailure).toBe(
+      'ALL_OLD',
+    );
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
 
   it.each(['putStoredItem', 'putUnavailableItem'] as const)(
     '%s reads the item again when the failure came without it',

@@ -288,7 +288,7 @@ export const ATTACKS: readonly Attack[] = [
     expect: 'not-stored',
     maxWallMs: () => TOKEN_WALL_MS,
     maxTokenRequestsPerContainer: 2,
-    containers: (scale) => by(scale, 10, 1),
+    containers: (scale) => by(scale, 10, 3),
     cheap: true,
   },
   {
@@ -301,7 +301,7 @@ export const ATTACKS: readonly Attack[] = [
     expect: 'stored-or-refused',
     maxWallMs: () => TOKEN_WALL_MS,
     maxTokenRequestsPerContainer: 2,
-    containers: (scale) => by(scale, 10, 1),
+    containers: (scale) => by(scale, 10, 3),
     cheap: true,
   },
   {
@@ -318,7 +318,7 @@ export const ATTACKS: readonly Attack[] = [
     expect: 'not-stored',
     maxWallMs: () => TOKEN_WALL_MS,
     maxTokenRequestsPerContainer: 2,
-    containers: (scale) => by(scale, 10, 1),
+    containers: (scale) => by(scale, 10, 3),
     cheap: true,
   },
   {

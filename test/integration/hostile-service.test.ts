@@ -22,7 +22,7 @@ describe('hostile service (small)', () => {
   });
 
   for (const attack of ATTACKS.filter((a) => a.cheap)) {
-    it(`${attack.name} (${attack.what}): ${attack.expect}, named, nothing planted in logs, errors or events`, async () => {
+    it(`${attack.name} (${attack.what}): ${attack.expect}, no planted string in logs, errors or events`, async () => {
       // Act
       const row = await harness.run(attack, 'quick', { capMs: 30_000, checkMemory: false });
 

@@ -341,6 +341,9 @@ function checkOutcome(attack: Attack, outcome: string, announced: number, violat
     case 'not-stored':
       if (stored || outcome === 'unavailable') violations.push(`${outcome}, expected a refusal or an error`);
       break;
+    case 'refused':
+      if (!outcome.startsWith('refused')) violations.push(`not refused with a reason (${outcome})`);
+      break;
     case 'stored-or-refused':
       if (!stored && !outcome.startsWith('refused') && !crashed)
         violations.push(`neither stored nor refused with a reason (${outcome})`);

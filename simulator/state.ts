@@ -52,7 +52,6 @@ export interface Transaction {
   sdk?: { services: SdkService[]; numberOfChallenges: number };
   identityUploaded?: boolean;
   faceVerified?: boolean;
-  imageCustomerReferences: (string | undefined)[];
   /** Type and references of every uploaded image (identity and face verify uploads), in order. */
   uploads: UploadedImage[];
   /** The documents a secure link asks the end user to capture (§4.1 `additionalDocuments`). */
@@ -209,7 +208,6 @@ export class SimulatorState {
       userId: this.defaultUserId,
       createdAt: this.now(),
       state: 'created',
-      imageCustomerReferences: [],
       uploads: [],
       resultIds: [],
       ...init,
@@ -308,7 +306,7 @@ export class SimulatorState {
         ...(t.mock ? {} : this.#requestedSections(t, identity)),
       },
       ...(t.watermarkRejected ? { watermarkRejected: true } : {}),
-      imageCustomerReferences: t.imageCustomerReferences,
+      uploads: t.uploads,
       completedAt,
     });
   }
@@ -328,9 +326,10 @@ export class SimulatorState {
       rtw &&
       identity &&
       (requested.includes('DRIVING_LICENSE') || t.uploads.some(drivingLicenseUpload));
+    const uploadedStatements = t.uploads.filter((u) => u.type === 'PAYROLL_TAX_STATEMENT');
     const statements =
-      t.uploads.filter((u) => u.type === 'PAYROLL_TAX_STATEMENT').length +
-      requested.filter((d) => d === 'PAYROLL_TAX_STATEMENT').length;
+      uploadedStatements.length + requested.filter((d) => d === 'PAYROLL_TAX_STATEMENT').length;
+    const statementReference = uploadedStatements[0]?.customerReference;
     // Sections of their own are not listed again as additional documents.
     const own = (type: string) =>
       type === 'PAYROLL_TAX_STATEMENT' ||
@@ -350,7 +349,14 @@ export class SimulatorState {
       ...(drivingLicense ? { drivingLicense: true } : {}),
       // §2.5: only when a single payroll tax statement was uploaded. Input data is what the end user
       // types in the secure link's onboarding; a direct upload has no field for it.
-      ...(statements === 1 ? { payrollTaxStatement: { inputData: t.origin === 'secureLink' } } : {}),
+      ...(statements === 1
+        ? {
+            payrollTaxStatement: {
+              inputData: t.origin === 'secureLink',
+              ...(statementReference !== undefined ? { customerReference: statementReference } : {}),
+            },
+          }
+        : {}),
       ...(additional.length > 0 ? { additionalDocuments: additional } : {}),
       ...(signing
         ? { digitalSigning: { linkedTransactions: t.linkedTransactionId ? [t.linkedTransactionId] : [] } }

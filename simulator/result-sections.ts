@@ -290,7 +290,8 @@ export function faceLinkSection(ctx: SectionContext): Doc['faceLink'] {
     ...sectionBase(ctx),
     gpsLocation: { latitude: 52 + ctx.prng.int(1000) / 1000, longitude: 4 + ctx.prng.int(2000) / 1000 },
   };
-  addImage(ctx, 'live', 'LIVE', 'ANY');
+  // The selfie of the hosted flow is uploaded; otherwise the simulator draws one.
+  if (!ctx.uploadedTypes.has('LIVE')) addImage(ctx, 'live', 'LIVE', 'ANY');
   return section;
 }
 

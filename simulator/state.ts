@@ -49,6 +49,8 @@ export interface Transaction {
   uploadNotified?: boolean;
   secureId?: string;
   mock?: MockTestValue;
+  /** Outcome the hosted flow's tester picked; without `mock-test`'s fixed content. */
+  outcome?: Outcome;
   sdk?: { services: SdkService[]; numberOfChallenges: number };
   identityUploaded?: boolean;
   faceVerified?: boolean;
@@ -108,6 +110,8 @@ export class SimulatorState {
   readonly tokens = new Map<string, IssuedToken>();
   readonly sdkTokens = new Map<string, string>();
   readonly transactions = new Map<string, Transaction>();
+  /** secureId of a secure link (single or bulk) → its transactionId: the hosted flow finds it. */
+  readonly secureLinks = new Map<string, string>();
   readonly pending = new Set<Transaction>();
   readonly results = new Map<string, StoredResult>();
   /** One-time FaceLink accept token → transactionId. */
@@ -213,11 +217,16 @@ export class SimulatorState {
       ...init,
     };
     this.transactions.set(t.transactionId, t);
+    if (t.secureId !== undefined) this.secureLinks.set(t.secureId, t.transactionId);
     return t;
   }
 
-  /** Makes `t` complete after the completion delay (a secure link's user "uploads" half-way). */
+  /**
+   * Makes `t` complete after the completion delay (a secure link's user "uploads" half-way). With
+   * `linksAwaitBrowser` a secure link instead waits for its end user in the hosted flow.
+   */
   schedule(t: Transaction, options: { withUpload?: boolean } = {}): void {
+    if (t.origin === 'secureLink' && this.options.linksAwaitBrowser) return;
     t.state = 'pending';
     t.dueAt = this.now() + this.completionDelayMs;
     if (options.withUpload) t.uploadAt = this.now() + Math.floor(this.completionDelayMs / 2);
@@ -245,7 +254,7 @@ export class SimulatorState {
     t.state = 'completed';
     this.completedCount++;
     const completedAt = this.now();
-    const outcome: Outcome = t.mock ?? this.options.outcome ?? drawOutcome(this.#outcomePrng);
+    const outcome: Outcome = t.mock ?? t.outcome ?? this.options.outcome ?? drawOutcome(this.#outcomePrng);
     const doc = this.#buildDocument(t, outcome, completedAt);
     const resultId = prngUuid(this.idPrng);
     const completed = new Date(completedAt).toISOString();

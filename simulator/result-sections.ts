@@ -32,6 +32,11 @@ export interface ResultInput {
   /** Product of the transaction; absent for a face-verify-only SDK transaction. */
   readonly product?: Product;
   readonly outcome: Outcome;
+  /**
+   * The outcome came from the `mock-test` header: §1 then fixes the document of APPROVED_EU,
+   * APPROVED_NON_EU (a passport) and APPROVED_RP (a residence permit), whatever was uploaded.
+   */
+  readonly mocked?: boolean;
   readonly customerReference?: string;
   readonly userId?: string;
   readonly rtwType?: RtwType;
@@ -96,8 +101,13 @@ export interface SectionContext {
   readonly uploadedTypes: ReadonlySet<string>;
 }
 
-/** The kind of identity document of a result: the uploaded one, else the one the outcome implies. */
+/**
+ * The kind of identity document of a result: the uploaded one, else the one the outcome implies; a
+ * `mock-test` value that names a document (§1) wins over the upload.
+ */
 export function identityKindOf(input: ResultInput): DocumentKind {
+  const named = input.outcome !== 'APPROVED' && input.outcome.startsWith('APPROVED');
+  if (input.mocked && named) return documentKindFor(input.outcome);
   return uploadedIdentityKind(input.uploads ?? []) ?? documentKindFor(input.outcome);
 }
 
@@ -156,7 +166,7 @@ export interface IdentityFacts {
 export function identitySection(ctx: SectionContext): { section: Doc['identity']; facts: IdentityFacts } {
   const { input, prng } = ctx;
   const person = fakePerson(prng, input.completedAt);
-  const d = documentFor(input.outcome, prng, uploadedIdentityKind(input.uploads ?? []));
+  const d = documentFor(input.outcome, prng, identityKindOf(input));
   const issued = input.completedAt - (30 + prng.int(3000)) * DAY;
   const expiry =
     input.outcome === 'DISAPPROVED' ? input.completedAt - (1 + prng.int(300)) * DAY : issued + 3652 * DAY;

@@ -302,6 +302,7 @@ export class SimulatorState {
       transactionId: t.transactionId,
       ...(product !== undefined ? { product } : {}),
       outcome,
+      ...(t.mock ? { mocked: true } : {}),
       ...(t.customerReference !== undefined ? { customerReference: t.customerReference } : {}),
       userId: t.userId,
       ...(t.rtwType !== undefined ? { rtwType: t.rtwType } : {}),

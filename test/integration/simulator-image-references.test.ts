@@ -153,6 +153,39 @@ describe('identity uploads', () => {
   });
 });
 
+describe('mock-test', () => {
+  async function mockedIdVerify(mock: string): Promise<VerificationResultDocument> {
+    const res = await fetch(`${sim.url}${PATHS.idVerify}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'mock-test': mock },
+      body: JSON.stringify({
+        product: 'IDV_STANDARD',
+        images: [{ data: page, type: 'PASSPORT', customerReference: 'pp-m' }],
+      }),
+    });
+    expect(res.status).toBe(200);
+    return completedResult(sim, token, ((await res.json()) as { transactionId: string }).transactionId);
+  }
+
+  it('APPROVED keeps the uploaded PASSPORT; APPROVED_RP is the residence permit §1 names', async () => {
+    // Act
+    const approved = await mockedIdVerify('APPROVED');
+    const rp = await mockedIdVerify('APPROVED_RP');
+
+    // Assess
+    expect(approved.identity?.data?.documentType).toBe('PASSPORT');
+    expect(shapes(approved)).toEqual([img('PASSPORT', 'FRONT', 'pp-m'), img('PORTRAIT', 'ANY')]);
+    expect(rp.identity?.data?.documentType).toBe('RESIDENCE_PERMIT');
+    expect(shapes(rp)).toEqual([
+      img('PASSPORT', 'FRONT', 'pp-m'),
+      img('RESIDENCE_PERMIT', 'FRONT'),
+      img('RESIDENCE_PERMIT', 'RESIDENCE_PERMIT_STICKERS'),
+      img('PORTRAIT', 'ANY'),
+      img('SIGNATURE', 'ANY'),
+    ]);
+  });
+});
+
 describe('face verify uploads', () => {
   it('the COMPARE reference stays on COMPARE and each LIVE reference on its LIVE image', async () => {
     // Prepare

@@ -21,6 +21,7 @@ import {
   sdkTokenCommand,
   vogCreateCommand,
 } from './simple';
+import { simulatorTriggerCommand } from './simulator-trigger';
 import type { CliCommand } from './types';
 import { faceQualityCommand, faceVerifyCommand, idVerifyCommand, qualityCommand } from './uploads';
 
@@ -46,6 +47,7 @@ export const COMMANDS: readonly CliCommand[] = [
   eventsTestPatternCommand,
   eventsReplayCommand,
   setupCredentialsCommand,
+  simulatorTriggerCommand,
   analyticsQueryCommand,
   analyticsReportCommand,
 ];

@@ -75,12 +75,21 @@ export async function startAwsFront(options: {
     const upstream = request(
       { socketPath: options.socketPath, agent, method: req.method, path: req.url, headers },
       (answer) => {
+        // The client may have gone (an aborted SDK request): `pipeline` throws on a destroyed stream.
+        if (res.destroyed) {
+          answer.destroy();
+          return;
+        }
         const answerHeaders = withoutHopByHop(answer.headers);
         delete answerHeaders['transfer-encoding'];
         res.writeHead(answer.statusCode ?? 502, answerHeaders);
         pipeline(answer, res, () => undefined);
       },
     );
+    // A client that leaves ends the request to the emulator too.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
     upstream.on('error', () => {
       if (!res.headersSent) refuse(res, 502);
       else res.destroy();

@@ -71,13 +71,15 @@ export function buildTrace(parts: TraceParts): ResultTrace {
   const logged = (kind: TraceStepKind) => steps.some((step) => step.kind === kind);
   if (item) {
     if (item.source && !logged('announced')) {
-      // The item keeps the first source only; the journal or the logs tell every announcement.
-      steps.push({
-        at: item.storedAt,
+      // The item keeps the first source only, not its time (the poll logs counts, not ids): the
+      // announcement is put before the first step known, where it certainly was.
+      const earliest = [item.storedAt, ...steps.map((step) => step.at)].sort()[0]!;
+      steps.unshift({
+        at: earliest,
         kind: 'announced',
         from: 'item',
         source: item.source,
-        note: 'first source',
+        note: 'first source (its time is not recorded: at or before this)',
       });
     }
     steps.push({

@@ -268,6 +268,39 @@ describe('the local run for operators (console, DLQ, trace, replay)', () => {
     );
   });
 
+  it('replays a time range locally with detail.replay on every line it adds, never an unmarked copy', async () => {
+    // Prepare
+    const lines = () =>
+      readFileSync(join(dataDir, 'events.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+    const unmarked = lines().filter((event) => event.detail.replay === undefined).length;
+    const day = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+
+    // Act
+    const answer = await idv(
+      'events',
+      'replay',
+      '--local',
+      '--data-dir',
+      dataDir,
+      '--since',
+      day,
+      '--until',
+      tomorrow,
+    );
+
+    // Assess
+    expect(answer.code, answer.stderr).toBe(0);
+    const { published, replayName } = JSON.parse(answer.stdout);
+    expect(published).toBeGreaterThan(0);
+    const after = lines();
+    expect(after.filter((event) => event.detail.replay === undefined)).toHaveLength(unmarked);
+    expect(after.filter((event) => event.detail.replay === replayName)).toHaveLength(published);
+  });
+
   it('guards the console: wrong secret 404, foreign Host 404, POST without the CSRF token 403', async () => {
     // Prepare
     const url = new URL(stack.consoleUrl);

@@ -279,16 +279,14 @@ describe('idv results trace on AWS', () => {
 
   it('joins the item, the publication record and the log steps; says when the logs are missing', async () => {
     // Prepare
-    dynamoMock
-      .on(GetCommand, { Key: { resultId: 'r-1' } })
-      .resolves({
-        Item: {
-          resultId: 'r-1',
-          status: 'UNAVAILABLE',
-          storedAt: '2026-08-10T12:00:10.000Z',
-          source: 'poll',
-        },
-      });
+    dynamoMock.on(GetCommand, { Key: { resultId: 'r-1' } }).resolves({
+      Item: {
+        resultId: 'r-1',
+        status: 'UNAVAILABLE',
+        storedAt: '2026-08-10T12:00:10.000Z',
+        source: 'poll',
+      },
+    });
     dynamoMock.on(GetCommand, { Key: { resultId: 'r-1#publication' } }).resolves({
       Item: { status: 'UNAVAILABLE', publishedAt: '2026-08-10T12:00:11.000Z' },
     });

@@ -115,6 +115,11 @@ export interface WebhookEndpointOptions {
   pathSecret?: string;
   /** Called after each routed request with its status (never with the path: it holds the secret). */
   onResponse?: (route: string, status: number) => void;
+  /**
+   * Other routes on the same port (the local console): asked first, true when it answered the request.
+   * It must check its own secret before reading a body, as the webhook routes do.
+   */
+  otherRoutes?: (req: IncomingMessage, res: ServerResponse, port: number) => boolean;
 }
 
 /** The running endpoint: base URL (`http://host:port`) and close. */
@@ -133,7 +138,9 @@ export interface WebhookEndpoint {
 export async function startWebhookEndpoint(options: WebhookEndpointOptions): Promise<WebhookEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  let port = 0;
   const handle = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
+    if (options.otherRoutes?.(req, res, port)) return;
     const reply = (status: number, body: string, headers: Record<string, string> = {}): void => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(body);
@@ -184,7 +191,7 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  ({ port } = server.address() as AddressInfo);
   return { url: `http://${host}:${port}`, port, close: () => closeServer(server) };
 }
 

@@ -3,6 +3,7 @@
  * `--results N` (default 1000), `--kill-results N` (default 60), `--seed N` (default 14),
  * `--timeout-seconds N` (default 900); `--help`. An unknown flag or a bad value exits 2 before anything runs.
  * Prints the figures; exits 1 when any result was lost, duplicated, altered or left unannounced.
+ * `--hostile` runs the hostile-service suite instead (`bench/hostile.ts`, its own flags).
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -32,6 +33,11 @@ function readFlags(): Partial<Record<(typeof FLAGS)[number], string>> {
     console.error(`chaos: ${(error as Error).message}\n${USAGE}`);
     process.exit(2);
   }
+}
+if (process.argv.includes('--hostile')) {
+  // `npm run chaos -- --hostile [flags]`: the hostile-service suite instead (bench/hostile.ts).
+  const { main } = await import('./hostile');
+  process.exit(await main(process.argv.slice(2).filter((arg) => arg !== '--hostile')));
 }
 const values = readFlags();
 

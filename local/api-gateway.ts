@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { readBody } from '../shared/read-body';
+import { sameSecret } from './aws-auth';
 import { closeServer } from './aws-json-server';
+import { answerUnread, readBounded } from './http-body';
 
 /** A handler with the API Gateway proxy integration's signature. */
 export type ApiGatewayHandler = (
@@ -107,8 +108,18 @@ export interface WebhookEndpointOptions {
   /** 0 picks a free port. @default 0 */
   port?: number;
   maxBodyBytes?: number;
+  /**
+   * The webhook path secret. Given, a request whose `{token}` is not it gets the handler's 404 at once,
+   * before any byte of its body is read (the handler checks it again).
+   */
+  pathSecret?: string;
   /** Called after each routed request with its status (never with the path: it holds the secret). */
   onResponse?: (route: string, status: number) => void;
+  /**
+   * Other routes on the same port (the local console): asked first, true when it answered the request.
+   * It must check its own secret before reading a body, as the webhook routes do.
+   */
+  otherRoutes?: (req: IncomingMessage, res: ServerResponse, port: number) => boolean;
 }
 
 /** The running endpoint: base URL (`http://host:port`) and close. */
@@ -121,19 +132,33 @@ export interface WebhookEndpoint {
 /**
  * Serves the stack's webhook routes on a local port: each request becomes an API Gateway proxy event
  * for `handler`, and its result becomes the HTTP response. Unknown routes get API Gateway's 403
- * `Missing Authentication Token`; oversized bodies 413. A taken port rejects with `EADDRINUSE`.
+ * `Missing Authentication Token` and a wrong path secret 404, both before the body is read; bodies over
+ * `maxBodyBytes` 413 as soon as that is known. A taken port rejects with `EADDRINUSE`.
  */
 export async function startWebhookEndpoint(options: WebhookEndpointOptions): Promise<WebhookEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const server: Server = createServer((req, res) => {
+  let port = 0;
+  const handle = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
+    if (options.otherRoutes?.(req, res, port)) return;
     const reply = (status: number, body: string, headers: Record<string, string> = {}): void => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(body);
     };
-    readBody(req, maxBodyBytes)
+    const route = matchRoute(new URL(req.url ?? '/', 'http://localhost').pathname);
+    if (!route || req.method !== 'POST') {
+      answerUnread(res, 403, '{"message":"Missing Authentication Token"}');
+      return;
+    }
+    if (options.pathSecret !== undefined && !sameSecret(route.pathParameters.token!, options.pathSecret)) {
+      options.onResponse?.(route.resource, 404);
+      answerUnread(res, 404, '{"message":"Not Found"}');
+      return;
+    }
+    if (expectsContinue) res.writeContinue();
+    readBounded(req, maxBodyBytes)
       .then(async (body) => {
-        if (body === undefined) return reply(413, '{"message":"Request Too Long"}');
+        if (body === undefined) return answerUnread(res, 413, '{"message":"Request Too Long"}');
         const event = toApiGatewayEvent({
           method: req.method ?? 'GET',
           url: req.url ?? '/',
@@ -155,7 +180,10 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
         options.onResponse?.('error', 502);
         reply(502, '{"message":"Internal server error"}');
       });
-  });
+  };
+  const server: Server = createServer((req, res) => handle(req, res, false));
+  // Checked before `100 Continue`: a refused client never sends its body.
+  server.on('checkContinue', (req, res) => handle(req, res, true));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -163,7 +191,7 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  ({ port } = server.address() as AddressInfo);
   return { url: `http://${host}:${port}`, port, close: () => closeServer(server) };
 }
 

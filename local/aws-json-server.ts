@@ -28,14 +28,18 @@ export interface AwsJsonServer {
   close(): Promise<void>;
 }
 
+/** Where a fake listens: a host (and a free port), or a unix socket (behind the local run's front). */
+export type ListenOn = { host: string } | { socketPath: string };
+
 /**
  * Starts a `node:http` server speaking the AWS JSON 1.1 protocol (`X-Amz-Target: <prefix>.<Operation>`,
- * `application/x-amz-json-1.1`) for the given operations, on `host` and a free port.
+ * `application/x-amz-json-1.1`) for the given operations, on `host` and a free port or on a unix socket
+ * (its endpoint is then `unix:<path>`).
  */
 export async function startAwsJsonServer(
   targetPrefix: string,
   operations: Record<string, AwsJsonOperation>,
-  host = '127.0.0.1',
+  listenOn: ListenOn = { host: '127.0.0.1' },
 ): Promise<AwsJsonServer> {
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -76,14 +80,19 @@ export async function startAwsJsonServer(
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, host, () => {
+    const listening = (): void => {
       server.off('error', reject);
       resolve();
-    });
+    };
+    if ('socketPath' in listenOn) server.listen(listenOn.socketPath, listening);
+    else server.listen(0, listenOn.host, listening);
   });
-  const { port } = server.address() as AddressInfo;
+  const endpoint =
+    'socketPath' in listenOn
+      ? `unix:${listenOn.socketPath}`
+      : `http://${listenOn.host}:${(server.address() as AddressInfo).port}`;
   return {
-    endpoint: `http://${host}:${port}`,
+    endpoint,
     close: () => closeServer(server),
   };
 }

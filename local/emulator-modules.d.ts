@@ -32,6 +32,18 @@ declare module 's3rver' {
     constructor(options?: S3rverOptions);
     httpServer?: Server;
     run(): Promise<AddressInfo>;
+    /** Serves on a new HTTP server listening where `args` say (a port, or a unix socket path). */
+    listen(...args: unknown[]): Promise<Server>;
     close(): Promise<void>;
   }
+}
+
+declare module 's3rver/lib/models/account.js' {
+  /** s3rver's accounts: a request's SigV4 key id must be registered here (its signature is not checked). */
+  interface AWSAccount {
+    createKeyPair(accessKeyId: string, secretAccessKey: string): void;
+    revokeAccessKey(accessKeyId: string): void;
+  }
+  const accounts: { DUMMY_ACCOUNT: AWSAccount };
+  export default accounts;
 }

@@ -59,7 +59,7 @@ export class LocalRuleSet {
     const matched: string[] = [];
     for (const rule of this.rules) {
       if (!rule.pattern.matches(event)) continue;
-      appendFileSync(rule.outputFile, `${JSON.stringify(event)}\n`);
+      appendFileSync(rule.outputFile, `${JSON.stringify(event)}\n`, { mode: 0o600 });
       this.#counts.set(rule.name, (this.#counts.get(rule.name) ?? 0) + 1);
       matched.push(rule.name);
     }

@@ -23,6 +23,8 @@ export interface FakeEventBridgeOptions {
   region: string;
   accountId: string;
   host?: string;
+  /** A unix socket to listen on instead of `host` (the local run puts its front before it). */
+  socketPath?: string;
   /** Every accepted event is appended to this file as one JSON line. */
   eventsFile?: string;
 }
@@ -57,7 +59,7 @@ export async function startFakeEventBridge(options: FakeEventBridgeOptions): Pro
 
   const accept = (event: LocalEvent): void => {
     events.push(event);
-    if (options.eventsFile) appendFileSync(options.eventsFile, `${JSON.stringify(event)}\n`);
+    if (options.eventsFile) appendFileSync(options.eventsFile, `${JSON.stringify(event)}\n`, { mode: 0o600 });
     for (const listener of listeners) {
       try {
         listener(event);
@@ -116,7 +118,9 @@ export async function startFakeEventBridge(options: FakeEventBridgeOptions): Pro
         };
       },
     },
-    options.host,
+    options.socketPath !== undefined
+      ? { socketPath: options.socketPath }
+      : { host: options.host ?? '127.0.0.1' },
   );
 
   return {

@@ -28,6 +28,8 @@ export interface FakeSecretsManagerOptions {
   region: string;
   accountId: string;
   host?: string;
+  /** A unix socket to listen on instead of `host` (the local run puts its front before it). */
+  socketPath?: string;
   /** JSON file holding the secrets across restarts; in memory only when absent. */
   file?: string;
 }
@@ -187,7 +189,9 @@ export async function startFakeSecretsManager(options: FakeSecretsManagerOptions
       },
       GetRandomPassword: (input) => ({ RandomPassword: randomPassword(input) }),
     },
-    options.host,
+    options.socketPath !== undefined
+      ? { socketPath: options.socketPath }
+      : { host: options.host ?? '127.0.0.1' },
   );
 }
 

@@ -62,14 +62,26 @@ function describeLoggedError(error: unknown): string | undefined {
 const METHODS = ['debug', 'info', 'warn', 'error', 'log', 'trace'] as const;
 
 /**
- * Routes everything the handlers print through `console` to `write`, one readable line per log entry.
- * Returns the function that puts the console back.
+ * Routes everything the handlers print through `console` to `write`, one readable line per log entry,
+ * and hands each Powertools entry, parsed, to `onEntry` (the run's trace journal). Returns the function
+ * that puts the console back.
  */
-export function captureHandlerLogs(write: (line: string) => void): () => void {
+export function captureHandlerLogs(
+  write: (line: string) => void,
+  onEntry?: (entry: Record<string, unknown>) => void,
+): () => void {
   const original = METHODS.map((method) => [method, console[method]] as const);
   for (const method of METHODS) {
     console[method] = (...args: unknown[]) => {
       const text = args.map((arg) => (typeof arg === 'string' ? arg : String(arg))).join(' ');
+      if (onEntry && text.startsWith('{')) {
+        try {
+          const entry: unknown = JSON.parse(text);
+          if (isJsonObject(entry)) onEntry(entry);
+        } catch {
+          // Not a log entry: printed as it came below.
+        }
+      }
       write(formatHandlerLog(text) ?? text);
     };
   }

@@ -1,11 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
 import { buildApp } from 'fauxqs';
 import S3rver from 's3rver';
+import AWSAccount from 's3rver/lib/models/account.js';
+import { newRunCredentials } from './aws-auth';
+import { startAwsFront } from './aws-front';
 import { closeServer } from './aws-json-server';
 import { type LocalEvent, type LocalEventListener, startFakeEventBridge } from './fake-eventbridge';
 import { startFakeSecretsManager } from './fake-secrets-manager';
@@ -24,7 +26,10 @@ export interface LocalAwsOptions {
    * SQS (fauxqs) is always in memory.
    */
   dataDir?: string;
-  /** Interface every emulator listens on. @default '127.0.0.1' */
+  /**
+   * Interface the emulators' authenticating fronts listen on. @default '127.0.0.1'
+   * The emulators themselves listen on unix sockets in an owner-only directory.
+   */
   host?: string;
   /** Where accepted events are appended as JSON lines. @default `<dataDir>/events.jsonl` when dataDir is set */
   eventsFile?: string;
@@ -33,6 +38,7 @@ export interface LocalAwsOptions {
 /** A running set of local AWS emulators. */
 export interface LocalAws {
   readonly region: string;
+  /** This run's random key pair: every request to an endpoint must be signed with it (else 403). */
   readonly credentials: { accessKeyId: string; secretAccessKey: string };
   readonly endpoints: Record<LocalAwsService, string>;
   /**
@@ -65,8 +71,6 @@ export interface LocalClientConfig {
 /** Fake account id used in ARNs; matches the one fauxqs puts in queue URLs and ARNs. */
 export const LOCAL_ACCOUNT_ID = '000000000000';
 const LOCAL_REGION = 'us-east-1';
-// s3rver verifies signatures against its built-in key pair; the other emulators accept any credentials.
-const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 
 const ENDPOINT_VARIABLES: Record<LocalAwsService, string> = {
   dynamodb: 'AWS_ENDPOINT_URL_DYNAMODB',
@@ -77,15 +81,29 @@ const ENDPOINT_VARIABLES: Record<LocalAwsService, string> = {
 };
 
 /**
- * Starts, in this process and on free ports of `host`, the local stand-ins of every AWS service the
- * pipeline uses: DynamoDB (dynalite), S3 (s3rver), SQS (fauxqs) and small fakes of Secrets Manager and
- * EventBridge. If one fails to start, the ones already started are stopped and the error names it.
+ * Starts, in this process, the local stand-ins of every AWS service the pipeline uses: DynamoDB
+ * (dynalite), S3 (s3rver), SQS (fauxqs) and small fakes of Secrets Manager and EventBridge. None of them
+ * listens on a port: each listens on a unix socket in a new owner-only (0700) directory, and a front on
+ * a free port of `host` forwards to it only the requests signed with this run's random key pair (see
+ * `aws-front.ts`), so another user of the machine reaches nothing. If one fails to start, the ones
+ * already started are stopped and the error names it.
  */
 export async function startLocalAws(options: LocalAwsOptions = {}): Promise<LocalAws> {
   const host = options.host ?? '127.0.0.1';
   const dataDir = options.dataDir;
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const credentials = newRunCredentials();
   const closers: (() => Promise<void>)[] = [];
+  // mkdtemp creates the directory 0700. Not in the data directory: a socket path must stay short.
+  const sockets = mkdtempSync(join(tmpdir(), 'idv-aws-'));
+  closers.push(async () => rmSync(sockets, { recursive: true, force: true }));
+  const socket = (name: string): string => join(sockets, `${name}.sock`);
+  /** Puts the authenticating front before an emulator listening on `path`; returns the front's URL. */
+  const front = async (path: string): Promise<string> => {
+    const started = await startAwsFront({ socketPath: path, credentials, host });
+    closers.push(() => started.close());
+    return started.endpoint;
+  };
   const journal = dataDir ? new QueueJournal(join(dataDir, QUEUE_JOURNAL)) : undefined;
   let sqsStore: (JournaledStore & { constructor: { createMessage: MessageFactory } }) | undefined;
   const closeAll = async (): Promise<void> => {
@@ -115,21 +133,24 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
     if (dataDir) mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
     // Tables become ACTIVE almost at once, so set-up code does not wait half a second per table.
     const server = dynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined, createTableMs: 1 });
-    const endpoint = await listen(server, host);
+    await listen(server, socket('dynamodb'));
     closers.push(() => closeServer(server));
-    return endpoint;
+    return front(socket('dynamodb'));
   });
 
   const s3 = await step('S3', async () => {
     const directory = dataDir ? join(dataDir, 's3') : mkdtempSync(join(tmpdir(), 'idv-s3-'));
     mkdirSync(directory, { recursive: true });
-    const s3rver = new S3rver({ address: host, port: 0, silent: true, directory });
-    const address = await s3rver.run();
+    const s3rver = new S3rver({ silent: true, directory });
+    // s3rver checks only that a SigV4 request names a key it knows (the front checks the signature).
+    AWSAccount.DUMMY_ACCOUNT.createKeyPair(credentials.accessKeyId, credentials.secretAccessKey);
+    closers.push(async () => AWSAccount.DUMMY_ACCOUNT.revokeAccessKey(credentials.accessKeyId));
+    const server = await s3rver.listen(socket('s3'));
     closers.push(async () => {
-      if (s3rver.httpServer) await closeServer(s3rver.httpServer);
+      await closeServer(server);
       if (!dataDir) rmSync(directory, { recursive: true, force: true });
     });
-    return `http://${host}:${address.port}`;
+    return front(socket('s3'));
   });
 
   const sqs = await step('SQS', async () => {
@@ -141,31 +162,37 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
     }
     sqsStore = stores.sqsStore;
     const app = buildApp({ logger: false, defaultRegion: LOCAL_REGION, stores });
-    const address = await app.listen({ port: 0, host });
+    await app.listen({ path: socket('sqs') });
     closers.push(() => app.close());
-    return address.replace('localhost', host);
+    // Queue URLs name the host the request was sent to: the front (it forwards the Host header).
+    return front(socket('sqs'));
   });
 
   const secretsManager = await step('Secrets Manager', async () => {
     const server = await startFakeSecretsManager({
       region: LOCAL_REGION,
       accountId: LOCAL_ACCOUNT_ID,
-      host,
+      socketPath: socket('secrets-manager'),
       file: dataDir ? join(dataDir, 'secrets.json') : undefined,
     });
     closers.push(() => server.close());
-    return server.endpoint;
+    return front(socket('secrets-manager'));
   });
 
   const eventBridge = await step('EventBridge', async () => {
     const server = await startFakeEventBridge({
       region: LOCAL_REGION,
       accountId: LOCAL_ACCOUNT_ID,
-      host,
+      socketPath: socket('eventbridge'),
       eventsFile: options.eventsFile ?? (dataDir ? join(dataDir, 'events.jsonl') : undefined),
     });
     closers.push(() => server.close());
-    return server;
+    const endpoint = await front(socket('eventbridge'));
+    return {
+      entries: () => server.entries(),
+      on: (listener: LocalEventListener) => server.on(listener),
+      endpoint,
+    };
   });
 
   const endpoints: Record<LocalAwsService, string> = {
@@ -177,12 +204,12 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
   };
   return {
     region: LOCAL_REGION,
-    credentials: { ...LOCAL_CREDENTIALS },
+    credentials: { ...credentials },
     endpoints,
     env: () => ({
       AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
       ...Object.fromEntries(
         Object.entries(ENDPOINT_VARIABLES).map(([service, variable]) => [
           variable,
@@ -235,12 +262,12 @@ async function fauxqsStores() {
   return { sqsStore, snsStore: new SnsStore(), s3Store: new S3Store() };
 }
 
-function listen(server: Server, host: string): Promise<string> {
+function listen(server: Server, socketPath: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, host, () => {
+    server.listen(socketPath, () => {
       server.off('error', reject);
-      resolve(`http://${host}:${(server.address() as AddressInfo).port}`);
+      resolve();
     });
   });
 }

@@ -19,7 +19,7 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { ENV } from '../shared/config';
+import { type CustomerReferenceMode, defaultCustomerReferenceMode, ENV } from '../shared/config';
 import { resultsTableDefinition } from '../shared/store/table-schema';
 import { clientConfig, type LocalAws } from './local-aws';
 
@@ -60,6 +60,11 @@ export interface PipelineEnvSettings {
   environment: string;
   retentionDays: number;
   scopes: readonly string[] | string;
+  /**
+   * Whether events carry `customerReference`, as `eventCustomerReference` in cdk.json.
+   * @default the service environment's default (`defaultCustomerReferenceMode`)
+   */
+  eventCustomerReference?: CustomerReferenceMode;
 }
 
 const WEBHOOK_SECRET_LENGTH = 40;
@@ -147,6 +152,9 @@ export function pipelineEnv(
     [ENV.dataBucketName]: resources.bucketName,
     [ENV.eventBusName]: resources.eventBusName,
     [ENV.retentionDays]: String(settings.retentionDays),
+    [ENV.eventCustomerReference]:
+      settings.eventCustomerReference ??
+      defaultCustomerReferenceMode(settings.environment === 'production' ? 'production' : 'staging'),
     [ENV.pollMarkersTableName]: resources.pollMarkersTableName,
     [ENV.pollMarkerWindowSeconds]: String(resources.pollMarkerWindowSeconds),
     [ENV.s3ForcePathStyle]: 'true',

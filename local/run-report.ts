@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { DETAIL_TYPES } from '../shared/events/names';
+import type { DlqEntry } from '../shared/queries/dlq';
 import type { LocalEvent } from './fake-eventbridge';
 
 /** Counters of one local run; printed as the last stdout line, one JSON object. */
@@ -108,6 +109,29 @@ export function formatEventLine(event: LocalEvent): string {
   ];
   if (transactionId) parts.push(`tx=${transactionId}`);
   return parts.join('  ');
+}
+
+/**
+ * The line of a message that reached the DLQ: its result (or message id), how often it was delivered and
+ * the reason code of its last failed attempt, and the command to look at it. Ids and codes only.
+ */
+export function formatDlqLine(
+  entry: DlqEntry,
+  reason: string | undefined,
+  earlier: boolean,
+  dirFlag: string,
+): string {
+  const id = entry.resultId ?? `message ${entry.messageId}`;
+  const what =
+    entry.kind === 'malformed'
+      ? `malformed (${entry.problem ?? 'not a queue message'})`
+      : `reason=${reason ?? 'unknown'}`;
+  const mark = earlier ? '✖ in DLQ     ' : '✖ to DLQ     ';
+  const after = earlier ? 'from an earlier run' : `after ${entry.receiveCount} failed deliveries`;
+  const show = entry.resultId
+    ? `npx idv dlq show ${entry.resultId} --local${dirFlag}`
+    : `npx idv dlq list --local${dirFlag}`;
+  return `${mark}${id}  ${after}  ${what}  → ${show}`;
 }
 
 /**

@@ -1,18 +1,31 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
 import { IdvClient } from '../shared/client';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { attachAnalyticsSink } from './analytics-sink';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
+import { createConsole, type LocalConsole } from './console';
+import { type DlqWatch, startDlqWatch } from './console-dlq';
+import { TraceJournal } from './console-journal';
 import { createDemoTransaction, demoPlan } from './demo';
 import { LocalRuleSet, loadRuleFiles, RuleFileError, ruleMarks } from './event-rules';
 import { captureHandlerLogs } from './handler-logs';
 import { lambdaContext } from './lambda-context';
 import { clientConfig, type LocalAws, startLocalAws } from './local-aws';
 import { createPipelineResources, type PipelineResources, pipelineEnv } from './pipeline-resources';
-import { dataDirFlag, EventTally, emptySummary, formatEventLine, type RunSummary } from './run-report';
+import {
+  dataDirFlag,
+  EventTally,
+  emptySummary,
+  formatDlqLine,
+  formatEventLine,
+  type RunSummary,
+} from './run-report';
 import { scheduledEvent, startSchedule } from './scheduler';
 import { checkCredentials, RunDependencyError, readSecret } from './service-access';
 import { queueDepth, SqsEventSource, type SqsHandler } from './sqs-event-source';
@@ -117,6 +130,8 @@ interface Run {
   readonly cleanups: Cleanup[];
   /** The `--rule` rules every event goes through. */
   rules: LocalRuleSet;
+  /** `<dataDir>/trace.jsonl`: the story of each result, for `idv results trace --local` and the console. */
+  readonly journal: TraceJournal;
 }
 
 /** The webhook endpoint, started before the handler it forwards to exists. */
@@ -125,6 +140,8 @@ interface Webhooks {
   resultUrl: string;
   uploadUrl: string;
   setHandler(handler: ApiGatewayHandler): void;
+  /** Mounts the console on the webhook port. */
+  setConsole(console: LocalConsole): void;
 }
 
 /** The service the run talks to: the simulator it started, or the external one of `--service-url`. */
@@ -137,6 +154,7 @@ interface Service {
 interface Plumbing {
   sqs: SQSClient;
   source: SqsEventSource;
+  dlqWatch: DlqWatch;
   runPoll(): Promise<void>;
 }
 
@@ -170,14 +188,16 @@ export async function runLocal(options: RunOptions, io: RunIo, modules: LocalMod
     await checkCredentials(service.url, run.credentials, run.external);
     const handlers = await loadHandlers(run, modules, aws, resources, service.url);
     webhooks.setHandler(handlers.webhook);
-    writeStackFile(run, aws, resources);
     aws.events.on((event) => {
       run.tally.add(event);
+      run.journal.event(event);
       io.out(formatEventLine(event) + ruleMarks(run.rules.apply(event)));
     });
     attachAnalyticsSink(aws.events, run.dataDir, io.err); // the analytics projection (docs/analytics.md)
     const plumbing = startPlumbing(run, aws, resources, handlers);
-    printBanner(run, service, webhooks);
+    const consolePath = mountConsole(run, aws, resources, plumbing, webhooks);
+    writeStackFile(run, aws, resources, `${webhooks.endpoint.url}${consolePath}`);
+    printBanner(run, service, webhooks, consolePath);
     const demo = startDemo(run, service);
     const timeout = sleep(options.timeoutSeconds * 1000, 'timeout' as const);
     exit = options.once
@@ -208,6 +228,7 @@ function newRun(options: RunOptions, io: RunIo): Run {
     tally: new EventTally(),
     cleanups: [],
     rules: new LocalRuleSet([]),
+    journal: new TraceJournal(resolve(options.dataDir)),
   };
 }
 
@@ -271,10 +292,13 @@ async function startEmulators(run: Run): Promise<LocalAws> {
 /** Step 2: the webhook endpoint first: the simulator needs its URL, the handler needs the simulator's URL. */
 async function startWebhooks(run: Run, aws: LocalAws, webhookSecret: string): Promise<Webhooks> {
   let webhookHandler: ApiGatewayHandler | undefined;
+  let localConsole: LocalConsole | undefined;
   let endpoint: WebhookEndpoint;
   try {
     endpoint = await startWebhookEndpoint({
       port: run.options.port,
+      pathSecret: webhookSecret,
+      otherRoutes: (req, res, port) => localConsole?.handle(req, res, port) ?? false,
       handler: async (event, context): Promise<APIGatewayProxyResult> => {
         if (!webhookHandler) return { statusCode: 503, body: '{"message":"starting"}' };
         return webhookHandler(event, context);
@@ -299,6 +323,9 @@ async function startWebhooks(run: Run, aws: LocalAws, webhookSecret: string): Pr
     uploadUrl: `${endpoint.url}/webhooks/${webhookSecret}/upload`,
     setHandler: (handler) => {
       webhookHandler = handler;
+    },
+    setConsole: (mounted) => {
+      localConsole = mounted;
     },
   };
 }
@@ -347,15 +374,15 @@ async function loadHandlers(
     // No X-Ray daemon here: the tracer stays a no-op (it already is without AWS_EXECUTION_ENV).
     POWERTOOLS_TRACE_ENABLED: 'false',
   });
-  const restore = captureHandlerLogs(run.io.err);
+  const restore = captureHandlerLogs(run.io.err, (entry) => run.journal.log(entry));
   run.cleanups.push(async () => restore());
   return modules.loadHandlers();
 }
 
 /** Step 5: `<dataDir>/stack.json`, through which `idv … --local` finds this run; removed at the end. */
-function writeStackFile(run: Run, aws: LocalAws, resources: PipelineResources): void {
+function writeStackFile(run: Run, aws: LocalAws, resources: PipelineResources, consoleUrl: string): void {
   const file = join(run.dataDir, STACK_FILE);
-  const stack: StackFile = {
+  const stack: StackFile & { consoleUrl: string } = {
     pid: process.pid,
     pidStartTime: processStartTime(process.pid),
     startedAt: new Date().toISOString(),
@@ -363,8 +390,12 @@ function writeStackFile(run: Run, aws: LocalAws, resources: PipelineResources): 
     credentials: aws.credentials,
     endpoints: aws.endpoints,
     resources,
+    consoleUrl,
   };
-  writeFileSync(file, JSON.stringify(stack, null, 2));
+  // Owner-only whatever the umask: it holds this run's key pair (the one way into its emulators) and the
+  // console's secret address.
+  writeFileSync(file, JSON.stringify(stack, null, 2), { mode: 0o600 });
+  chmodSync(file, 0o600);
   run.cleanups.push(async () => rmSync(file, { force: true }));
 }
 
@@ -392,7 +423,19 @@ function startPlumbing(
         io.err(`↻ ${outcome.failed} of ${outcome.received} message(s) left for redelivery`);
       }
     },
+    onRecord: (record) => run.journal.record(record),
   });
+  const dlqWatch = startDlqWatch({
+    sqs,
+    dlqUrl: resources.dlqUrl,
+    onMove: (entry, earlier) => {
+      const reason = entry.resultId ? run.journal.lastFailure(entry.resultId) : undefined;
+      if (!earlier) run.journal.dlq(entry, reason);
+      const deliveries = run.journal.failedDeliveries(entry.messageId) ?? entry.receiveCount;
+      io.out(formatDlqLine({ ...entry, receiveCount: deliveries }, reason, earlier, run.dirFlag));
+    },
+  });
+  run.cleanups.push(() => dlqWatch.stop());
   const runPoll = async (): Promise<void> => {
     summary.polled++;
     await handlers.poll(
@@ -400,12 +443,43 @@ function startPlumbing(
       lambdaContext('idv-local-poll', aws.region, 60_000),
     );
   };
-  return { sqs, source, runPoll };
+  return { sqs, source, dlqWatch, runPoll };
 }
 
-function printBanner(run: Run, service: Service, webhooks: Webhooks): void {
+/** Step 6b: the console on the webhook port, under a random secret path; returns that path. */
+function mountConsole(
+  run: Run,
+  aws: LocalAws,
+  resources: PipelineResources,
+  plumbing: Plumbing,
+  webhooks: Webhooks,
+): string {
+  const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
+  const s3 = new S3Client({ ...clientConfig(aws, 's3'), forcePathStyle: true });
+  run.cleanups.push(async () => {
+    dynamo.destroy();
+    s3.destroy();
+  });
+  const mounted = createConsole({
+    dataDir: run.dataDir,
+    dynamo,
+    s3,
+    sqs: plumbing.sqs,
+    tableName: resources.tableName,
+    queueUrl: resources.queueUrl,
+    dlqUrl: resources.dlqUrl,
+    events: () => aws.events.entries(),
+    dlq: () => plumbing.dlqWatch.entries(),
+    refreshDlq: () => plumbing.dlqWatch.check(),
+  });
+  webhooks.setConsole(mounted);
+  return mounted.path;
+}
+
+function printBanner(run: Run, service: Service, webhooks: Webhooks, consolePath: string): void {
   const { io, options, dataDir } = run;
   io.out(`Local pipeline running (data in ${dataDir})`);
+  io.out(`  console:  ${webhooks.endpoint.url}${consolePath}  (secret address: this run's owner only)`);
   io.out(
     `  service:  ${run.external ? service.url : `simulator ${service.url} (client id ${LOCAL_CLIENT.clientId})`}`,
   );

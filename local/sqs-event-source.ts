@@ -32,6 +32,20 @@ export interface SqsEventSourceOptions {
   /** Long-poll wait of each receive. @default 1 */
   waitTimeSeconds?: number;
   onBatch?: (outcome: BatchOutcome) => void;
+  /** Told of each record of a batch once the batch is done: whether it failed, and its delivery. */
+  onRecord?: (outcome: RecordOutcome) => void;
+}
+
+/** One record of a processed batch. */
+export interface RecordOutcome {
+  messageId: string;
+  body: string;
+  /** SQS ApproximateReceiveCount of this delivery (1 = first). */
+  receiveCount: number;
+  /** Epoch ms the message was sent to the queue (its announcement). */
+  sentAt: number;
+  /** Left for redelivery (reported, or the handler threw). */
+  failed: boolean;
 }
 
 /** Messages in the queue by state (`ApproximateNumberOf*`). */
@@ -123,6 +137,16 @@ export class SqsEventSource {
       failedIds = new Set(event.Records.map((record) => record.messageId));
     }
     const succeeded = messages.filter((message) => !failedIds.has(message.MessageId!));
+    for (const message of messages) {
+      const attributes = message.Attributes ?? {};
+      this.#options.onRecord?.({
+        messageId: message.MessageId!,
+        body: message.Body ?? '',
+        receiveCount: Number(attributes['ApproximateReceiveCount'] ?? 1),
+        sentAt: Number(attributes['SentTimestamp'] ?? Date.now()),
+        failed: failedIds.has(message.MessageId!),
+      });
+    }
     if (succeeded.length > 0) {
       await this.#options.sqs.send(
         new DeleteMessageBatchCommand({

@@ -6,7 +6,10 @@ import type { PipelineResources } from './pipeline-resources';
 /** File in the data directory through which `idv … --local` finds a running `npm start`. */
 export const STACK_FILE = 'stack.json';
 
-/** What `npm start` leaves in `<dataDir>/stack.json` (no secrets: only names, ports and fake keys). */
+/**
+ * What `npm start` leaves in `<dataDir>/stack.json` (owner-only, 0600): names, ports and the run's random
+ * key pair, without which its emulators refuse every request (see `aws-auth.ts`).
+ */
 export interface StackFile {
   pid: number;
   /**

@@ -2,6 +2,7 @@
  * Error classes of the pipeline core (the service client has its own hierarchy in `shared/client/errors.ts`).
  * Messages name the problem (a variable, a field, a step) and never carry secrets, tokens or personal data.
  */
+import { scrubSecrets } from './scrub';
 
 /** Base of the pipeline's own errors. */
 export class PipelineError extends Error {
@@ -58,14 +59,19 @@ export class EnqueueError extends PipelineError {
 }
 
 /**
- * What may be logged about an error: its name, message and, for service errors, status and code.
- * Stacks and causes are left out because a cause may hold a response body.
+ * What may be logged about an error: its name, message and, for service errors, status and code. Stacks,
+ * causes and any other field (a service error's request id, a body's details) are left out because a
+ * cause may hold a response body; name and message go through `scrubSecrets` as a last line of defence.
  */
 export function describeError(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { name: 'NonError', message: typeof error };
-  const described: Record<string, unknown> = { name: error.name, message: error.message };
+  const described: Record<string, unknown> = {
+    name: scrubSecrets(String(error.name)),
+    message: scrubSecrets(String(error.message)),
+  };
   const extra = error as { status?: unknown; code?: unknown };
   if (typeof extra.status === 'number') described.status = extra.status;
-  if (typeof extra.code === 'number' || typeof extra.code === 'string') described.code = extra.code;
+  if (typeof extra.code === 'number') described.code = extra.code;
+  else if (typeof extra.code === 'string') described.code = scrubSecrets(extra.code);
   return described;
 }

@@ -79,25 +79,28 @@ export function fakeDocumentNumber(prng: Prng): string {
 
 export type DocumentKind = 'IDENTITY_CARD' | 'PASSPORT' | 'RESIDENCE_PERMIT';
 
-/** The identity document an outcome implies (§1 `mock-test` table). */
+/** The kind of identity document an outcome implies (§1 `mock-test` table). */
+export function documentKindFor(outcome: Outcome): DocumentKind {
+  if (outcome === 'APPROVED_EU' || outcome === 'APPROVED_NON_EU') return 'PASSPORT';
+  return outcome === 'APPROVED_RP' ? 'RESIDENCE_PERMIT' : 'IDENTITY_CARD';
+}
+
+/**
+ * The identity document of a result: of the kind that was uploaded (`uploaded`), else of the kind the
+ * outcome implies; the outcome picks the issuer (an EU or non-EU country for APPROVED_EU/_NON_EU).
+ */
 export function documentFor(
   outcome: Outcome,
   prng: Prng,
+  uploaded?: DocumentKind,
 ): { kind: DocumentKind; issuer: string; nationality: string } {
-  switch (outcome) {
-    case 'APPROVED_EU': {
-      const c = prng.pick(EU);
-      return { kind: 'PASSPORT', issuer: c, nationality: c };
-    }
-    case 'APPROVED_NON_EU': {
-      const c = prng.pick(NON_EU);
-      return { kind: 'PASSPORT', issuer: c, nationality: c };
-    }
-    case 'APPROVED_RP':
-      return { kind: 'RESIDENCE_PERMIT', issuer: 'NLD', nationality: prng.pick(NON_EU) };
-    default:
-      return { kind: 'IDENTITY_CARD', issuer: 'NLD', nationality: 'NLD' };
+  const kind = uploaded ?? documentKindFor(outcome);
+  if (kind === 'RESIDENCE_PERMIT') return { kind, issuer: 'NLD', nationality: prng.pick(NON_EU) };
+  if (outcome === 'APPROVED_EU' || (outcome === 'APPROVED_NON_EU' && kind === 'PASSPORT')) {
+    const c = prng.pick(outcome === 'APPROVED_EU' ? EU : NON_EU);
+    return { kind, issuer: c, nationality: c };
   }
+  return { kind, issuer: 'NLD', nationality: 'NLD' };
 }
 
 /** The machine-readable zone: TD3 (two lines of 44) for passports, TD1 (three lines of 30) otherwise. */

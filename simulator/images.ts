@@ -172,7 +172,8 @@ export interface PooledImage {
 export const IMAGE_SLOTS = {
   documentFront: { format: 'jpeg', kind: 'document', width: 1024, height: 640 },
   documentBack: { format: 'jpeg', kind: 'document', width: 1024, height: 640 },
-  portrait: { format: 'png', kind: 'portrait', width: 420, height: 540 },
+  // At least 640 × 480 (§8), like every upload: a result's portrait passes POST /facequality.
+  portrait: { format: 'png', kind: 'portrait', width: 640, height: 820 },
   live: { format: 'jpeg', kind: 'portrait', width: 720, height: 960 },
   signature: { format: 'png', kind: 'document', width: 600, height: 200 },
 } as const;

@@ -40,6 +40,9 @@ Options:
                               DRIVING_LICENSE document of an RTW product yields no drivingLicense section
   --outcome VALUE             outcome of every transaction completed without mock-test (a mock-test
                               value; default a seeded mix)
+  --links-await-browser       secure links wait for their end user in the browser (open the link:
+                              pick an outcome or upload sample documents) instead of completing
+                              after --completion-delay-ms
   --debug                     print debug lines on stderr (request fields that were ignored)
   -h, --help                  show this help
 
@@ -67,6 +70,7 @@ const OPTIONS = {
   'ignore-scopes': { type: 'boolean' },
   'no-driving-license-check': { type: 'boolean' },
   outcome: { type: 'string' },
+  'links-await-browser': { type: 'boolean' },
   debug: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } satisfies NonNullable<ParseArgsConfig['options']>;
@@ -138,6 +142,7 @@ async function main(): Promise<void> {
     warmImagePool: true,
     enforceScopes: values['ignore-scopes'] !== true,
     drivingLicenseCheck: values['no-driving-license-check'] !== true,
+    linksAwaitBrowser: values['links-await-browser'] === true,
   };
   const outcome = str('outcome');
   if (outcome !== undefined) {

@@ -10,6 +10,7 @@ import {
   DAY,
   type DocumentKind,
   documentFor,
+  documentKindFor,
   fakeDocumentNumber,
   fakePerson,
   isoDate,
@@ -19,6 +20,7 @@ import {
 } from './fake-identity';
 import { type ImageSlot, pooledImage } from './images';
 import type { Prng } from './prng';
+import { type UploadedPage, type UploadInput, uploadedIdentityKind } from './result-images';
 
 /** The outcome of a transaction: one of the `mock-test` values, also used for the seeded mix. */
 export type Outcome = MockTestValue;
@@ -30,6 +32,11 @@ export interface ResultInput {
   /** Product of the transaction; absent for a face-verify-only SDK transaction. */
   readonly product?: Product;
   readonly outcome: Outcome;
+  /**
+   * The outcome came from the `mock-test` header: §1 then fixes the document of APPROVED_EU,
+   * APPROVED_NON_EU (a passport) and APPROVED_RP (a residence permit), whatever was uploaded.
+   */
+  readonly mocked?: boolean;
   readonly customerReference?: string;
   readonly userId?: string;
   readonly rtwType?: RtwType;
@@ -42,15 +49,18 @@ export interface ResultInput {
     readonly vog?: VogInput;
     /** The RTW driving license workflow applied (§4.1, §4.5). */
     readonly drivingLicense?: boolean;
-    /** A single payroll tax statement was uploaded; `inputData` when the end user typed it in. */
-    readonly payrollTaxStatement?: { readonly inputData: boolean };
+    /**
+     * A single payroll tax statement was uploaded; `inputData` when the end user typed it in;
+     * `customerReference` of the statement's upload, when it had one.
+     */
+    readonly payrollTaxStatement?: { readonly inputData: boolean; readonly customerReference?: string };
     readonly additionalDocuments?: readonly AdditionalDocumentInput[];
     readonly digitalSigning?: { readonly linkedTransactions: readonly string[] };
   };
   /** The LIVE images of a face verify upload lacked the SDK watermark (`validateWatermark`). */
   readonly watermarkRejected?: boolean;
-  /** `customerReference` of each uploaded image, in upload order (results echo them). */
-  readonly imageCustomerReferences?: readonly (string | undefined)[];
+  /** Every uploaded image (identity and face verify uploads), in upload order: results echo them. */
+  readonly uploads?: readonly UploadInput[];
   readonly completedAt: number;
 }
 
@@ -87,6 +97,18 @@ export interface SectionContext {
   readonly images: ResultImage[];
   /** Picks the pooled image variant of this result. */
   readonly variant: number;
+  /** Result document types of the uploaded images: a section generates no image of these. */
+  readonly uploadedTypes: ReadonlySet<string>;
+}
+
+/**
+ * The kind of identity document of a result: the uploaded one, else the one the outcome implies; a
+ * `mock-test` value that names a document (§1) wins over the upload.
+ */
+export function identityKindOf(input: ResultInput): DocumentKind {
+  const named = input.outcome !== 'APPROVED' && input.outcome.startsWith('APPROVED');
+  if (input.mocked && named) return documentKindFor(input.outcome);
+  return uploadedIdentityKind(input.uploads ?? []) ?? documentKindFor(input.outcome);
 }
 
 /** The common part of a section: result, messages (only when not approved), customerReferences. */
@@ -98,24 +120,38 @@ export function sectionBase(ctx: SectionContext, result: ResultValue = ctx.overa
   };
 }
 
-/** Adds a pooled image; it echoes the customerReference of the upload at the same position. */
+/**
+ * Adds a pooled image the simulator generates beyond the uploads (a page nobody uploaded, the portrait
+ * cut from a document): it carries no customerReference, since no upload supplied one.
+ */
 export function addImage(
   ctx: SectionContext,
   slot: ImageSlot,
   documentType: string,
   pageType: string,
   offset = 0,
-  customerReference: string | undefined = (ctx.input.imageCustomerReferences ?? [])[ctx.images.length],
 ): void {
   const img = pooledImage(slot, ctx.variant + offset);
-  const ref = customerReference;
   ctx.images.push({
     data: img.base64,
     documentType,
     pageType,
     metadata: { contentType: img.contentType, width: img.width, height: img.height },
-    ...(ref !== undefined ? { customerReference: ref } : {}),
   });
+}
+
+/** Adds the images of the uploads, each with its own type, page and customerReference. */
+export function addUploadedPages(ctx: SectionContext, pages: readonly UploadedPage[]): void {
+  for (const [k, page] of pages.entries()) {
+    const img = pooledImage(page.slot, ctx.variant + k);
+    ctx.images.push({
+      data: img.base64,
+      documentType: page.documentType,
+      pageType: page.pageType,
+      metadata: { contentType: img.contentType, width: img.width, height: img.height },
+      ...(page.customerReference !== undefined ? { customerReference: page.customerReference } : {}),
+    });
+  }
 }
 
 /** The identity document behind an identity section, reused by the sections that depend on it. */
@@ -130,7 +166,7 @@ export interface IdentityFacts {
 export function identitySection(ctx: SectionContext): { section: Doc['identity']; facts: IdentityFacts } {
   const { input, prng } = ctx;
   const person = fakePerson(prng, input.completedAt);
-  const d = documentFor(input.outcome, prng);
+  const d = documentFor(input.outcome, prng, identityKindOf(input));
   const issued = input.completedAt - (30 + prng.int(3000)) * DAY;
   const expiry =
     input.outcome === 'DISAPPROVED' ? input.completedAt - (1 + prng.int(300)) * DAY : issued + 3652 * DAY;
@@ -175,12 +211,19 @@ export function identitySection(ctx: SectionContext): { section: Doc['identity']
           },
         }),
   };
-  addImage(ctx, 'documentFront', d.kind, 'FRONT');
+  // An uploaded document keeps exactly its uploaded pages; the pages of one nobody uploaded (a secure
+  // link's end user, mock-test) are generated. Portrait and signature are cut from the document.
+  const has = (type: string) => ctx.uploadedTypes.has(type);
+  if (!has(d.kind)) {
+    addImage(ctx, 'documentFront', d.kind, 'FRONT');
+    if (!technical && d.kind === 'IDENTITY_CARD') addImage(ctx, 'documentBack', d.kind, 'BACK');
+    if (!technical && d.kind === 'RESIDENCE_PERMIT') {
+      addImage(ctx, 'documentBack', d.kind, 'RESIDENCE_PERMIT_STICKERS');
+    }
+  }
   if (!technical) {
-    if (d.kind === 'IDENTITY_CARD') addImage(ctx, 'documentBack', d.kind, 'BACK');
-    if (d.kind === 'RESIDENCE_PERMIT') addImage(ctx, 'documentBack', d.kind, 'RESIDENCE_PERMIT_STICKERS');
-    addImage(ctx, 'portrait', 'PORTRAIT', 'ANY');
-    if (d.kind !== 'PASSPORT') addImage(ctx, 'signature', 'SIGNATURE', 'ANY');
+    if (!has('PORTRAIT')) addImage(ctx, 'portrait', 'PORTRAIT', 'ANY');
+    if (d.kind !== 'PASSPORT' && !has('SIGNATURE')) addImage(ctx, 'signature', 'SIGNATURE', 'ANY');
   }
   return { section, facts: { person, kind: d.kind, issued, expiry } };
 }
@@ -242,9 +285,12 @@ export function faceVerifySection(ctx: SectionContext): Doc['faceVerify'] {
       : ctx.approved
         ? 'APPROVED'
         : ctx.overall;
-  addImage(ctx, 'live', 'LIVE', 'ANY');
-  addImage(ctx, 'live', 'LIVE', 'ANY', 1);
-  addImage(ctx, 'live', 'COMPARE', 'ANY', 2);
+  // A premium secure link's selfies were taken in the hosted flow, not uploaded through the API.
+  if (!ctx.uploadedTypes.has('LIVE') && !ctx.uploadedTypes.has('COMPARE')) {
+    addImage(ctx, 'live', 'LIVE', 'ANY');
+    addImage(ctx, 'live', 'LIVE', 'ANY', 1);
+    addImage(ctx, 'live', 'COMPARE', 'ANY', 2);
+  }
   return sectionBase(ctx, faceResult);
 }
 
@@ -254,7 +300,8 @@ export function faceLinkSection(ctx: SectionContext): Doc['faceLink'] {
     ...sectionBase(ctx),
     gpsLocation: { latitude: 52 + ctx.prng.int(1000) / 1000, longitude: 4 + ctx.prng.int(2000) / 1000 },
   };
-  addImage(ctx, 'live', 'LIVE', 'ANY');
+  // The selfie of the hosted flow is uploaded; otherwise the simulator draws one.
+  if (!ctx.uploadedTypes.has('LIVE')) addImage(ctx, 'live', 'LIVE', 'ANY');
   return section;
 }
 
@@ -306,8 +353,10 @@ export function drivingLicenseSection(
   const issued = input.completedAt - (60 + prng.int(3000)) * DAY;
   const expiry = issued + 3652 * DAY;
   const number = fakeDocumentNumber(prng);
-  addImage(ctx, 'documentFront', 'DRIVING_LICENSE', 'FRONT', 1, undefined);
-  addImage(ctx, 'documentBack', 'DRIVING_LICENSE', 'BACK', 1, undefined);
+  if (!ctx.uploadedTypes.has('DRIVING_LICENSE')) {
+    addImage(ctx, 'documentFront', 'DRIVING_LICENSE', 'FRONT', 1);
+    addImage(ctx, 'documentBack', 'DRIVING_LICENSE', 'BACK', 1);
+  }
   if (input.outcome === 'TECHNICAL_REJECT') return sectionBase(ctx);
   return {
     ...sectionBase(ctx),
@@ -333,16 +382,22 @@ export function drivingLicenseSection(
 export function payrollTaxStatementSection(
   ctx: SectionContext,
   facts: IdentityFacts | undefined,
-  withInputData: boolean,
+  statement: { readonly inputData: boolean; readonly customerReference?: string },
 ): Doc['payrollTaxStatement'] {
   const { input, prng } = ctx;
+  const withInputData = statement.inputData;
+  const base = sectionBase(ctx);
   const person = holder(ctx, facts);
   const applyPayrollTax = prng.next() < 0.8;
   const payrollTaxDate = isoDate(input.completedAt + 14 * DAY);
   const signDate = isoDate(input.completedAt - (1 + prng.int(10)) * DAY);
   const technical = input.outcome === 'TECHNICAL_REJECT';
   return {
-    ...sectionBase(ctx),
+    ...base,
+    // The statement comes back as a file (§2.5 files have no reference): its upload's reference is here.
+    ...(statement.customerReference !== undefined
+      ? { customerReferences: [statement.customerReference] }
+      : {}),
     ...(technical
       ? {}
       : {

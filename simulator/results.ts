@@ -8,13 +8,16 @@ import type { VerificationResultDocument } from '../shared/api/schemas';
 import { buildPdf } from './pdf';
 import { createPrng, type Prng } from './prng';
 import { DISAPPROVE_REASONS, TECHNICAL_REJECT_REASONS } from './reasons';
+import { uploadedPages } from './result-images';
 import {
   additionalDocumentsSection,
+  addUploadedPages,
   digitalSigningSection,
   drivingLicenseSection,
   faceLinkSection,
   faceVerifySection,
   type IdentityFacts,
+  identityKindOf,
   identitySection,
   type Outcome,
   payrollTaxStatementSection,
@@ -55,7 +58,20 @@ export function buildResult(input: ResultInput): VerificationResultDocument {
   const overall: ResultValue = approved ? 'APPROVED' : (input.outcome as ResultValue);
   const reasonPool = input.outcome === 'DISAPPROVED' ? DISAPPROVE_REASONS : TECHNICAL_REJECT_REASONS;
   const messages = approved ? [] : [prng.pick(reasonPool).key];
-  const ctx: SectionContext = { input, prng, overall, approved, messages, images: [], variant };
+  // The uploads' images come first, as uploaded; the sections add what nobody uploaded.
+  const pages = uploadedPages(input.uploads ?? [], identityKindOf(input));
+  const uploadedTypes = new Set(pages.map((p) => p.documentType));
+  const ctx: SectionContext = {
+    input,
+    prng,
+    overall,
+    approved,
+    messages,
+    images: [],
+    variant,
+    uploadedTypes,
+  };
+  addUploadedPages(ctx, pages);
   const doc: VerificationResultDocument = {
     transactionId: input.transactionId,
     ...(input.customerReference !== undefined ? { customerReference: input.customerReference } : {}),
@@ -78,7 +94,7 @@ export function buildResult(input: ResultInput): VerificationResultDocument {
   if (sections.drivingLicense) doc.drivingLicense = drivingLicenseSection(ctx, facts);
   const files: NonNullable<VerificationResultDocument['files']> = [];
   if (sections.payrollTaxStatement) {
-    doc.payrollTaxStatement = payrollTaxStatementSection(ctx, facts, sections.payrollTaxStatement.inputData);
+    doc.payrollTaxStatement = payrollTaxStatementSection(ctx, facts, sections.payrollTaxStatement);
     files.push({
       data: payrollTaxStatementPdf(input).toString('base64'),
       documentType: 'PAYROLL_TAX_STATEMENT',

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../shared/read-body';
 import { checkBasic, checkBearer } from './auth';
 import { controlRoute } from './controls';
+import { handleHostedFlow, isHostedFlowPath } from './hosted-flow';
 import {
   badRequest,
   CODE,
@@ -48,6 +49,8 @@ export function createRequestHandler(
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://simulator.invalid');
     const method = req.method ?? 'GET';
+    // The hosted flow is a browser's: HTML and forms with their own, much smaller, body limit.
+    if (isHostedFlowPath(url.pathname)) return handleHostedFlow(state, req, res, url);
     const raw = await readBody(req, MAX_BODY_BYTES);
     if (raw === undefined) {
       return sendError(res, { status: 413, code: CODE.invalidArgument, message: 'Request body too large' });

@@ -49,10 +49,11 @@ export interface Transaction {
   uploadNotified?: boolean;
   secureId?: string;
   mock?: MockTestValue;
+  /** Outcome the hosted flow's tester picked; without `mock-test`'s fixed content. */
+  outcome?: Outcome;
   sdk?: { services: SdkService[]; numberOfChallenges: number };
   identityUploaded?: boolean;
   faceVerified?: boolean;
-  imageCustomerReferences: (string | undefined)[];
   /** Type and references of every uploaded image (identity and face verify uploads), in order. */
   uploads: UploadedImage[];
   /** The documents a secure link asks the end user to capture (§4.1 `additionalDocuments`). */
@@ -109,6 +110,8 @@ export class SimulatorState {
   readonly tokens = new Map<string, IssuedToken>();
   readonly sdkTokens = new Map<string, string>();
   readonly transactions = new Map<string, Transaction>();
+  /** secureId of a secure link (single or bulk) → its transactionId: the hosted flow finds it. */
+  readonly secureLinks = new Map<string, string>();
   readonly pending = new Set<Transaction>();
   readonly results = new Map<string, StoredResult>();
   /** One-time FaceLink accept token → transactionId. */
@@ -209,17 +212,21 @@ export class SimulatorState {
       userId: this.defaultUserId,
       createdAt: this.now(),
       state: 'created',
-      imageCustomerReferences: [],
       uploads: [],
       resultIds: [],
       ...init,
     };
     this.transactions.set(t.transactionId, t);
+    if (t.secureId !== undefined) this.secureLinks.set(t.secureId, t.transactionId);
     return t;
   }
 
-  /** Makes `t` complete after the completion delay (a secure link's user "uploads" half-way). */
+  /**
+   * Makes `t` complete after the completion delay (a secure link's user "uploads" half-way). With
+   * `linksAwaitBrowser` a secure link instead waits for its end user in the hosted flow.
+   */
   schedule(t: Transaction, options: { withUpload?: boolean } = {}): void {
+    if (t.origin === 'secureLink' && this.options.linksAwaitBrowser) return;
     t.state = 'pending';
     t.dueAt = this.now() + this.completionDelayMs;
     if (options.withUpload) t.uploadAt = this.now() + Math.floor(this.completionDelayMs / 2);
@@ -247,7 +254,7 @@ export class SimulatorState {
     t.state = 'completed';
     this.completedCount++;
     const completedAt = this.now();
-    const outcome: Outcome = t.mock ?? this.options.outcome ?? drawOutcome(this.#outcomePrng);
+    const outcome: Outcome = t.mock ?? t.outcome ?? this.options.outcome ?? drawOutcome(this.#outcomePrng);
     const doc = this.#buildDocument(t, outcome, completedAt);
     const resultId = prngUuid(this.idPrng);
     const completed = new Date(completedAt).toISOString();
@@ -295,6 +302,7 @@ export class SimulatorState {
       transactionId: t.transactionId,
       ...(product !== undefined ? { product } : {}),
       outcome,
+      ...(t.mock ? { mocked: true } : {}),
       ...(t.customerReference !== undefined ? { customerReference: t.customerReference } : {}),
       userId: t.userId,
       ...(t.rtwType !== undefined ? { rtwType: t.rtwType } : {}),
@@ -308,7 +316,7 @@ export class SimulatorState {
         ...(t.mock ? {} : this.#requestedSections(t, identity)),
       },
       ...(t.watermarkRejected ? { watermarkRejected: true } : {}),
-      imageCustomerReferences: t.imageCustomerReferences,
+      uploads: t.uploads,
       completedAt,
     });
   }
@@ -328,9 +336,10 @@ export class SimulatorState {
       rtw &&
       identity &&
       (requested.includes('DRIVING_LICENSE') || t.uploads.some(drivingLicenseUpload));
+    const uploadedStatements = t.uploads.filter((u) => u.type === 'PAYROLL_TAX_STATEMENT');
     const statements =
-      t.uploads.filter((u) => u.type === 'PAYROLL_TAX_STATEMENT').length +
-      requested.filter((d) => d === 'PAYROLL_TAX_STATEMENT').length;
+      uploadedStatements.length + requested.filter((d) => d === 'PAYROLL_TAX_STATEMENT').length;
+    const statementReference = uploadedStatements[0]?.customerReference;
     // Sections of their own are not listed again as additional documents.
     const own = (type: string) =>
       type === 'PAYROLL_TAX_STATEMENT' ||
@@ -350,7 +359,14 @@ export class SimulatorState {
       ...(drivingLicense ? { drivingLicense: true } : {}),
       // §2.5: only when a single payroll tax statement was uploaded. Input data is what the end user
       // types in the secure link's onboarding; a direct upload has no field for it.
-      ...(statements === 1 ? { payrollTaxStatement: { inputData: t.origin === 'secureLink' } } : {}),
+      ...(statements === 1
+        ? {
+            payrollTaxStatement: {
+              inputData: t.origin === 'secureLink',
+              ...(statementReference !== undefined ? { customerReference: statementReference } : {}),
+            },
+          }
+        : {}),
       ...(additional.length > 0 ? { additionalDocuments: additional } : {}),
       ...(signing
         ? { digitalSigning: { linkedTransactions: t.linkedTransactionId ? [t.linkedTransactionId] : [] } }

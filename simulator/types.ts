@@ -61,6 +61,12 @@ export interface SimulatorOptions {
    * @default a seeded mix of all of them
    */
   outcome?: MockTestValue;
+  /**
+   * Secure links wait for their end user in the browser (the hosted flow at the link, see
+   * `simulator/hosted-flow.ts`) instead of a simulated end user who uploads half-way and completes
+   * after `completionDelayMs`. @default false; `npm run simulator -- --links-await-browser` turns it on.
+   */
+  linksAwaitBrowser?: boolean;
   /** Receives debug lines (e.g. request fields that were ignored). @default none */
   onDebug?: (message: string) => void;
   /** Wall clock; the virtual clock adds `advanceTime` offsets to it. @default Date.now */

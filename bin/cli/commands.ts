@@ -3,14 +3,16 @@
  * (one line); help and dispatch pick it up.
  */
 import { analyticsQueryCommand, analyticsReportCommand } from './analytics';
-import { dlqRedriveCommand } from './dlq';
+import { dlqListCommand, dlqRedriveCommand, dlqShowCommand } from './dlq';
 import { eventsReplayCommand, eventsTestPatternCommand } from './events';
+import { eventsTailCommand } from './events-tail';
 import { resultGetCommand } from './result';
 import {
   resultsByReferenceCommand,
   resultsByTransactionCommand,
   resultsGetCommand,
   resultsListCommand,
+  resultsTraceCommand,
 } from './results';
 import { secureLinkBulkCommand, secureLinkCreateCommand } from './secure-link';
 import { setupCredentialsCommand } from './setup';
@@ -21,6 +23,7 @@ import {
   sdkTokenCommand,
   vogCreateCommand,
 } from './simple';
+import { simulatorTriggerCommand } from './simulator-trigger';
 import type { CliCommand } from './types';
 import { faceQualityCommand, faceVerifyCommand, idVerifyCommand, qualityCommand } from './uploads';
 
@@ -42,10 +45,15 @@ export const COMMANDS: readonly CliCommand[] = [
   resultsListCommand,
   resultsByTransactionCommand,
   resultsByReferenceCommand,
+  resultsTraceCommand,
+  dlqListCommand,
+  dlqShowCommand,
   dlqRedriveCommand,
   eventsTestPatternCommand,
   eventsReplayCommand,
+  eventsTailCommand,
   setupCredentialsCommand,
+  simulatorTriggerCommand,
   analyticsQueryCommand,
   analyticsReportCommand,
 ];

@@ -6,20 +6,26 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { readLiveStack } from '../../local/stack-file';
+import { ENVIRONMENTS, type ServiceEnvironment } from '../../shared/api/enums';
+import { ENV } from '../../shared/config';
+import { EVENT_SOURCE } from '../../shared/events/names';
 import { compileEventPattern, EventPatternError } from '../../shared/events/pattern';
 import {
   checkRange,
+  markReplay,
   parseReplayTime,
   type RecordedEvent,
   type ReplayRange,
   replayArchive,
   replayNameAt,
+  replayOfItem,
   selectRecordedEvents,
 } from '../../shared/events/replay';
 import { patternOfRuleDocument } from '../../shared/events/rule-document';
+import { getResult } from '../../shared/queries/results';
 import { UsageError } from './errors';
 import { readInput, required, str } from './flags';
-import { progress } from './results';
+import { openTarget, progress } from './results';
 import type { CliCommand, CommandContext } from './types';
 
 /** Environment variable naming the archive for `idv events replay` (the stack outputs `EventArchiveName`). */
@@ -110,26 +116,45 @@ function replayRange(ctx: CommandContext): ReplayRange {
 export const eventsReplayCommand: CliCommand = {
   path: ['events', 'replay'],
   summary: 'publish archived events of a time range again onto the bus (after a consumer was down)',
-  usage: 'events replay --since DATE --until DATE [--archive NAME | --stack NAME] [--local [--data-dir DIR]]',
-  help: `  --since DATE         start, inclusive: 2026-08-10 (midnight UTC) or 2026-08-10T12:00:00Z
+  usage:
+    'events replay (--since DATE --until DATE | --result-id ID) [--stack NAME | --archive NAME | --bus NAME] [--local [--data-dir DIR]]',
+  help: `  --result-id ID       re-announce one result from the store: its event, built from the stored item
+                       as the pipeline builds it, published again with detail.replay (no archive needed;
+                       AWS: the deployment's bus and table, or --bus and --table; --environment for the detail)
+  --environment ENV    staging or production, the stack's (default ${ENV.environment}, else staging)
+  --since DATE         start, inclusive: 2026-08-10 (midnight UTC) or 2026-08-10T12:00:00Z
   --until DATE         end, exclusive (--since 2026-08-10 --until 2026-08-11 replays the 10th)
   --archive NAME       ${EVENT_ARCHIVE_VARIABLE}  the archive (default: the deployment's output EventArchiveName)
+  --bus NAME           ${ENV.eventBusName}      the bus --result-id publishes to (default: output EventBusName)
   --local              re-publish the events of <data-dir>/events.jsonl in the range through the bus of a
                        running \`npm start\` (and so through its --rule rules)
   --data-dir DIR       data directory of the local stack (default .local)
 On AWS: StartReplay onto the archive's bus, progress on stderr until COMPLETED; a range before the
-archive's retention is refused. Replayed events are delivered again: consumers dedupe on detail.resultId.
-AWS credentials and region come from the standard AWS environment/profile.`,
+archive's retention is refused. Replayed events are delivered again: consumers dedupe on detail.resultId,
+and can tell a replay by EventBridge's replay-name (archive replays) or detail.replay (every replay this
+command publishes itself: --local and --result-id). AWS credentials and region come from the standard
+AWS environment/profile.`,
   options: {
+    'result-id': { type: 'string' },
+    environment: { type: 'string' },
+    table: { type: 'string' },
     since: { type: 'string' },
     until: { type: 'string' },
     archive: { type: 'string' },
+    bus: { type: 'string' },
     local: { type: 'boolean' },
     'data-dir': { type: 'string' },
   },
   connection: false,
   deployment: true,
   run: async (ctx) => {
+    const resultId = str(ctx, 'result-id');
+    if (resultId !== undefined) {
+      if (str(ctx, 'since') !== undefined || str(ctx, 'until') !== undefined) {
+        throw new UsageError('use either --result-id or --since/--until', 'events replay');
+      }
+      return replayResult(ctx, resultId);
+    }
     const range = replayRange(ctx);
     if (ctx.values['local'] === true) return replayLocal(ctx, range);
     const archiveName =
@@ -180,6 +205,7 @@ async function replayLocal(ctx: CommandContext, range: ReplayRange) {
     );
   }
   const { events, skipped } = selectRecordedEvents(readFileSync(eventsFile, 'utf8'), range);
+  const replayName = replayNameAt(new Date());
   const client = new EventBridgeClient({
     region: stack.region,
     endpoint: stack.endpoints.eventBridge,
@@ -191,7 +217,9 @@ async function replayLocal(ctx: CommandContext, range: ReplayRange) {
     for (let i = 0; i < events.length; i += PUT_BATCH) {
       const batch = events.slice(i, i + PUT_BATCH);
       const response = await client.send(
-        new PutEventsCommand({ Entries: batch.map((event) => toEntry(event, stack.resources.eventBusName)) }),
+        new PutEventsCommand({
+          Entries: batch.map((event) => toEntry(event, stack.resources.eventBusName, replayName)),
+        }),
       );
       if ((response.FailedEntryCount ?? 0) > 0) {
         const failed = response.Entries?.find((entry) => entry.ErrorCode);
@@ -208,6 +236,7 @@ async function replayLocal(ctx: CommandContext, range: ReplayRange) {
   }
   return {
     local: true,
+    replayName,
     since: range.since.toISOString(),
     until: range.until.toISOString(),
     published,
@@ -215,14 +244,94 @@ async function replayLocal(ctx: CommandContext, range: ReplayRange) {
   };
 }
 
-/** The original time is kept, as an EventBridge replay keeps it. */
-function toEntry(event: RecordedEvent, busName: string) {
+/**
+ * The original time is kept, as an EventBridge replay keeps it; the detail gets the replay marker, so the
+ * line the local bus appends to events.jsonl is told apart from the original.
+ */
+function toEntry(event: RecordedEvent, busName: string, replayName: string) {
   return {
     EventBusName: busName,
     Source: event.source,
     DetailType: event['detail-type'],
-    Detail: JSON.stringify(event.detail),
+    Detail: JSON.stringify(markReplay(event.detail, replayName)),
     Time: new Date(event.time),
     ...(Array.isArray(event.resources) && event.resources.length > 0 && { Resources: event.resources }),
   };
+}
+
+/** `events replay --result-id`: the stored item's event again, marked as a replay. */
+async function replayResult(ctx: CommandContext, resultId: string) {
+  const local = ctx.values['local'] === true;
+  const environmentText = str(ctx, 'environment') ?? ctx.io.env[ENV.environment] ?? 'staging';
+  if (!(ENVIRONMENTS as readonly string[]).includes(environmentText)) {
+    throw new UsageError(`--environment must be one of ${ENVIRONMENTS.join(', ')}`, 'events replay');
+  }
+  const environment = environmentText as ServiceEnvironment;
+  const dataDir = resolve(ctx.io.cwd, str(ctx, 'data-dir') ?? '.local');
+  const stack = local ? readLiveStack(dataDir) : undefined;
+  if (local && !stack) {
+    throw new InvalidInputError(
+      `no \`npm start\` is running on ${dataDir}: the local bus exists only while it runs. Start it, then run this again.`,
+    );
+  }
+  const busName = local
+    ? stack!.resources.eventBusName
+    : (str(ctx, 'bus') ?? ctx.io.env[ENV.eventBusName] ?? (await ctx.deployment())?.EventBusName);
+  if (!busName) {
+    throw new UsageError(
+      `no bus: pass --stack NAME or --outputs-file FILE (output EventBusName) or --bus, or set ${ENV.eventBusName}`,
+      'events replay',
+    );
+  }
+  const target = await openTarget(ctx);
+  const client = stack
+    ? new EventBridgeClient({
+        region: stack.region,
+        endpoint: stack.endpoints.eventBridge,
+        credentials: stack.credentials,
+      })
+    : new EventBridgeClient({});
+  try {
+    if (!target.tableName) {
+      throw new UsageError(
+        `no results table: pass --stack NAME, --outputs-file FILE or --table (${ENV.resultsTableName}), or use --local`,
+        'events replay',
+      );
+    }
+    const item = await getResult(
+      { dynamo: target.dynamo, s3: target.s3, tableName: target.tableName },
+      resultId,
+    );
+    if (!item)
+      throw new InvalidInputError(
+        `no stored result ${resultId} in ${target.description}: nothing to re-announce`,
+      );
+    const replayName = replayNameAt(new Date());
+    const { detailType, detail } = replayOfItem(
+      item,
+      { environment, store: { table: target.tableName, bucket: item.bucket ?? target.bucketName ?? '' } },
+      replayName,
+    );
+    const response = await client.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            EventBusName: busName,
+            Source: EVENT_SOURCE,
+            DetailType: detailType,
+            Detail: JSON.stringify(detail),
+          },
+        ],
+      }),
+    );
+    if ((response.FailedEntryCount ?? 0) > 0) {
+      throw new Error(
+        `the bus refused the event (${response.Entries?.find((e) => e.ErrorCode)?.ErrorCode ?? 'unknown error'})`,
+      );
+    }
+    return { resultId, replayName, detailType, bus: busName, ...(local && { local: true }) };
+  } finally {
+    client.destroy();
+    await target.close();
+  }
 }

@@ -5,9 +5,15 @@
  */
 import { resolve } from 'node:path';
 import { type AwsTarget, NoLocalDataError, openAwsTarget } from '../../local/aws-target';
+import { journalSteps } from '../../local/console-journal';
 import { formatRows, OUTPUT_FORMATS, type OutputFormat } from '../../shared/analytics/format';
 import { PRODUCTS, RESULT_VALUES } from '../../shared/api/enums';
 import { closest } from '../../shared/args';
+import {
+  cloudWatchLogsInsights,
+  type LogsInsightsPort,
+  queryTraceSteps,
+} from '../../shared/queries/logs-insights';
 import {
   ChecksumMismatchError,
   downloadResult,
@@ -18,6 +24,8 @@ import {
   summarize,
   withFullDocument,
 } from '../../shared/queries/results';
+import { buildTrace, type ResultTrace } from '../../shared/queries/trace';
+import { Publications } from '../../shared/store/publication';
 import { UsageError } from './errors';
 import { str } from './flags';
 import type { CliCommand, CliIo, CommandContext } from './types';
@@ -295,4 +303,81 @@ function parseDate(value: string | undefined, flag: 'since' | 'until'): Date | u
   if (!match || !realDay || Number.isNaN(date.getTime()))
     throw new UsageError(`--${flag} must be yyyy-MM-dd or an ISO timestamp (got "${value}")`, 'results list');
   return date;
+}
+
+/** Environment variable of the log groups `results trace` searches on AWS (comma-separated). */
+export const LOG_GROUPS_VARIABLE = 'IDV_LOG_GROUPS';
+
+/** How `results trace` reaches CloudWatch Logs; tests replace `open` with a fake. */
+export const traceLogs: { open: () => Promise<LogsInsightsPort | undefined> } = {
+  open: cloudWatchLogsInsights,
+};
+
+/** `idv results trace RESULT_ID`. */
+export const resultsTraceCommand: CliCommand = {
+  path: ['results', 'trace'],
+  summary:
+    'the story of one result in order: announcements, fetch attempts with reason codes, storage, events',
+  usage: 'results trace RESULT_ID [--local | (--stack NAME | --table T) --log-group NAME...] [--since DATE]',
+  help: `  --log-group NAME     a function's log group to search (repeatable; or ${LOG_GROUPS_VARIABLE}=a,b):
+                       the webhook's and fetch-result's (AWS, CloudWatch Logs Insights)
+  --since DATE         start of the log search (default: 7 days before now)
+Locally the steps come from <data-dir>/trace.jsonl (written by \`npm start\`); on AWS from the logs'
+correlation id resultId. Only ids, sources, outcomes, reason codes and times: no personal data.
+
+${TARGET_HELP}`,
+  options: { ...TARGET_OPTIONS, 'log-group': { type: 'string', multiple: true }, since: { type: 'string' } },
+  positionals: true,
+  connection: false,
+  deployment: true,
+  run: async (ctx) => {
+    const resultId = onePositional(ctx, 'RESULT_ID', 'results trace');
+    const since = parseDate(str(ctx, 'since'), 'since') ?? new Date(Date.now() - 7 * 86_400_000);
+    return withTarget(ctx, 'results trace', async (target, tableName) => {
+      const [item, publication] = await Promise.all([
+        getResult({ dynamo: target.dynamo, s3: target.s3, tableName }, resultId),
+        new Publications(target.dynamo, tableName).get(resultId),
+      ]);
+      if (target.local) {
+        const dataDir = resolve(ctx.io.cwd, str(ctx, 'data-dir') ?? '.local');
+        return traceOrMissing(
+          buildTrace({ resultId, item, publication, steps: journalSteps(dataDir, resultId) }),
+        );
+      }
+      const groups = logGroups(ctx);
+      const missing: string[] = [];
+      let steps: Awaited<ReturnType<typeof queryTraceSteps>> = [];
+      const logs = groups.length > 0 ? await traceLogs.open() : undefined;
+      if (groups.length === 0) missing.push(`logs: pass --log-group or set ${LOG_GROUPS_VARIABLE}`);
+      else if (!logs) missing.push('logs: @aws-sdk/client-cloudwatch-logs is not installed');
+      else {
+        const bar = progress(ctx.io);
+        try {
+          bar.update('querying CloudWatch Logs Insights');
+          steps = await queryTraceSteps({ logs, logGroupNames: groups, resultId, since, until: new Date() });
+        } finally {
+          bar.done();
+          logs.close();
+        }
+      }
+      return traceOrMissing(buildTrace({ resultId, item, publication, steps, missing }));
+    });
+  },
+};
+
+function traceOrMissing(trace: ResultTrace): ResultTrace {
+  if (trace.steps.length === 0 && !trace.status) {
+    throw new Error(`nothing known of ${trace.resultId}: no item, no publication record, no log line`);
+  }
+  return trace;
+}
+
+function logGroups(ctx: CommandContext): string[] {
+  const flags = ctx.values['log-group'];
+  const given = Array.isArray(flags) ? flags.filter((v): v is string => typeof v === 'string') : [];
+  if (given.length > 0) return given;
+  return (ctx.io.env[LOG_GROUPS_VARIABLE] ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
 }

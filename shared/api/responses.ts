@@ -33,7 +33,7 @@ export function parseErrorBody(body: unknown): ErrorBody {
   return body as ErrorBody;
 }
 
-/** Longest `expiresIn` believed (ten years, in seconds); more is not a number of seconds. */
+/** Longest `expiresIn` believed (ten years, in seconds); more is not a number of seconds. Zero or less is refused. */
 const MAX_EXPIRES_IN_SECONDS = 10 * 365 * 86_400;
 const SECONDS_TEXT = /^[0-9]+(\.[0-9]+)?$/;
 
@@ -60,7 +60,8 @@ export function parseTokenResponse(body: unknown): Parsed<TokenResponse> {
       : typeof expiresIn === 'string' && SECONDS_TEXT.test(expiresIn.trim())
         ? Number(expiresIn.trim())
         : Number.NaN;
-  if (!(seconds >= 0 && seconds <= MAX_EXPIRES_IN_SECONDS)) paths.push('expiresIn');
+  // 0 is refused too: a token that is already expired is no answer (and would be fetched on every call).
+  if (!(seconds > 0 && seconds <= MAX_EXPIRES_IN_SECONDS)) paths.push('expiresIn');
   if (tokenType !== undefined && tokenType !== null && typeof tokenType !== 'string') paths.push('tokenType');
   if (paths.length > 0) return { ok: false, paths };
   const type =

@@ -3,8 +3,9 @@
  * (`ServiceError`, subclass chosen by status in `serviceErrorFromResponse`), one for "no answer at all"
  * (`ConnectionError`), and the errors raised before anything is sent.
  *
- * None of these ever carries credentials, tokens, Authorization headers or response bodies: a body can
- * hold personal data, and errors end up in logs.
+ * None of these ever carries credentials, tokens, Authorization headers or any text of a response body
+ * (its `message` and `details` included): a body can hold personal data or an echoed request, and errors
+ * end up in logs. A service error says the status, the service's numeric `code` and a reason of ours.
  */
 import { parseErrorBody } from '../api/responses';
 
@@ -21,7 +22,6 @@ export class IdvError extends Error {
 export interface ServiceErrorFields {
   readonly status: number;
   readonly code?: number;
-  readonly details?: readonly unknown[];
   readonly requestId?: string;
   /** From a `Retry-After` header, in milliseconds from when the answer arrived. */
   readonly retryAfterMs?: number;
@@ -32,7 +32,6 @@ export class ServiceError extends IdvError {
   override readonly name: string = 'ServiceError';
   readonly status: number;
   readonly code?: number;
-  readonly details?: readonly unknown[];
   readonly requestId?: string;
   readonly retryAfterMs?: number;
 
@@ -40,7 +39,6 @@ export class ServiceError extends IdvError {
     super(message, options);
     this.status = fields.status;
     if (fields.code !== undefined) this.code = fields.code;
-    if (fields.details !== undefined) this.details = fields.details;
     if (fields.requestId !== undefined) this.requestId = fields.requestId;
     if (fields.retryAfterMs !== undefined) this.retryAfterMs = fields.retryAfterMs;
   }
@@ -130,6 +128,22 @@ export class ResponseFormatError extends IdvError {
   }
 }
 
+/**
+ * A success answer larger than the ceiling of a whole-body call (`TransportOptions.maxBodyBytes`): refused
+ * once that many bytes arrived (after any decompression), the rest of the download cancelled. Not retried:
+ * the same request gets the same answer.
+ */
+export class ResponseTooLargeError extends ResponseFormatError {
+  override readonly name: string = 'ResponseTooLargeError';
+  /** The ceiling that was passed, in bytes. */
+  readonly limitBytes: number;
+
+  constructor(message: string, status: number, limitBytes: number) {
+    super(message, status);
+    this.limitBytes = limitBytes;
+  }
+}
+
 /** One problem of a request, `path` like `images[0].data`. */
 export interface ValidationIssue {
   readonly path: string;
@@ -160,26 +174,42 @@ export class MockTestNotAllowedError extends IdvError {
   }
 }
 
-/** Longest part of the service's own `message` that is copied into ours. */
-const MAX_SERVICE_MESSAGE = 200;
+/** Our words for the statuses the service uses (spec §7), for the error message. */
+const STATUS_REASONS: Readonly<Record<number, string>> = {
+  400: 'bad request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not found',
+  409: 'conflict',
+  410: 'gone',
+  413: 'payload too large',
+  415: 'unsupported media type',
+  422: 'unprocessable',
+  429: 'too many requests',
+  500: 'internal server error',
+  502: 'bad gateway',
+  503: 'service unavailable',
+  504: 'gateway timeout',
+};
 
-/**
- * The service's `message`, as far as it goes into our error text (and so into logs): one line, at most
- * {@link MAX_SERVICE_MESSAGE} characters. The spec's messages are short codes ("Unauthorized",
- * "NotEnoughBalance"); a long one may be echoing submitted data, which has no place in a log.
- */
-function boundedServiceMessage(text: string): string {
-  // \p{Cc}: control characters (line breaks included), which could forge extra log lines.
-  const line = text.replace(/\p{Cc}+/gu, ' ').trim();
-  return line.length > MAX_SERVICE_MESSAGE ? `${line.slice(0, MAX_SERVICE_MESSAGE)}… (truncated)` : line;
+/** A reason of ours for `status`: its name, else its class. */
+function statusReason(status: number): string {
+  const known = STATUS_REASONS[status];
+  if (known) return known;
+  if (status >= 500 && status <= 599) return 'server error';
+  if (status >= 400 && status <= 499) return 'client error';
+  return 'unexpected status';
 }
 
 /** Headers that may name the request for support; the first present one becomes `requestId`. */
 const REQUEST_ID_HEADERS = ['x-request-id', 'x-amzn-requestid', 'x-correlation-id', 'request-id'];
 
 /**
- * Builds the error for a non-success answer: the subclass is chosen by status, `code`/`message`/`details`
- * come from the default error body (§7) when it has that shape, `requestId` and `retryAfterMs` from headers.
+ * Builds the error for a non-success answer: the subclass is chosen by status, `code` comes from the
+ * default error body (§7) when it has that shape, `requestId` and `retryAfterMs` from headers. The message
+ * is `service answered <status> (<reason of ours>[, code <n>])`: the body's `message` and `details` are
+ * never copied, since a service (or a proxy in front of it) may echo submitted data or the request's
+ * Authorization header there, and errors end up in logs.
  */
 export function serviceErrorFromResponse(
   status: number,
@@ -191,14 +221,11 @@ export function serviceErrorFromResponse(
   const fields: ServiceErrorFields = {
     status,
     ...(errorBody.code !== undefined && { code: errorBody.code }),
-    ...(errorBody.details !== undefined && { details: errorBody.details }),
     ...optional('requestId', firstHeader(headers, REQUEST_ID_HEADERS)),
     ...optional('retryAfterMs', parseRetryAfter(headers.get('retry-after'), now())),
   };
-  const serviceMessage = errorBody.message ? boundedServiceMessage(errorBody.message) : '';
-  const message = serviceMessage
-    ? `service answered ${status}: ${serviceMessage}`
-    : `service answered ${status}`;
+  const code = errorBody.code === undefined ? '' : `, code ${errorBody.code}`;
+  const message = `service answered ${status} (${statusReason(status)}${code})`;
   if (status === 400) return new BadRequestError(message, fields);
   if (status === 401) return new UnauthorizedError(message, fields);
   if (status === 403) return new ForbiddenError(message, fields);
@@ -222,10 +249,13 @@ export function parseRetryAfter(value: string | null | undefined, nowMs: number)
   return Math.max(0, date - nowMs);
 }
 
+/** A request id as services write them (letters, digits, `. _ : -`); anything else is not kept. */
+const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
+
 function firstHeader(headers: Headers, names: readonly string[]): string | undefined {
   for (const name of names) {
-    const value = headers.get(name);
-    if (value) return value.slice(0, 200);
+    const value = headers.get(name)?.trim();
+    if (value) return REQUEST_ID_SHAPE.test(value) ? value : undefined;
   }
   return undefined;
 }

@@ -2,7 +2,15 @@
  * The client's transport: one HTTP exchange with a timeout, mapped to typed errors, and the retry loop
  * around it. Used by the token request and by every endpoint method.
  */
-import { ConnectionError, IdvError, serviceErrorFromResponse } from './errors';
+
+import { scrubSecrets } from '../scrub';
+import {
+  ConnectionError,
+  IdvError,
+  ResponseTooLargeError,
+  type ServiceError,
+  serviceErrorFromResponse,
+} from './errors';
 import { type RetryOptions, shouldRetry } from './retry';
 
 /** One request as the transport sends it. */
@@ -22,6 +30,18 @@ export interface HttpResponse {
   readonly body: Buffer;
 }
 
+/**
+ * Ceiling of an answer read whole into memory (token, poll, every endpoint but the streamed result):
+ * 16 MiB, counted after any decompression. The spec's largest such answer (a bulk link list) is far below.
+ */
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * How much of an error answer's body is read, for its numeric `code`: 64 KiB. The rest is cancelled
+ * unread; the status alone decides the error's type and the retry.
+ */
+export const ERROR_BODY_LIMIT_BYTES = 64 * 1024;
+
 /** How the transport behaves. */
 export interface TransportOptions {
   readonly fetch: typeof fetch;
@@ -34,7 +54,16 @@ export interface TransportOptions {
    * in a Lambda invocation). Each attempt's timeout is cut to it and no retry waits past it.
    */
   readonly deadlineMs?: number;
+  /**
+   * Ceiling of a whole-body answer (`sendOnce`), in bytes as delivered (after any decompression). A larger
+   * answer is refused with `ResponseTooLargeError`. The streamed result (`sendOnceStreaming`) has none.
+   * @default DEFAULT_MAX_BODY_BYTES (16 MiB)
+   */
+  readonly maxBodyBytes?: number;
 }
+
+/** One read of a body stream. */
+type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
 
 /** Network error codes that mean the connection was never made, so nothing reached the service. */
 const NOT_SENT_CODES = new Set([
@@ -49,37 +78,41 @@ const NOT_SENT_CODES = new Set([
 /** Default sleep of the retry loop. */
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Sends once: 2xx → the response, else a `ServiceError` subclass or a `ConnectionError`. */
+/**
+ * Sends once: 2xx → the response, its body read whole up to `maxBodyBytes`; else a `ServiceError`
+ * subclass or a `ConnectionError`. `timeoutMs` bounds the whole exchange, body included.
+ */
 export async function sendOnce(request: HttpRequest, options: TransportOptions): Promise<HttpResponse> {
-  // Origin and path only: the base URL never carries credentials (checked by `serviceUrl`) and the query
-  // is left out because it may hold a customerReference.
-  const label = `${request.method} ${request.url.origin}${request.url.pathname}`;
-  // One signal for the whole exchange, body included: a service that stalls mid-body also times out.
-  const signal = AbortSignal.timeout(options.timeoutMs);
-  let response: Response;
-  let body: Buffer;
+  const label = labelOf(request);
+  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // One time budget for the whole exchange, body included: a service that stalls mid-body also times out.
+  const end = Date.now() + options.timeoutMs;
+  const left = () => Math.max(0, end - Date.now());
+  const exchange = new Exchange(request, options);
+  const response = await exchange.open(left(), label);
+  if (response.status < 200 || response.status >= 300)
+    throw await statusError(response, exchange, left, options);
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > limit) {
+    exchange.stop();
+    throw tooLarge(label, response.status, limit);
+  }
+  let read: { bytes: Buffer; over: boolean };
   try {
-    response = await options.fetch(request.url, {
-      method: request.method,
-      headers: request.headers,
-      ...(request.body !== undefined && { body: request.body }),
-      signal,
-      redirect: 'error',
-    });
-    body = Buffer.from(await response.arrayBuffer());
+    read = await readBody(response.body, limit, left, exchange);
   } catch (error) {
     throw connectionError(error, label, options.timeoutMs);
   }
-  if (response.status >= 200 && response.status < 300) {
-    return { status: response.status, headers: response.headers, body };
-  }
-  const error = serviceErrorFromResponse(
-    response.status,
-    parseJsonOrUndefined(body),
-    response.headers,
-    options.now,
+  if (read.over) throw tooLarge(label, response.status, limit);
+  return { status: response.status, headers: response.headers, body: read.bytes };
+}
+
+function tooLarge(label: string, status: number, limit: number): ResponseTooLargeError {
+  return new ResponseTooLargeError(
+    `answer of ${label} is larger than ${limit} bytes; refused, the rest not read`,
+    status,
+    limit,
   );
-  throw error;
 }
 
 /** A success answer whose body is still to be read, as a stream of chunks. */
@@ -87,8 +120,8 @@ export interface StreamingResponse {
   readonly status: number;
   readonly headers: Headers;
   /**
-   * The body. Reading it may throw a `ConnectionError` (interrupted, or no bytes for `timeoutMs`); leaving
-   * the loop early cancels the request.
+   * The body. Reading it may throw a `ConnectionError` (interrupted, or no bytes for `timeoutMs`, or the
+   * deadline passed); leaving the loop early cancels the request.
    */
   readonly body: AsyncIterable<Uint8Array>;
 }
@@ -96,66 +129,47 @@ export interface StreamingResponse {
 /**
  * Sends once and hands the 2xx body over as a stream. `timeoutMs` bounds the wait for the answer's
  * headers and then every wait for the next chunk, not the whole body: a 1 GB result may take longer than
- * any fixed timeout, but a service that stalls is still noticed. Error answers are read whole (small).
+ * any fixed timeout, but a service that stalls is still noticed. `deadlineMs` bounds it all.
+ *
+ * No ceiling on the total: the chunks are handed on as they arrive, so memory stays bounded whatever the
+ * size. A compressed answer (sent although `identity` was asked for) is inflated by fetch as a stream, in
+ * 16-64 KiB chunks with backpressure (measured: a 1 MB gzip bomb read to 300 MB inflated, +54 MB peak RSS;
+ * docs/reliability.md). Error answers are read up to `ERROR_BODY_LIMIT_BYTES`.
  */
 export async function sendOnceStreaming(
   request: HttpRequest,
   options: TransportOptions,
 ): Promise<StreamingResponse> {
-  const label = `${request.method} ${request.url.origin}${request.url.pathname}`;
-  const controller = new AbortController();
+  const label = labelOf(request);
+  const { deadlineMs } = options;
   // Each wait is cut to the deadline, so a body still arriving when the budget ends is abandoned.
   const wait = () =>
-    options.deadlineMs === undefined
+    deadlineMs === undefined
       ? options.timeoutMs
-      : Math.max(0, Math.min(options.timeoutMs, options.deadlineMs - options.now()));
-  let timer = setTimeout(() => controller.abort(timeoutError()), wait());
-  const rearm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => controller.abort(timeoutError()), wait());
-  };
-  let response: Response;
-  try {
-    response = await options.fetch(request.url, {
-      method: request.method,
-      headers: request.headers,
-      ...(request.body !== undefined && { body: request.body }),
-      signal: controller.signal,
-      redirect: 'error',
-    });
-  } catch (error) {
-    clearTimeout(timer);
-    throw connectionError(error, label, options.timeoutMs);
-  }
+      : Math.max(0, Math.min(options.timeoutMs, deadlineMs - options.now()));
+  const exchange = new Exchange(request, options);
+  const response = await exchange.open(wait(), label);
   if (response.status < 200 || response.status >= 300) {
-    let body: Buffer;
-    try {
-      rearm();
-      body = Buffer.from(await response.arrayBuffer());
-    } catch (error) {
-      throw connectionError(error, label, options.timeoutMs);
-    } finally {
-      clearTimeout(timer);
-    }
-    throw serviceErrorFromResponse(
-      response.status,
-      parseJsonOrUndefined(body),
-      response.headers,
-      options.now,
-    );
+    const end = Date.now() + wait();
+    throw await statusError(response, exchange, () => Math.max(0, end - Date.now()), options);
   }
-  rearm();
   const stream = response.body;
+  // A body nobody starts reading (the caller failed first) must not hold its socket until a GC.
+  const unread = setTimeout(() => exchange.stop(), wait());
   async function* chunks(): AsyncGenerator<Uint8Array> {
+    clearTimeout(unread);
     if (!stream) return;
     const reader = stream.getReader();
     let complete = false;
     let received = 0;
     try {
       for (;;) {
-        let next: Awaited<ReturnType<typeof reader.read>>;
+        let next: ReadResult;
         try {
-          next = await reader.read();
+          // Checked before the read too: a chunk already buffered would otherwise win the race with a
+          // zero timer, and the read would go on past the deadline as long as data keeps coming.
+          if (deadlineMs !== undefined && options.now() >= deadlineMs) throw timeoutError();
+          next = await exchange.read(reader, wait());
         } catch (error) {
           const failure = connectionError(error, label, options.timeoutMs);
           failure.message = `${failure.message}; the body was interrupted after ${received} bytes`;
@@ -166,19 +180,152 @@ export async function sendOnceStreaming(
           return;
         }
         received += next.value.length;
-        rearm();
         yield next.value;
       }
     } finally {
-      clearTimeout(timer);
-      if (!complete) {
-        // Left early (a failure downstream): stop the download instead of reading it to the end.
-        controller.abort();
-        await reader.cancel().catch(() => {});
-      }
+      // Left early (a failure downstream, a timeout): stop the download instead of reading it to the end.
+      if (!complete) exchange.stop(reader);
     }
   }
   return { status: response.status, headers: response.headers, body: chunks() };
+}
+
+/**
+ * One HTTP exchange and the means to end it for sure. Every wait (the headers, each read of the body) is
+ * raced against a timer of ours, and a timeout both rejects the wait and cancels the request: on Node 20
+ * an aborted signal alone did not stop a body stream once a GC had run (the read went on past the
+ * deadline), so the deadline does not rely on it.
+ */
+class Exchange {
+  readonly #request: HttpRequest;
+  readonly #options: TransportOptions;
+  readonly #controller = new AbortController();
+  #body: ReadableStream<Uint8Array> | null = null;
+
+  constructor(request: HttpRequest, options: TransportOptions) {
+    this.#request = request;
+    this.#options = options;
+  }
+
+  /** Sends the request; resolves at the answer's headers. */
+  async open(waitMs: number, label: string): Promise<Response> {
+    const request = this.#request;
+    const fetching = this.#options.fetch(request.url, {
+      method: request.method,
+      // Asked explicitly: fetch would otherwise ask for gzip/deflate/br and inflate without any ceiling.
+      headers: { ...request.headers, 'accept-encoding': 'identity' },
+      ...(request.body !== undefined && { body: request.body }),
+      signal: this.#controller.signal,
+      redirect: 'error',
+    });
+    try {
+      const response = await within(fetching, waitMs, () => {
+        this.stop();
+        // An answer arriving after all must not keep its socket.
+        fetching.then(
+          (late) => late.body?.cancel().catch(() => {}),
+          () => {},
+        );
+      });
+      this.#body = response.body;
+      return response;
+    } catch (error) {
+      throw connectionError(error, label, this.#options.timeoutMs);
+    }
+  }
+
+  /** The next chunk, within `waitMs`; at the timer the read is cancelled and the wait rejected. */
+  read(reader: ReadableStreamDefaultReader<Uint8Array>, waitMs: number): Promise<ReadResult> {
+    return within(reader.read(), waitMs, () => this.stop(reader));
+  }
+
+  /** Ends the exchange: aborts the request and cancels the body (which closes the socket). */
+  stop(reader?: ReadableStreamDefaultReader<Uint8Array>): void {
+    this.#controller.abort(timeoutError());
+    if (reader) reader.cancel().catch(() => {});
+    else if (this.#body && !this.#body.locked) this.#body.cancel().catch(() => {});
+  }
+}
+
+/**
+ * `promise`, or a `TimeoutError` after `ms` (then `onTimeout` runs). A fresh timer per wait, so no
+ * long-lived promise collects a reaction per chunk.
+ */
+function within<T>(promise: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(timeoutError());
+      onTimeout();
+    }, ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Reads a body whole, at most `limit` bytes: `over` when there was more (the rest is cancelled unread).
+ * Every read waits at most `left()`.
+ */
+async function readBody(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+  left: () => number,
+  exchange: Exchange,
+): Promise<{ bytes: Buffer; over: boolean }> {
+  if (!body) return { bytes: Buffer.alloc(0), over: false };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let complete = false;
+  try {
+    for (;;) {
+      const next = await exchange.read(reader, left());
+      if (next.done) {
+        complete = true;
+        return { bytes: Buffer.concat(chunks, size), over: false };
+      }
+      if (next.value.length > limit - size) return { bytes: Buffer.concat(chunks, size), over: true };
+      chunks.push(next.value);
+      size += next.value.length;
+    }
+  } finally {
+    if (!complete) exchange.stop(reader);
+  }
+}
+
+/**
+ * The error for a non-2xx answer. Its body is read up to `ERROR_BODY_LIMIT_BYTES` for the service's
+ * `code`; a longer body, one that fails or stalls mid-read, or one that is not JSON changes nothing but
+ * the missing code: the status keeps its meaning (404 → NotFoundError, 5xx → ServerError and its retry).
+ */
+async function statusError(
+  response: Response,
+  exchange: Exchange,
+  left: () => number,
+  options: TransportOptions,
+): Promise<ServiceError> {
+  let body: unknown;
+  try {
+    const read = await readBody(response.body, ERROR_BODY_LIMIT_BYTES, left, exchange);
+    body = read.over ? undefined : parseJsonOrUndefined(read.bytes);
+  } catch {
+    body = undefined;
+  }
+  return serviceErrorFromResponse(response.status, body, response.headers, options.now);
+}
+
+/** Origin and path only: the query may hold a customerReference. */
+function labelOf(request: HttpRequest): string {
+  // The base URL never carries credentials (checked by `serviceUrl`).
+  return `${request.method} ${request.url.origin}${request.url.pathname}`;
 }
 
 /** The reason of an abort by our own timer: mapped like `AbortSignal.timeout`'s. */
@@ -273,9 +420,6 @@ function innermost(cause: Error | undefined): string | undefined {
   return message && message.length <= 120 ? message : undefined;
 }
 
-/** `Bearer …`/`Basic …` credentials as they could appear in a message of a fetch wrapper. */
-const CREDENTIAL_RE = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
-
 /**
  * A copy of an error chain that keeps only `name`, `message` (credentials redacted) and a string `code`
  * of each `Error` link, at most four deep. Anything else (a `Request`, `Headers`, sockets) is dropped.
@@ -283,15 +427,12 @@ const CREDENTIAL_RE = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
 export function scrubCause(error: unknown, depth = 0): Error | undefined {
   if (!(error instanceof Error) || depth >= 4) return undefined;
   const inner = scrubCause((error as { cause?: unknown }).cause, depth + 1);
-  const copy = new Error(
-    error.message.replace(CREDENTIAL_RE, '$1 [redacted]'),
-    inner ? { cause: inner } : undefined,
-  );
+  const copy = new Error(scrubSecrets(error.message), inner ? { cause: inner } : undefined);
   copy.name = error.name;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') Object.assign(copy, { code });
   // The original's frames say where it failed; its first line repeats the message, so it is redacted too.
-  if (error.stack) copy.stack = error.stack.replace(CREDENTIAL_RE, '$1 [redacted]');
+  if (error.stack) copy.stack = scrubSecrets(error.stack);
   return copy;
 }
 

@@ -1,6 +1,8 @@
 /**
  * OAuth token request (spec §4.6, §5): client credentials in HTTP Basic, `scopes` in the JSON body,
- * `expiresIn` in seconds as a string (a JSON number is accepted too; `tokenType` defaults to `Bearer`). The in-memory provider and the pipeline's shared cache both call it.
+ * `expiresIn` in seconds as a string (a JSON number is accepted too; `tokenType` defaults to `Bearer`). The
+ * in-memory provider and the pipeline's shared cache both call it. No error of it carries anything of the
+ * request (the Basic credentials) or of the answer's body.
  */
 import { PATHS } from '../api/enums';
 import { parseTokenResponse } from '../api/responses';
@@ -15,6 +17,13 @@ import {
 import { parseJsonOrUndefined, sendWithRetry, sleep } from './http';
 import type { RetryOptions } from './retry';
 import type { AccessToken } from './token-provider';
+
+/**
+ * Shortest token lifetime believed, in seconds: a positive `expiresIn` below it counts as 60 s, so a
+ * service answering `"1"` does not make every call fetch a token. Zero or less is refused
+ * (`parseTokenResponse`).
+ */
+export const MIN_TOKEN_LIFETIME_SECONDS = 60;
 
 /** Options of `fetchAccessToken`. */
 export interface FetchAccessTokenOptions {
@@ -87,18 +96,24 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
     }
     throw error;
   }
-  const parsed = parseTokenResponse(parseJsonOrUndefined(response.body));
+  const json = parseJsonOrUndefined(response.body);
+  // Never include the body: it holds the token (or, from a broken gateway, an HTML page).
+  if (json === undefined) throw new ResponseFormatError('token response is not JSON', response.status);
+  const parsed = parseTokenResponse(json);
   if (!parsed.ok) {
-    // Never include the body: it holds the token.
+    // Field names only, never their values.
     throw new ResponseFormatError(
       `token response is not the documented shape (${parsed.paths.join(', ')})`,
       response.status,
     );
   }
+  // A tiny lifetime is taken as the floor: else every call would fetch a token. If the token really
+  // dies sooner, the service's 401 makes the client refresh it once (results-client.ts).
+  const lifetimeSeconds = Math.max(parsed.value.expiresIn, MIN_TOKEN_LIFETIME_SECONDS);
   return {
     accessToken: parsed.value.accessToken,
     tokenType: parsed.value.tokenType,
-    expiresAt: now() + Math.floor(parsed.value.expiresIn * 1000),
+    expiresAt: now() + Math.floor(lifetimeSeconds * 1000),
     scopes: [...options.scopes],
   };
 }

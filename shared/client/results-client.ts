@@ -58,6 +58,12 @@ export interface ClientOptions {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
+/**
+ * Ceiling of a result read whole (`getResultBody`): 256 MiB. A whole body becomes one string to parse, and
+ * V8 strings end near 512 MiB; larger results are for `getResultStream`, as the pipeline reads them.
+ */
+export const MAX_WHOLE_RESULT_BYTES = 256 * 1024 * 1024;
+
 /** Per-call budget of the result reads. */
 export interface DeadlineOptions {
   /** Epoch ms by which the call, retries and body included, must end. */
@@ -67,6 +73,8 @@ export interface DeadlineOptions {
 /** One call: what to send and the schema of the answer. */
 export interface CallSpec<S extends z.ZodMiniType> {
   readonly deadlineMs?: number | undefined;
+  /** Ceiling of a whole-body answer. @default the transport's (`DEFAULT_MAX_BODY_BYTES`) */
+  readonly maxBodyBytes?: number | undefined;
   readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly query?: URLSearchParams;
@@ -159,15 +167,20 @@ export class ResultsClient {
   }
 
   /**
-   * GET /api/v2/result/{resultId} (§4.9): the raw 200 body, for bounded-memory processing. `deadlineMs`
-   * (epoch ms) bounds the call with its retries.
+   * GET /api/v2/result/{resultId} (§4.9): the raw 200 body, read whole (the CLI's `result get`). `deadlineMs`
+   * (epoch ms) bounds the call with its retries; a body past `maxBodyBytes` is refused with
+   * `ResponseTooLargeError` (stream it with `getResultStream` instead).
    */
-  async getResultBody(resultId: string, options: DeadlineOptions = {}): Promise<Buffer> {
+  async getResultBody(
+    resultId: string,
+    options: DeadlineOptions & { readonly maxBodyBytes?: number } = {},
+  ): Promise<Buffer> {
     const response = await this.send({
       method: 'GET',
       path: PATHS.result(validateResultId(resultId)),
       mayHaveCreated: false,
       deadlineMs: options.deadlineMs,
+      maxBodyBytes: options.maxBodyBytes ?? MAX_WHOLE_RESULT_BYTES,
     });
     return response.body;
   }
@@ -241,7 +254,13 @@ export class ResultsClient {
           ...(body !== undefined && { body }),
           mayHaveCreated: spec.mayHaveCreated,
         },
-        spec.deadlineMs === undefined ? this.#transport : { ...this.#transport, deadlineMs: spec.deadlineMs },
+        spec.deadlineMs === undefined && spec.maxBodyBytes === undefined
+          ? this.#transport
+          : {
+              ...this.#transport,
+              ...(spec.deadlineMs !== undefined && { deadlineMs: spec.deadlineMs }),
+              ...(spec.maxBodyBytes !== undefined && { maxBodyBytes: spec.maxBodyBytes }),
+            },
         once,
       );
 

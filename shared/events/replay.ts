@@ -1,7 +1,13 @@
 /**
  * Replaying archived events onto the bus after a consumer outage: the time range checks, the AWS
- * replay (StartReplay + DescribeReplay until it ends) and the selection of local events by time.
- * Consumers deduplicate on `detail.resultId`, so replaying a range that was partly delivered is safe.
+ * replay (StartReplay + DescribeReplay until it ends), the selection of local events by time, and the
+ * re-announcement of one stored result. Consumers deduplicate on `detail.resultId`, so replaying a range
+ * that was partly delivered is safe.
+ *
+ * A replayed event says so (docs/pipeline.md, "Replayed events"): every event this code publishes again
+ * carries `detail.replay` with the replay's name, and EventBridge's own archive replay adds the top-level
+ * `replay-name`. A first announcement has neither, so a consumer that must act once filters on their
+ * absence: `{"detail": {"replay": [{"exists": false}]}, "replay-name": [{"exists": false}]}`.
  */
 import {
   DescribeArchiveCommand,
@@ -12,6 +18,9 @@ import {
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
 import { PipelineError } from '../errors';
+import type { ResultItem } from '../store/item';
+import { type DetailOptions, storedDetail, unavailableDetail } from './details';
+import { DETAIL_TYPES, type DetailType } from './names';
 
 /** A replay that cannot start (range outside the archive, archive missing) or that ended FAILED/CANCELLED. */
 export class ReplayError extends PipelineError {
@@ -217,4 +226,35 @@ export function selectRecordedEvents(
 
 function iso(date: Date): string {
   return date.toISOString();
+}
+
+/** The `detail` field that marks a replayed event; its value is the replay's name. */
+export const REPLAY_FIELD = 'replay';
+
+/** `detail` with the replay marker (a detail that already carries one gets this replay's name). */
+export function markReplay<T extends object>(detail: T, replayName: string): T & { replay: string } {
+  return { ...detail, [REPLAY_FIELD]: replayName } as T & { replay: string };
+}
+
+/** True for an event a replay published (our marker, or EventBridge's `replay-name`). */
+export function isReplayed(event: { detail?: unknown; 'replay-name'?: unknown }): boolean {
+  const detail = event.detail as Record<string, unknown> | undefined;
+  return typeof event['replay-name'] === 'string' || typeof detail?.[REPLAY_FIELD] === 'string';
+}
+
+/**
+ * The event that re-announces a stored item (`idv events replay --result-id`): the detail the pipeline
+ * would publish for it now, built by the same checks (`./details`), with the replay marker.
+ */
+export function replayOfItem(
+  item: ResultItem,
+  options: DetailOptions,
+  replayName: string,
+): { detailType: DetailType; detail: object } {
+  return item.status === 'STORED'
+    ? { detailType: DETAIL_TYPES.resultStored, detail: markReplay(storedDetail(item, options), replayName) }
+    : {
+        detailType: DETAIL_TYPES.resultUnavailable,
+        detail: markReplay(unavailableDetail(item, options), replayName),
+      };
 }

@@ -7,10 +7,10 @@
  * no personal data; `expiresAt` lets DynamoDB's TTL delete old markers, and because TTL deletion is lazy
  * (and the local emulator has none) the condition compares `enqueuedAt` itself.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describeError } from '../errors';
 import type { Logger } from '../logger';
+import { isConditionalCheckFailed } from '../store/conditional';
 
 /** What the poll needs: claim markers before sending, release them when the send failed. */
 export interface EnqueueMarkers {
@@ -56,7 +56,7 @@ export class DynamoEnqueueMarkers implements EnqueueMarkers {
         );
         claimed.add(resultId);
       } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return;
+        if (isConditionalCheckFailed(error)) return;
         // The marker is an optimisation, the message is what matters: enqueue without one.
         claimed.add(resultId);
         unmarked++;

@@ -25,6 +25,8 @@ import { type Logger, withCorrelation } from '../logger';
 import {
   buildStoredItem,
   buildUnavailableItem,
+  type ClaimResult,
+  type ItemPut,
   type PublishClaim,
   type ResultHints,
   type ResultItem,
@@ -41,13 +43,10 @@ import {
   type UploadMessage,
 } from './messages';
 
-/**
- * What fetch-result needs from the service client: the raw result body, streamed (`IdvClient` has both;
- * streaming is used when present) or whole (tests, callers that already hold it). One is required.
- */
+/** What fetch-result needs from the service client (`IdvClient` fits): the raw result body, streamed. */
 export interface ResultSource {
-  getResultStream?(resultId: string, options?: CallBudget): Promise<AsyncIterable<Uint8Array>>;
-  getResultBody?(resultId: string, options?: CallBudget): Promise<Uint8Array>;
+  /** The body's chunks as they arrive; throws `NotFoundError` on a 404. */
+  getResultStream(resultId: string, options?: CallBudget): Promise<AsyncIterable<Uint8Array>>;
 }
 
 /** Time budget of one record: the service call (retries and body included) ends by `deadlineMs`. */
@@ -80,20 +79,22 @@ export interface ResultStorePort {
    * `ResultContentError` for a body or value that cannot be stored as it came (docs/pipeline.md).
    */
   storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult>;
-  putStoredItem(item: ResultItem): Promise<boolean>;
-  putUnavailableItem(item: ResultItem): Promise<boolean>;
+  /** Conditional put of a STORED item: written, or the STORED item already there. */
+  putStoredItem(item: ResultItem): Promise<ItemPut>;
+  /** Conditional put of an UNAVAILABLE item: written, or the item (of either status) already there. */
+  putUnavailableItem(item: ResultItem): Promise<ItemPut>;
   /**
-   * Claims the publication of the item's event (`ResultStore.claimPublication`): false if it is published
-   * or another delivery holds an unexpired claim. A store without it (a test double) lets every delivery
-   * publish. `expiresAt` is the item's TTL (epoch seconds), for the claim's record.
+   * Claims the publication of the item's event (`ResultStore.claimPublication`): not claimed if it is
+   * published or another delivery holds an unexpired claim, with the publication record that said so.
+   * `expiresAt` is the item's TTL (epoch seconds), for the claim's record.
    */
-  claimPublication?(
+  claimPublication(
     resultId: string,
     status: ResultStatus,
     claim: PublishClaim,
     nowMs: number,
     expiresAt?: number,
-  ): Promise<boolean>;
+  ): Promise<ClaimResult>;
   markPublished(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void>;
 }
 
@@ -244,9 +245,10 @@ async function processResult(
   const claim = newClaim(deps, budget);
   const lost = await claimOrStepAside(item, claim, deps);
   if (lost) return lost;
-  if (!(await store.putStoredItem(item))) {
+  const put = await store.putStoredItem(item);
+  if (!put.written) {
     // Stored before this claim (by a delivery whose claim has expired, or before claims): announce that item.
-    const current = await store.getItem(message.resultId);
+    const { current } = put;
     if (current?.eventPublishedAt) return 'duplicate';
     if (!current) throw new PipelineError('result item vanished after a conditional check failed');
     await announce(current, claim, deps);
@@ -280,8 +282,9 @@ async function recordUnavailable(
   const lost = await claimOrStepAside(candidate, claim, deps);
   if (lost) return lost;
   let item: ResultItem | undefined = candidate;
-  if (!(await store.putUnavailableItem(candidate))) {
-    item = await store.getItem(message.resultId);
+  const put = await store.putUnavailableItem(candidate);
+  if (!put.written) {
+    item = put.current;
     if (!item) throw new PipelineError('result item vanished after a conditional check failed');
     if (item.eventPublishedAt) return 'duplicate';
     // Stored meanwhile: its own (STORED) event is due, under a STORED claim.
@@ -302,17 +305,17 @@ async function claimOrStepAside(
   claim: PublishClaim | undefined,
   deps: FetchResultDeps,
 ): Promise<FetchOutcome | undefined> {
-  if (!claim || !deps.store.claimPublication) return undefined;
-  const claimed = await deps.store.claimPublication(
+  if (!claim) return undefined;
+  const result = await deps.store.claimPublication(
     item.resultId,
     item.status,
     claim,
     nowMs(deps),
     item.expiresAt,
   );
-  if (claimed) return undefined;
-  const current = await deps.store.getItem(item.resultId);
-  if (current?.eventPublishedAt && current.status === item.status) return 'duplicate';
+  if (result.claimed) return undefined;
+  // The record that refused the claim says whether this status's event is out (no second read).
+  if (result.record?.publishedAt && result.record.status === item.status) return 'duplicate';
   deps.logger.info('another delivery is announcing this result: left to it');
   return 'claimed-elsewhere';
 }
@@ -343,7 +346,7 @@ async function announce(
   claim: PublishClaim | undefined,
   deps: FetchResultDeps,
 ): Promise<void> {
-  if (claim && deps.store.claimPublication && nowMs(deps) >= claim.expiresAt) {
+  if (claim && nowMs(deps) >= claim.expiresAt) {
     throw new PipelineError(
       'the publication claim expired before the event was published; left for redelivery',
     );
@@ -369,24 +372,13 @@ function hintsOf(message: ResultMessage): ResultHints {
   return hints;
 }
 
-/**
- * The result body as chunks. A source that answers whole is read as one chunk, handed over so that only
- * the store holds it: nothing in this frame keeps the raw bytes reachable while objects are written.
- */
-async function openBody(
+/** The result body as chunks, its service call bounded by the record's deadline. */
+function openBody(
   resultId: string,
   source: ResultSource,
   budget: RecordBudget,
 ): Promise<AsyncIterable<Uint8Array>> {
   const options: CallBudget =
     budget.serviceDeadlineMs === undefined ? {} : { deadlineMs: budget.serviceDeadlineMs };
-  if (source.getResultStream) return source.getResultStream(resultId, options);
-  if (!source.getResultBody)
-    throw new PipelineError('the result source has neither getResultStream nor getResultBody');
-  const holder: { bytes?: Uint8Array } = { bytes: await source.getResultBody(resultId, options) };
-  return (async function* () {
-    const bytes = holder.bytes!;
-    holder.bytes = undefined;
-    yield bytes;
-  })();
+  return source.getResultStream(resultId, options);
 }

@@ -1,10 +1,13 @@
 /**
- * Operator action on the dead-letter queue: move dead-lettered messages back to the results queue.
+ * Operator actions on the dead-letter queue: look at its messages without consuming them
+ * ({@link peekDlq}), and move them back to the results queue, all or one result's ({@link redriveDlq}).
  * Result messages go back with `source: "redrive"`; upload notifications unchanged; a body that is not
  * a valid queue message stays in the DLQ (it would only fail again).
  */
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
+  type Message,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   type SQSClient,
@@ -16,6 +19,8 @@ export interface RedriveSummary {
   moved: number;
   /** Malformed messages left in the DLQ. */
   kept: number;
+  /** Messages of other results left in the DLQ (with `resultId`), visible again at once. */
+  skipped?: number;
 }
 
 /** Options of {@link redriveDlq}. */
@@ -25,6 +30,8 @@ export interface RedriveOptions {
   queueUrl: string;
   /** Stop after this many messages. @default unlimited */
   max?: number;
+  /** Move only the messages of this result; the others are made visible again when done. */
+  resultId?: string;
   onProgress?: (summary: RedriveSummary) => void;
 }
 
@@ -33,8 +40,40 @@ const KEEP_HIDDEN_SECONDS = 300;
 
 /** Moves DLQ messages back to the results queue until the DLQ is empty (or `max` is reached). */
 export async function redriveDlq(options: RedriveOptions): Promise<RedriveSummary> {
-  const summary: RedriveSummary = { moved: 0, kept: 0 };
+  const summary: RedriveSummary = {
+    moved: 0,
+    kept: 0,
+    ...(options.resultId !== undefined && { skipped: 0 }),
+  };
   const max = options.max ?? Number.POSITIVE_INFINITY;
+  // Other results' messages stay hidden while the loop runs (or it would receive them again and again),
+  // then are made visible at once: a one-result redrive must not delay the rest of the DLQ.
+  const skipped: string[] = [];
+  try {
+    await redriveLoop(options, summary, max, skipped);
+  } finally {
+    for (let i = 0; i < skipped.length; i += 10) {
+      await options.sqs.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl: options.dlqUrl,
+          Entries: skipped.slice(i, i + 10).map((receiptHandle, index) => ({
+            Id: String(index),
+            ReceiptHandle: receiptHandle,
+            VisibilityTimeout: 0,
+          })),
+        }),
+      );
+    }
+  }
+  return summary;
+}
+
+async function redriveLoop(
+  options: RedriveOptions,
+  summary: RedriveSummary,
+  max: number,
+  skipped: string[],
+): Promise<void> {
   while (summary.moved + summary.kept < max) {
     const { Messages = [] } = await options.sqs.send(
       new ReceiveMessageCommand({
@@ -47,6 +86,11 @@ export async function redriveDlq(options: RedriveOptions): Promise<RedriveSummar
     if (Messages.length === 0) break;
     const moving: { id: string; body: string; receiptHandle: string }[] = [];
     for (const [index, message] of Messages.entries()) {
+      if (options.resultId !== undefined && resultIdOf(message) !== options.resultId) {
+        skipped.push(message.ReceiptHandle!);
+        summary.skipped = (summary.skipped ?? 0) + 1;
+        continue;
+      }
       try {
         const parsed = parseQueueMessage(message.Body ?? '');
         const body = isUploadMessage(parsed) ? parsed : { ...parsed, source: 'redrive' as const };
@@ -79,5 +123,102 @@ export async function redriveDlq(options: RedriveOptions): Promise<RedriveSummar
     }
     options.onProgress?.({ ...summary });
   }
-  return summary;
+}
+
+function resultIdOf(message: Message): string | undefined {
+  try {
+    const parsed = parseQueueMessage(message.Body ?? '');
+    return isUploadMessage(parsed) ? undefined : parsed.resultId;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One DLQ message as `idv dlq list` shows it: ids and counters, never the hints of its body. */
+export interface DlqEntry {
+  messageId: string;
+  /** `result`, `upload`, or `malformed` (a body that is not a queue message). */
+  kind: 'result' | 'upload' | 'malformed';
+  resultId?: string;
+  transactionId?: string;
+  /** webhook, poll or redrive: who announced the result. */
+  source?: string;
+  /** Why the body is not a queue message (malformed only; names a field, never its value). */
+  problem?: string;
+  /**
+   * SQS `ApproximateReceiveCount`: the deliveries in the results queue that failed, plus every receive
+   * from the DLQ since (each list or show is one).
+   */
+  receiveCount: number;
+  /** When the message was first sent to the results queue (the announcement). */
+  sentAt?: string;
+  /** When it was first received (the first fetch attempt). */
+  firstReceiveAt?: string;
+}
+
+/** Options of {@link peekDlq}. */
+export interface PeekOptions {
+  sqs: SQSClient;
+  dlqUrl: string;
+  /** Stop after this many messages. @default 100 */
+  max?: number;
+}
+
+/**
+ * The DLQ's messages without consuming them: received with `VisibilityTimeout: 0`, so none is hidden
+ * from anyone (a redrive or another list) for even a moment, and none is deleted. Caveats, as SQS works:
+ * every receive adds one to the message's receive count; a message may come back in the next receive of
+ * the same listing (duplicates are dropped by message id) and the listing ends at the first receive that
+ * brings nothing new, so on a DLQ of many hundred messages it is a sample, not a census.
+ */
+export async function peekDlq(options: PeekOptions): Promise<DlqEntry[]> {
+  const max = options.max ?? 100;
+  const seen = new Map<string, DlqEntry>();
+  while (seen.size < max) {
+    const { Messages = [] } = await options.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: options.dlqUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        VisibilityTimeout: 0,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    const fresh = Messages.filter((message) => message.MessageId && !seen.has(message.MessageId));
+    if (fresh.length === 0) break;
+    for (const message of fresh) {
+      if (seen.size >= max) break;
+      seen.set(message.MessageId!, dlqEntry(message));
+    }
+  }
+  return [...seen.values()];
+}
+
+function dlqEntry(message: Message): DlqEntry {
+  const attributes = message.Attributes ?? {};
+  const time = (name: string) => {
+    const ms = Number(attributes[name as keyof typeof attributes]);
+    return Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString() : undefined;
+  };
+  const sentAt = time('SentTimestamp');
+  const firstReceiveAt = time('ApproximateFirstReceiveTimestamp');
+  const base = {
+    messageId: message.MessageId!,
+    receiveCount: Number(attributes.ApproximateReceiveCount ?? 0),
+    ...(sentAt && { sentAt }),
+    ...(firstReceiveAt && { firstReceiveAt }),
+  };
+  try {
+    const parsed = parseQueueMessage(message.Body ?? '');
+    if (isUploadMessage(parsed)) return { ...base, kind: 'upload', transactionId: parsed.transactionId };
+    return {
+      ...base,
+      kind: 'result',
+      resultId: parsed.resultId,
+      source: parsed.source,
+      ...(parsed.transactionId && { transactionId: parsed.transactionId }),
+    };
+  } catch (error) {
+    return { ...base, kind: 'malformed', problem: (error as Error).message };
+  }
 }

@@ -18,9 +18,10 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { ObjectRef, ResultItem } from '../store/item';
+import type { ResultItem } from '../store/item';
 import { Publications, publishedAtOf } from '../store/publication';
 import { RESULTS_TABLE } from '../store/table-schema';
+import type { ObjectRef } from '../stream/blob-sink';
 
 /** Where the results live. */
 export interface ResultsQueryDeps {

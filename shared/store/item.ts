@@ -5,15 +5,8 @@
  */
 import { type ResultSummary, summarizeResult } from '../analytics/summary';
 import { RESULT_SECTIONS } from '../api/sections';
+import type { ObjectRef } from '../stream/blob-sink';
 import { parseCompleted } from './timestamps';
-
-/** Reference that replaces a base64 `data` field in the stored result. */
-export interface ObjectRef {
-  readonly key: string;
-  readonly contentType: string;
-  readonly bytes: number;
-  readonly sha256: string;
-}
 
 /** Status of a result item. */
 export type ResultStatus = 'STORED' | 'UNAVAILABLE';

@@ -7,6 +7,7 @@ import {
   RESULT_IMAGE_DOCUMENT_TYPES,
   RESULT_IMAGE_PAGE_TYPES,
 } from '../api/enums';
+import type { BlobGroup, BlobNames } from '../stream/blob-sink';
 
 /** Prefix of every stored result object. */
 export const RESULTS_PREFIX = 'results/';
@@ -17,9 +18,6 @@ export const RESULTS_PREFIX = 'results/';
  * crash between upload and copy leaves nothing for long.
  */
 export const STAGING_PREFIX = 'staging/';
-
-/** Which list of the result a blob belongs to. */
-export type BlobGroup = 'images' | 'files';
 
 /**
  * The resultId as one S3 key segment. Ids of only letters, digits, `-` and `_` (UUIDs, our simulator's ids)
@@ -83,4 +81,12 @@ export function blobKey(
 /** Deterministic staging key of a large blob (a redelivery overwrites it). */
 export function stagingKey(resultId: string, group: BlobGroup, index: number): string {
   return `${STAGING_PREFIX}${resultIdKeyPart(resultId)}/${group}-${position(index)}`;
+}
+
+/** The key layout of `resultId`'s blobs, as the streaming ingest asks for it. */
+export function resultBlobNames(resultId: string): BlobNames {
+  return {
+    stagingKey: (group, index) => stagingKey(resultId, group, index),
+    finalKey: (group, index, entry, extension) => blobKey(group, resultId, index, entry, extension),
+  };
 }

@@ -10,6 +10,7 @@
  * random token, times and the result's TTL.
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
 import type { ResultStatus } from './item';
 import { RESULTS_TABLE } from './table-schema';
 
@@ -34,6 +35,11 @@ export interface PublishClaim {
   readonly expiresAt: number;
 }
 
+/** What a claim did: took the record, or found it published or held (the record as it was, if any is left). */
+export type ClaimResult =
+  | { readonly claimed: true }
+  | { readonly claimed: false; readonly record: PublicationRecord | undefined };
+
 /** The publication record as stored. */
 export interface PublicationRecord {
   /** Status of the item whose event this record is about. */
@@ -46,10 +52,6 @@ export interface PublicationRecord {
   readonly claimExpiresAt?: number;
   /** TTL (epoch seconds), the result item's. */
   readonly expiresAt?: number;
-}
-
-function isConditionalCheckFailed(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
 
 /**
@@ -98,9 +100,10 @@ export class Publications {
   }
 
   /**
-   * Claims the publication of the `status` event of `resultId` for `claim.token` until `claim.expiresAt`:
-   * true if claimed, false if it is published or another delivery holds an unexpired claim (see
-   * {@link claimCondition}). `expiresAt` (epoch seconds) is the result item's TTL.
+   * Claims the publication of the `status` event of `resultId` for `claim.token` until `claim.expiresAt`;
+   * not claimed when it is published or another delivery holds an unexpired claim (see
+   * {@link claimCondition}), with the record that said so. `expiresAt` (epoch seconds) is the result
+   * item's TTL.
    */
   async claim(
     resultId: string,
@@ -108,7 +111,7 @@ export class Publications {
     claim: PublishClaim,
     nowMs: number,
     expiresAt?: number,
-  ): Promise<boolean> {
+  ): Promise<ClaimResult> {
     try {
       await this.#dynamo.send(
         new UpdateCommand({
@@ -125,12 +128,13 @@ export class Publications {
             ':now': nowMs,
             ...(expiresAt !== undefined && { ':ttl': expiresAt }),
           },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return true;
+      return { claimed: true };
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
+      if (!isConditionalCheckFailed(error)) throw error;
+      return { claimed: false, record: await itemOnFailedCondition(error, () => this.get(resultId)) };
     }
   }
 

@@ -9,16 +9,18 @@
 import { createHash } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { ObjectRef } from '../stream/blob-sink';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
-import type { ObjectRef, ResultItem, ResultStatus, StoredObjects } from './item';
-import { resultJsonKey } from './keys';
-import { Publications, type PublishClaim, publishedAtOf } from './publication';
+import { type ConditionFailure, isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
+import type { ResultItem, ResultStatus, StoredObjects } from './item';
+import { resultBlobNames, resultJsonKey } from './keys';
+import { type ClaimResult, Publications, type PublishClaim, publishedAtOf } from './publication';
 import { S3BlobTarget } from './s3-blobs';
 import { RESULTS_TABLE } from './table-schema';
 
 export * from './item';
 export * from './keys';
-export type { PublicationRecord, PublishClaim } from './publication';
+export type { ClaimResult, PublicationRecord, PublishClaim } from './publication';
 
 /** What `storeResult` stored: the stripped document and where everything went. */
 export interface StoredResult {
@@ -26,9 +28,10 @@ export interface StoredResult {
   readonly stored: StoredObjects;
 }
 
-function isConditionalCheckFailed(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
-}
+/** What a conditional put of an item did: wrote it, or found the item already there (if any is left). */
+export type ItemPut =
+  | { readonly written: true }
+  | { readonly written: false; readonly current: ResultItem | undefined };
 
 /** Options of the `ResultStore`. */
 export interface ResultStoreOptions {
@@ -63,20 +66,23 @@ export class ResultStore {
    * publication record when the event of the item's status was published. Both reads at once.
    */
   async getItem(resultId: string): Promise<ResultItem | undefined> {
-    const [response, publication] = await Promise.all([
-      this.#dynamo.send(
-        new GetCommand({
-          TableName: this.table,
-          Key: { [RESULTS_TABLE.partitionKey]: resultId },
-          ConsistentRead: true,
-        }),
-      ),
+    const [item, publication] = await Promise.all([
+      this.#readItem(resultId),
       this.#publications.get(resultId),
     ]);
-    const item = response.Item as ResultItem | undefined;
-    if (!item) return undefined;
-    const eventPublishedAt = publishedAtOf(item, publication);
-    return eventPublishedAt ? { ...item, eventPublishedAt } : item;
+    return withPublishedAt(item, publication);
+  }
+
+  /** The item alone (strongly consistent read). */
+  async #readItem(resultId: string): Promise<ResultItem | undefined> {
+    const response = await this.#dynamo.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: { [RESULTS_TABLE.partitionKey]: resultId },
+        ConsistentRead: true,
+      }),
+    );
+    return response.Item as ResultItem | undefined;
   }
 
   /**
@@ -86,9 +92,9 @@ export class ResultStore {
    */
   async storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult> {
     const ingested = await ingestResult(
-      resultId,
       body,
       new S3BlobTarget(this.#s3, this.bucket),
+      resultBlobNames(resultId),
       this.#ingest,
     );
     const stored = await this.#putResultJson(resultId, ingested.document, ingested.objects);
@@ -106,8 +112,8 @@ export class ResultStore {
     return { resultKey, objects, documentBytes: body.length };
   }
 
-  /** Conditional put of a STORED item: true if written, false if a STORED item already exists. */
-  async putStoredItem(item: ResultItem): Promise<boolean> {
+  /** Conditional put of a STORED item: written, or the STORED item already there. */
+  async putStoredItem(item: ResultItem): Promise<ItemPut> {
     try {
       await this.#dynamo.send(
         new PutCommand({
@@ -117,17 +123,18 @@ export class ResultStore {
           ConditionExpression: 'attribute_not_exists(#pk) OR #status = :unavailable',
           ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
           ExpressionAttributeValues: { ':unavailable': 'UNAVAILABLE' },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return true;
+      return { written: true };
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
+      if (isConditionalCheckFailed(error)) return this.#notWritten(error, item.resultId);
       throw error;
     }
   }
 
-  /** Conditional put of an UNAVAILABLE item: true if written, false if any item already exists. */
-  async putUnavailableItem(item: ResultItem): Promise<boolean> {
+  /** Conditional put of an UNAVAILABLE item: written, or the item already there. */
+  async putUnavailableItem(item: ResultItem): Promise<ItemPut> {
     try {
       await this.#dynamo.send(
         new PutCommand({
@@ -135,19 +142,32 @@ export class ResultStore {
           Item: item,
           ConditionExpression: 'attribute_not_exists(#pk)',
           ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return true;
+      return { written: true };
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
+      if (isConditionalCheckFailed(error)) return this.#notWritten(error, item.resultId);
       throw error;
     }
   }
 
   /**
+   * The item that made a put's condition fail (the one DynamoDB returned with the failure, else read
+   * again), with `eventPublishedAt` from its publication record, as `getItem` gives it.
+   */
+  async #notWritten(failure: ConditionFailure, resultId: string): Promise<ItemPut> {
+    const [item, publication] = await Promise.all([
+      itemOnFailedCondition(failure, () => this.#readItem(resultId)),
+      this.#publications.get(resultId),
+    ]);
+    return { written: false, current: withPublishedAt(item, publication) };
+  }
+
+  /**
    * Claims the publication of the result's `status` event (its publication record, `publication.ts`):
-   * true if claimed, false if it is published or another delivery holds an unexpired claim. One small
-   * write, whatever the size of the result item; `expiresAt` is the item's TTL.
+   * claimed, or not (published, or another delivery holds an unexpired claim) with the record that
+   * said so. One small write, whatever the size of the result item; `expiresAt` is the item's TTL.
    */
   claimPublication(
     resultId: string,
@@ -155,7 +175,7 @@ export class ResultStore {
     claim: PublishClaim,
     nowMs: number,
     expiresAt?: number,
-  ): Promise<boolean> {
+  ): Promise<ClaimResult> {
     return this.#publications.claim(resultId, status, claim, nowMs, expiresAt);
   }
 
@@ -177,6 +197,16 @@ export class ResultStore {
       }),
     );
   }
+}
+
+/** The item with `eventPublishedAt` from its publication record, when that announces the item's status. */
+function withPublishedAt(
+  item: ResultItem | undefined,
+  publication: Parameters<typeof publishedAtOf>[1],
+): ResultItem | undefined {
+  if (!item) return undefined;
+  const eventPublishedAt = publishedAtOf(item, publication);
+  return eventPublishedAt ? { ...item, eventPublishedAt } : item;
 }
 
 function sha256(bytes: Uint8Array): string {

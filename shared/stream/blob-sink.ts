@@ -11,6 +11,28 @@ import { Base64DataError, Base64StreamDecoder } from './base64-decoder';
 import type { BufferPool } from './buffer-pool';
 import { ResultContentError } from './errors';
 
+/** Which list of the result a blob belongs to. */
+export type BlobGroup = 'images' | 'files';
+
+/** Reference that replaces a base64 `data` field in the stored result: where the blob went, what it is. */
+export interface ObjectRef {
+  readonly key: string;
+  readonly contentType: string;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/**
+ * How the blobs of one result are named: the store's key layout, handed in so that the parser knows
+ * nothing of it.
+ */
+export interface BlobNames {
+  /** Where a large blob's multipart upload goes while its entry's names are not known yet. */
+  stagingKey(group: BlobGroup, index: number): string;
+  /** The final key of the `index`-th blob of `group`, from its entry's fields and its extension. */
+  finalKey(group: BlobGroup, index: number, entry: Record<string, unknown>, extension: string): string;
+}
+
 /** A multipart upload in progress. */
 export interface LargeUpload {
   /** Queues bytes; returns false when the caller should `drained()` before writing more. */
@@ -85,7 +107,7 @@ export class BlobSink {
   #needsDrain = false;
 
   constructor(
-    readonly group: 'images' | 'files',
+    readonly group: BlobGroup,
     readonly index: number,
     private readonly options: {
       readonly target: BlobTarget;

@@ -12,7 +12,16 @@ export type ResultReason =
   | 'BODY_NOT_OBJECT'
   | 'DATA_NOT_STRING'
   | 'DATA_NOT_BASE64'
-  | 'DATA_NOT_IMAGE';
+  | 'DATA_NOT_IMAGE'
+  /** Ceilings of the stripped document (`DOCUMENT_LIMITS` in result-ingest.ts). */
+  | 'STRING_TOO_LONG'
+  | 'TOO_MANY_VALUES'
+  | 'TOO_MANY_KEYS'
+  | 'TOO_DEEP'
+  | 'DOCUMENT_TOO_LARGE'
+  | 'TOO_MANY_OBJECTS'
+  /** A key twice in one object, at any level: which value counts is not defined. */
+  | 'DUPLICATE_KEY';
 
 /** Reasons a redelivery may cure: the same request can give a complete body next time. */
 const TRANSIENT: ReadonlySet<ResultReason> = new Set(['BODY_TRUNCATED']);

@@ -5,12 +5,23 @@
  * `ObjectRef`. Uploads run while the body is still being read, at most `concurrency` at once and, for
  * blobs held in memory until their PutObject, at most `bytesInFlight` of them; on any failure every
  * upload in progress is aborted and nothing is reported stored.
+ *
+ * The document beside the blobs is small in every real result (kilobytes), yet it is built whole: so
+ * every part of it has a ceiling ({@link DOCUMENT_LIMITS}), checked as the tokens arrive, and a result
+ * past one is refused with a named reason before it costs memory. A key repeated in any object is refused
+ * too (`DUPLICATE_KEY`): which of two values a reader takes is not defined, and the blobs, result.json and
+ * the item must never describe different ones.
  */
-import type { ObjectRef } from '../store/item';
-import { type BlobGroup, blobKey, stagingKey } from '../store/keys';
-import { BlobSink, type BlobTarget, type CompletedBlob } from './blob-sink';
+import {
+  type BlobGroup,
+  type BlobNames,
+  BlobSink,
+  type BlobTarget,
+  type CompletedBlob,
+  type ObjectRef,
+} from './blob-sink';
 import { BufferPool } from './buffer-pool';
-import { ResultContentError } from './errors';
+import { ResultContentError, type ResultReason } from './errors';
 import { type JsonHandler, JsonSyntaxError, JsonTokenizer } from './json-tokenizer';
 
 /** Tunables of {@link ingestResult}. */
@@ -31,6 +42,32 @@ export interface IngestOptions {
    */
   readonly pool?: BufferPool;
 }
+
+/**
+ * Ceilings of the stripped document (everything but the `data` of `images[]`/`files[]`), documented in
+ * docs/pipeline.md ("Bad input"). The spec's largest real result (every section, its reason codes and
+ * metadata) has a few hundred values, under 100 keys, 8 levels and a few KiB of text: each ceiling is
+ * hundreds of times that, and together they keep the document, its copy in result.json and the item
+ * built from it far inside the function's memory.
+ */
+export const DOCUMENT_LIMITS = {
+  /** UTF-8 bytes of one string that is not a blob's `data`: `STRING_TOO_LONG`. */
+  stringBytes: 64 * 1024,
+  /** Values in the document (objects, arrays, strings, numbers, booleans, nulls): `TOO_MANY_VALUES`. */
+  values: 200_000,
+  /** Keys in the document, all objects together: `TOO_MANY_KEYS`. */
+  keys: 100_000,
+  /** Objects and arrays nested in one another: `TOO_DEEP`. */
+  depth: 64,
+  /** UTF-8 bytes of every key and non-`data` string together: `DOCUMENT_TOO_LARGE`. */
+  textBytes: 4 * 1024 * 1024,
+  /**
+   * Blobs (non-empty `data` of `images[]` and `files[]` together): `TOO_MANY_OBJECTS`. Each costs a
+   * write and its reference stays in the document until the end; 20,000 keep a 1 GB body of tiny
+   * blobs inside the memory budget (docs/pipeline.md).
+   */
+  objects: 20_000,
+} as const;
 
 /** What {@link ingestResult} stored. */
 export interface IngestedResult {
@@ -69,7 +106,14 @@ function poolFor(size: number, limit: number): BufferPool {
 }
 
 type Frame =
-  | { kind: 'object'; value: Record<string, unknown>; key: string | undefined; entry?: Entry }
+  | {
+      kind: 'object';
+      value: Record<string, unknown>;
+      key: string | undefined;
+      /** Keys seen in this object, to refuse a second one (bounded by `DOCUMENT_LIMITS.keys`). */
+      keys: Set<string>;
+      entry?: Entry;
+    }
   | { kind: 'array'; value: unknown[]; group?: BlobGroup };
 
 /** An element of `images`/`files` and its blob. */
@@ -80,15 +124,18 @@ interface Entry {
   completed?: Promise<CompletedBlob | undefined>;
 }
 
-/** Stores one result body; see the file comment. */
+/**
+ * Stores one result body; see the file comment. `target` writes the blobs under the keys `names` gives
+ * (the store's layout).
+ */
 export async function ingestResult(
-  resultId: string,
   body: AsyncIterable<Uint8Array>,
   target: BlobTarget,
+  names: BlobNames,
   options: IngestOptions = {},
 ): Promise<IngestedResult> {
   const controller = new AbortController();
-  const state = new Assembler(resultId, target, {
+  const state = new Assembler(target, names, {
     smallLimit: options.smallLimit ?? 5 * 1024 * 1024,
     concurrency: options.concurrency ?? 4,
     bytesInFlight: options.bytesInFlight ?? 12 * 1024 * 1024,
@@ -96,9 +143,9 @@ export async function ingestResult(
     ...(options.pool && { pool: options.pool }),
   });
   const tokenizer = new JsonTokenizer(state);
+  const iterator = body[Symbol.asyncIterator]();
   try {
     let bodyBytes = 0;
-    const iterator = body[Symbol.asyncIterator]();
     for (;;) {
       const next = await iterator.next();
       if (next.done) break;
@@ -130,6 +177,8 @@ export async function ingestResult(
     return { document: state.root!, objects, bodyBytes };
   } catch (error) {
     controller.abort();
+    // A refused body is not read on: its connection is released now, not when the rest has arrived.
+    await iterator.return?.().catch(() => {});
     await state.abortAll();
     // Completed staging objects go now (an aborted upload left none); the bucket's staging lifecycle
     // rule removes whatever a failed delete leaves.
@@ -145,12 +194,21 @@ function notJson(error: JsonSyntaxError, bytes: number): ResultContentError {
   );
 }
 
+function refuse(reason: ResultReason, message: string): ResultContentError {
+  return new ResultContentError(reason, message);
+}
+
 /** Builds the document from tokens and runs the blob uploads. */
 class Assembler implements JsonHandler {
   root: Record<string, unknown> | undefined;
   readonly #stack: Frame[] = [];
   #strings: Buffer[] = [];
   #stringBytes = 0;
+  /** Counts against {@link DOCUMENT_LIMITS}. */
+  #values = 0;
+  #keys = 0;
+  #textBytes = 0;
+  #objects = 0;
   #sink: BlobSink | undefined;
   /** Entries closed whose blob still has to be named and written. */
   readonly #closed: { entry: Entry; value: Record<string, unknown> }[] = [];
@@ -166,8 +224,8 @@ class Assembler implements JsonHandler {
   #failure: unknown;
 
   constructor(
-    readonly resultId: string,
     readonly target: BlobTarget,
+    readonly names: BlobNames,
     readonly options: {
       smallLimit: number;
       concurrency: number;
@@ -183,6 +241,7 @@ class Assembler implements JsonHandler {
 
   startObject(): void {
     this.#checkNotData('an object');
+    this.#checkDepth();
     const value: Record<string, unknown> = {};
     const parent = this.#stack[this.#stack.length - 1];
     let entry: Entry | undefined;
@@ -190,7 +249,7 @@ class Assembler implements JsonHandler {
       entry = { group: parent.group, index: parent.value.length };
     }
     this.#attach(value);
-    this.#stack.push({ kind: 'object', value, key: undefined, ...(entry && { entry }) });
+    this.#stack.push({ kind: 'object', value, key: undefined, keys: new Set(), ...(entry && { entry }) });
   }
 
   endObject(): void {
@@ -200,6 +259,7 @@ class Assembler implements JsonHandler {
 
   startArray(): void {
     this.#checkNotData('an array');
+    this.#checkDepth();
     const value: unknown[] = [];
     const parent = this.#stack[this.#stack.length - 1];
     const group =
@@ -217,7 +277,17 @@ class Assembler implements JsonHandler {
   }
 
   key(name: string): void {
-    (this.#stack[this.#stack.length - 1] as Extract<Frame, { kind: 'object' }>).key = name;
+    const frame = this.#stack[this.#stack.length - 1] as Extract<Frame, { kind: 'object' }>;
+    if (++this.#keys > DOCUMENT_LIMITS.keys) {
+      throw refuse('TOO_MANY_KEYS', `the result holds more than ${DOCUMENT_LIMITS.keys} keys`);
+    }
+    // The key itself is never named: it is the service's text.
+    if (frame.keys.has(name)) {
+      throw refuse('DUPLICATE_KEY', `${this.#where()} holds the same key twice`);
+    }
+    frame.keys.add(name);
+    this.#countText(Buffer.byteLength(name, 'utf8'));
+    frame.key = name;
   }
 
   scalar(value: number | boolean | null): void {
@@ -228,7 +298,13 @@ class Assembler implements JsonHandler {
   stringStart(): void {
     const entry = this.#dataEntry();
     if (entry) {
-      const staging = stagingKey(this.resultId, entry.group, entry.index);
+      if (++this.#objects > DOCUMENT_LIMITS.objects) {
+        throw refuse(
+          'TOO_MANY_OBJECTS',
+          `the result holds more than ${DOCUMENT_LIMITS.objects} images and files`,
+        );
+      }
+      const staging = this.names.stagingKey(entry.group, entry.index);
       const sink = new BlobSink(entry.group, entry.index, {
         target: this.target,
         stagingKey: staging,
@@ -251,8 +327,16 @@ class Assembler implements JsonHandler {
       this.#sink.push(bytes);
       return;
     }
-    this.#strings.push(Buffer.from(bytes));
+    // Checked before the piece is kept: a string past the ceiling is refused as it arrives.
     this.#stringBytes += bytes.length;
+    if (this.#stringBytes > DOCUMENT_LIMITS.stringBytes) {
+      throw refuse(
+        'STRING_TOO_LONG',
+        `${this.#where()} holds a string longer than ${DOCUMENT_LIMITS.stringBytes} bytes that is not a blob's data`,
+      );
+    }
+    this.#countText(bytes.length);
+    this.#strings.push(Buffer.from(bytes));
   }
 
   stringEnd(): void {
@@ -332,7 +416,7 @@ class Assembler implements JsonHandler {
     // A pooled buffer lent as the body goes back once its write ended, reusable only if it succeeded.
     let written = false;
     try {
-      const key = blobKey(entry.group, this.resultId, entry.index, value, blob.type.extension);
+      const key = this.names.finalKey(entry.group, entry.index, value, blob.type.extension);
       const { signal } = this.options;
       if (blob.body) await this.target.putSmall(key, blob.body, blob.type, blob.sha256, signal);
       else await this.target.promote(blob.stagingKey!, key, blob.type, blob.sha256, signal);
@@ -353,6 +437,9 @@ class Assembler implements JsonHandler {
   // --- assembly --------------------------------------------------------------------------------
 
   #attach(value: unknown): void {
+    if (++this.#values > DOCUMENT_LIMITS.values) {
+      throw refuse('TOO_MANY_VALUES', `the result holds more than ${DOCUMENT_LIMITS.values} values`);
+    }
     const frame = this.#stack[this.#stack.length - 1];
     if (!frame) {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -366,6 +453,37 @@ class Assembler implements JsonHandler {
     }
     if (frame.kind === 'array') frame.value.push(value);
     else frame.value[frame.key!] = value;
+  }
+
+  #checkDepth(): void {
+    if (this.#stack.length >= DOCUMENT_LIMITS.depth) {
+      throw refuse(
+        'TOO_DEEP',
+        `the result nests objects and arrays deeper than ${DOCUMENT_LIMITS.depth} levels`,
+      );
+    }
+  }
+
+  #countText(bytes: number): void {
+    this.#textBytes += bytes;
+    if (this.#textBytes > DOCUMENT_LIMITS.textBytes) {
+      throw refuse(
+        'DOCUMENT_TOO_LARGE',
+        `the result's keys and strings other than blob data exceed ${DOCUMENT_LIMITS.textBytes} bytes`,
+      );
+    }
+  }
+
+  /**
+   * Where the token being read is, in words that hold no service text: `images[2]` inside an entry, else
+   * the depth (keys are never named: they are the service's text).
+   */
+  #where(): string {
+    for (let i = this.#stack.length - 1; i >= 0; i--) {
+      const entry = (this.#stack[i] as { entry?: Entry }).entry;
+      if (entry) return `${entry.group}[${entry.index}]${i < this.#stack.length - 1 ? ' (nested)' : ''}`;
+    }
+    return `an object or array at depth ${this.#stack.length}`;
   }
 
   /** The entry whose `data` member is being read now, if any. */

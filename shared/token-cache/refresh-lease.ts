@@ -5,8 +5,9 @@
  * with the same token but a different value fails with `ResourceExistsException`. Every container that
  * finds version V stale derives the same token from V, so exactly one creates the lease version; it is
  * labelled with a stage of its own, so AWSCURRENT (the cached token) is untouched. The others re-read the
- * cache until AWSCURRENT moves to a usable token, or until the lease's time is up (its holder died or the
- * service did not answer): then the next lease attempt on V elects one of them.
+ * cache until AWSCURRENT moves to a usable token, until the holder reports that its refresh failed (then
+ * they fail at once with its error instead of asking the service again), or until the lease's time is up
+ * (its holder died): then the next lease attempt on V elects one of them.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import {
@@ -18,6 +19,19 @@ import { sleep as timerSleep } from '../client/http';
 
 /** Staging label of lease versions (never AWSCURRENT, so readers of the cache never see one). */
 export const LEASE_STAGE = 'IDV_TOKEN_REFRESH_LEASE';
+
+/** Staging label of the versions in which a holder reports its failed refresh. */
+export const LEASE_FAILED_STAGE = 'IDV_TOKEN_REFRESH_FAILED';
+
+/**
+ * What a holder whose refresh failed tells the waiters: the error's class name, our message (never a
+ * body's text: the client's errors carry none) and the status, if the service answered.
+ */
+export interface LeaseFailure {
+  readonly name: string;
+  readonly message: string;
+  readonly status?: number;
+}
 
 /** Tunables of the refresh lease. */
 export interface RefreshLeaseOptions {
@@ -36,6 +50,7 @@ export interface RefreshLeaseOptions {
 export type LeaseOutcome<T> =
   | { readonly kind: 'held' }
   | { readonly kind: 'refreshed'; readonly token: T }
+  | { readonly kind: 'failed'; readonly failure: LeaseFailure }
   | { readonly kind: 'no-lease' };
 
 /** The cache as the lease sees it: the current token (if usable for us) and its version. */
@@ -47,6 +62,11 @@ export interface CacheView<T> {
 /** Version id of lease attempt `attempt` on cache version `generation` (32-64 characters, as required). */
 export function leaseVersionId(generation: string, attempt: number): string {
   return `lease-${createHash('sha256').update(generation).digest('hex').slice(0, 40)}-${attempt}`;
+}
+
+/** Version id of the failure report of lease attempt `attempt` on cache version `generation`. */
+export function leaseFailureVersionId(generation: string, attempt: number): string {
+  return `failed-${createHash('sha256').update(generation).digest('hex').slice(0, 40)}-${attempt}`;
 }
 
 /** Elects one refresher per stale cache version among every container sharing the cache secret. */
@@ -85,6 +105,9 @@ export class RefreshLease {
       }
       const deadline = (await this.#takenAt(generation, attempt)) + this.#waitMs;
       while (this.#now() < deadline) {
+        const failure = await this.#failure(generation, attempt);
+        // The holder asked and failed: asking again now would most likely fail the same way.
+        if (failure) return { kind: 'failed', failure };
         await this.#sleep(this.#pollMs);
         const view = await read();
         if (view.token !== undefined && view.versionId !== generation)
@@ -92,6 +115,51 @@ export class RefreshLease {
       }
     }
     return { kind: 'no-lease' };
+  }
+
+  /**
+   * Called by the holder of the lease on `generation` when its refresh failed: the waiters fail with
+   * `failure` at once instead of waiting the lease out. Best effort: if the report cannot be written, the
+   * waiters fall back to the lease's time.
+   */
+  async fail(generation: string, failure: LeaseFailure): Promise<void> {
+    const attempt = this.#used.get(generation);
+    if (attempt === undefined) return;
+    try {
+      await this.#secrets.send(
+        new PutSecretValueCommand({
+          SecretId: this.#secretId,
+          ClientRequestToken: leaseFailureVersionId(generation, attempt),
+          SecretString: JSON.stringify({ failure, failedAt: new Date(this.#now()).toISOString() }),
+          VersionStages: [LEASE_FAILED_STAGE],
+        }),
+      );
+    } catch {
+      // Nothing to do: the waiters wait out the lease as they would for a holder that died.
+    }
+  }
+
+  /** The failure reported by the holder of lease attempt `attempt`, if it reported one. */
+  async #failure(generation: string, attempt: number): Promise<LeaseFailure | undefined> {
+    try {
+      const report = await this.#secrets.send(
+        new GetSecretValueCommand({
+          SecretId: this.#secretId,
+          VersionId: leaseFailureVersionId(generation, attempt),
+        }),
+      );
+      const failure = (JSON.parse(report.SecretString ?? '{}') as { failure?: Partial<LeaseFailure> })
+        .failure;
+      if (typeof failure?.name !== 'string' || typeof failure.message !== 'string') return undefined;
+      return {
+        name: failure.name,
+        message: failure.message,
+        ...(typeof failure.status === 'number' && { status: failure.status }),
+      };
+    } catch {
+      // No report (ResourceNotFoundException), or it cannot be read: keep waiting.
+      return undefined;
+    }
   }
 
   /** When the holder took the lease (its own clock), so every waiter gives up at the same moment. */

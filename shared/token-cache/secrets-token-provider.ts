@@ -13,10 +13,11 @@ import {
   PutSecretValueCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { ResponseFormatError, serviceErrorFromResponse } from '../client/errors';
 import { type AccessToken, type TokenProvider, tokenIsFresh } from '../client/token-provider';
-import { describeError, SecretFormatError } from '../errors';
+import { describeError, PipelineError, SecretFormatError } from '../errors';
 import type { Logger } from '../logger';
-import { RefreshLease, type RefreshLeaseOptions } from './refresh-lease';
+import { type LeaseFailure, RefreshLease, type RefreshLeaseOptions } from './refresh-lease';
 
 /** Client credentials as stored in the credentials secret. */
 export interface ClientCredentials {
@@ -127,6 +128,7 @@ export class SecretsTokenProvider implements TokenProvider {
       this.#token = cached.token;
       return cached.token;
     }
+    let held: string | undefined;
     if (this.#lease && cached.versionId !== undefined) {
       const outcome = await this.#lease.acquire(cached.versionId, async () => {
         const view = await this.#readCache();
@@ -136,13 +138,20 @@ export class SecretsTokenProvider implements TokenProvider {
         this.#token = outcome.token;
         return outcome.token;
       }
+      if (outcome.kind === 'failed') throw errorOfFailure(outcome.failure);
+      if (outcome.kind === 'held') held = cached.versionId;
     }
     const credentials = await this.#readCredentials();
     const issuedAt = this.#now();
-    const token: CachedToken = {
-      ...(await this.#options.fetchToken(credentials, this.#options.scopes)),
-      issuedAt,
-    };
+    let fetched: AccessToken;
+    try {
+      fetched = await this.#options.fetchToken(credentials, this.#options.scopes);
+    } catch (error) {
+      // The containers waiting for this refresh fail with it now, instead of waiting the lease out.
+      if (held !== undefined) await this.#lease?.fail(held, failureOf(error));
+      throw error;
+    }
+    const token: CachedToken = { ...fetched, issuedAt };
     this.#token = token;
     this.#options.logger?.info('access token refreshed', {
       reason: rejected ? 'rejected' : 'expired',
@@ -201,6 +210,43 @@ export class SecretsTokenProvider implements TokenProvider {
     const value = parseCredentials(response.SecretString);
     this.#credentials = { value, readAt: this.#now() };
     return value;
+  }
+}
+
+/** What the waiters learn of a failed refresh: class name, our message (scrubbed, bounded), status. */
+function failureOf(error: unknown): LeaseFailure {
+  const described = describeError(error);
+  const status = (error as { status?: unknown } | null)?.status;
+  return {
+    name: String(described['name']).slice(0, 100),
+    message: String(described['message']).slice(0, 300),
+    ...(typeof status === 'number' && { status }),
+  };
+}
+
+/**
+ * The error a waiter throws for another container's failed refresh: a `ResponseFormatError` stays one
+ * (a token answer that makes no sense), a service's status keeps its class; anything else (no answer,
+ * unreadable credentials) becomes a `TokenRefreshFailedError`.
+ */
+function errorOfFailure(failure: LeaseFailure): Error {
+  const message = `${failure.message} (token refresh by another container)`;
+  if (failure.name === 'ResponseFormatError' && failure.status !== undefined) {
+    return new ResponseFormatError(message, failure.status);
+  }
+  if (failure.status !== undefined && failure.status >= 400 && failure.status <= 599) {
+    const error = serviceErrorFromResponse(failure.status, undefined, new Headers());
+    error.message = message;
+    return error;
+  }
+  return new TokenRefreshFailedError(message);
+}
+
+/** Another container's token refresh just failed without an answer of the service (see `errorOfFailure`). */
+export class TokenRefreshFailedError extends PipelineError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TokenRefreshFailedError';
   }
 }
 

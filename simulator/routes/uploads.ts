@@ -94,7 +94,6 @@ export function uploadRoutes(state: SimulatorState): Route[] {
           );
           if (!marked) t.watermarkRejected = true;
         }
-        t.imageCustomerReferences.push(...input.images.map((i) => i.customerReference));
         t.uploads.push(...input.images.map(uploadedImage));
         if (t.state === 'created') state.schedule(t);
         return { success: true };
@@ -131,7 +130,6 @@ export function uploadRoutes(state: SimulatorState): Route[] {
           ...(input.rtwType !== undefined ? { rtwType: input.rtwType } : {}),
           ...(mock !== undefined ? { mock } : {}),
         });
-        t.imageCustomerReferences.unshift(...input.images.map((i) => i.customerReference));
         t.uploads.unshift(...input.images.map(uploadedImage));
         if (mock) state.complete(t);
         else if (t.state === 'created') state.schedule(t);

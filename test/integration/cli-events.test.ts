@@ -206,11 +206,11 @@ describe('idv events replay --local', () => {
     ]);
   });
 
-  it('without --local needs an archive or a bus', async () => {
+  it('without --local needs an archive or the deployment whose output names it', async () => {
     const run = await runIdv(['events', 'replay', '--since', '2026-08-10', '--until', '2026-08-11'], {
       cwd: dir,
     });
 
-    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/no archive: pass --archive/)]);
+    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/no archive: pass --stack NAME .*--archive/)]);
   });
 });

@@ -259,7 +259,8 @@ describe('client against the simulator: §7 statuses', () => {
 
     // Assess
     expect(error).toBeInstanceOf(BadRequestError);
-    expect(error.message).toContain('LIVE');
+    // Status, the service's numeric code and our reason: never the service's own words.
+    expect(error.message).toMatch(/^service answered 400 \(bad request, code \d+\)$/);
   });
 
   it('400 on idverify; images smaller than 640×480 never leave the machine', async () => {

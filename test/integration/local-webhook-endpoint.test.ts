@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookEndpoint, type WebhookEndpoint } from '../../local/api-gateway';
 import { lambdaContext } from '../../local/lambda-context';
@@ -62,5 +63,99 @@ describe('local webhook endpoint in front of the webhook core', () => {
 
     // Assess
     expect(response.status).toBe(404);
+  });
+});
+
+describe('local webhook endpoint and strangers', () => {
+  let endpoint: WebhookEndpoint;
+  let invocations = 0;
+
+  beforeAll(async () => {
+    endpoint = await startWebhookEndpoint({
+      pathSecret: SECRET,
+      handler: async () => {
+        invocations++;
+        return { statusCode: 202, body: '{}' };
+      },
+      context: () => lambdaContext('webhook', 'eu-west-1'),
+    });
+  });
+  afterAll(() => endpoint.close());
+
+  /**
+   * Sends the headers of a POST declaring `declared` bytes and then the body 64 KiB at a time, as long
+   * as the server keeps the connection; resolves with the answer's status line, how many body bytes were
+   * sent when it arrived, and whether the server closed the connection before the body was all sent.
+   */
+  function postSlowly(path: string, declared: number) {
+    return new Promise<{ statusLine: string; sentAtAnswer: number; closedEarly: boolean }>(
+      (resolve, reject) => {
+        const { port } = endpoint;
+        const socket = connect(port, '127.0.0.1');
+        let sent = 0;
+        let answer = '';
+        let sentAtAnswer = -1;
+        const piece = Buffer.alloc(64 * 1024, 0x61);
+        const timer = setTimeout(() => {
+          socket.destroy();
+          reject(new Error(`no answer after ${sent} body bytes`));
+        }, 5000);
+        const pump = (): void => {
+          while (sent < declared && !socket.destroyed) {
+            sent += piece.length;
+            if (!socket.write(piece)) return void socket.once('drain', pump);
+            // One piece at a time with a pause: the server has every chance to read it all.
+            return void setTimeout(pump, 5);
+          }
+        };
+        socket.on('connect', () => {
+          socket.write(
+            `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${declared}\r\n\r\n`,
+          );
+          pump();
+        });
+        socket.on('data', (chunk: Buffer) => {
+          if (sentAtAnswer < 0) sentAtAnswer = sent;
+          answer += chunk.toString();
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve({ statusLine: answer.split('\r\n')[0]!, sentAtAnswer, closedEarly: sent < declared });
+        });
+      },
+    );
+  }
+
+  it('answers a wrong secret before reading its body, and closes the connection', async () => {
+    // Act: 9 MB declared (under the 10 MB limit), sent slowly.
+    const outcome = await postSlowly('/webhooks/not-the-secret/result', 9 * 1024 * 1024);
+
+    // Assess
+    expect(outcome.statusLine).toBe('HTTP/1.1 404 Not Found');
+    expect(outcome.sentAtAnswer).toBeLessThanOrEqual(256 * 1024);
+    expect(outcome.closedEarly).toBe(true);
+    expect(invocations).toBe(0);
+  });
+
+  it('answers an unknown route before reading its body', async () => {
+    // Act
+    const outcome = await postSlowly('/elsewhere', 9 * 1024 * 1024);
+
+    // Assess
+    expect(outcome.statusLine).toBe('HTTP/1.1 403 Forbidden');
+    expect(outcome.sentAtAnswer).toBeLessThanOrEqual(256 * 1024);
+    expect(outcome.closedEarly).toBe(true);
+  });
+
+  it('answers 413 at once when the right secret declares more than the limit', async () => {
+    // Act
+    const outcome = await postSlowly(`/webhooks/${SECRET}/result`, 11 * 1024 * 1024);
+
+    // Assess
+    expect(outcome.statusLine).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(outcome.sentAtAnswer).toBeLessThanOrEqual(256 * 1024);
+    expect(outcome.closedEarly).toBe(true);
+    expect(invocations).toBe(0);
   });
 });

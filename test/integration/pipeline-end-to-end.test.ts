@@ -306,8 +306,8 @@ describe('results pipeline (simulator + local AWS)', () => {
       // Each step runs for real, then the crash hits before the next one starts.
       const deps = {
         source: {
-          getResultBody: async (id: string) => {
-            const b = await client.getResultBody(id);
+          getResultStream: async (id: string) => {
+            const b = await client.getResultStream(id);
             crash.at('fetch');
             return b;
           },
@@ -328,6 +328,8 @@ describe('results pipeline (simulator + local AWS)', () => {
           },
           putUnavailableItem: (i: Parameters<ResultStore['putUnavailableItem']>[0]) =>
             realStore.putUnavailableItem(i),
+          claimPublication: (...a: Parameters<ResultStore['claimPublication']>) =>
+            realStore.claimPublication(...a),
           markPublished: async (...a: Parameters<ResultStore['markPublished']>) => {
             await realStore.markPublished(...a);
             crash.at('mark');

@@ -15,7 +15,7 @@ import {
 import type { Publications } from '../../shared/store/publication';
 import type { ResultStore } from '../../shared/store/result-store';
 import { type LocalStore, startLocalStore } from '../support/local-store';
-import { Crash, FakePublisher, memoryLogger } from '../support/pipeline-fakes';
+import { Crash, chunksOf, FakePublisher, memoryLogger } from '../support/pipeline-fakes';
 
 const CLAIM_TTL_MS = 60_000;
 
@@ -26,7 +26,10 @@ class RacingSource implements ResultSource {
     readonly parties: number,
     readonly found: boolean,
   ) {}
-  async getResultBody(resultId: string): Promise<Uint8Array> {
+  async getResultStream(resultId: string): Promise<AsyncIterable<Uint8Array>> {
+    return chunksOf(await this.#answer(resultId));
+  }
+  async #answer(resultId: string): Promise<Uint8Array> {
     const list = this.waiting.get(resultId) ?? [];
     this.waiting.set(resultId, list);
     await new Promise<void>((resolve) => {

@@ -36,7 +36,9 @@ describe('publication record', () => {
     );
 
     // Assess
-    expect([first, other, own, afterExpiry]).toEqual([true, false, true, true]);
+    expect([first, other, own, afterExpiry].map((r) => r.claimed)).toEqual([true, false, true, true]);
+    // A refused claim comes with the record that refused it (ReturnValuesOnConditionCheckFailure, or read).
+    expect(other).toMatchObject({ claimed: false, record: { status: 'STORED', claim: 'a' } });
     expect(await local.publications.get('p-1')).toMatchObject({
       status: 'STORED',
       claim: 'b',
@@ -58,7 +60,10 @@ describe('publication record', () => {
     expect(record).toMatchObject({ status: 'STORED', publishedAt: '2027-01-01T00:00:00.000Z' });
     expect(record).not.toHaveProperty('claim');
     expect(record).not.toHaveProperty('claimExpiresAt');
-    expect(late).toBe(false);
+    expect(late).toEqual({
+      claimed: false,
+      record: expect.objectContaining({ status: 'STORED', publishedAt: '2027-01-01T00:00:00.000Z' }),
+    });
   });
 
   it('STORED takes over a published UNAVAILABLE record; UNAVAILABLE never takes over STORED', async () => {
@@ -80,7 +85,7 @@ describe('publication record', () => {
     await local.publications.mark('p-3', 'UNAVAILABLE', '2027-01-04T00:00:00.000Z');
 
     // Assess
-    expect([stored, gone]).toEqual([true, false]);
+    expect([stored.claimed, gone.claimed]).toEqual([true, false]);
     expect(beforeMark).toMatchObject({ status: 'UNAVAILABLE', publishedAt: '2027-01-03T00:00:00.000Z' });
     expect(await local.publications.get('p-3')).toMatchObject({
       status: 'STORED',

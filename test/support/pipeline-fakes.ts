@@ -15,9 +15,18 @@ import type {
 } from '../../shared/events/publisher';
 import { createLogger, type Logger } from '../../shared/logger';
 import type { ResultSource, ResultStorePort } from '../../shared/pipeline/fetch-result';
-import type { ObjectRef, ResultItem, ResultStatus, StoredResult } from '../../shared/store/result-store';
+import { resultBlobNames } from '../../shared/store/keys';
+import type {
+  ClaimResult,
+  ItemPut,
+  PublicationRecord,
+  PublishClaim,
+  ResultItem,
+  ResultStatus,
+  StoredResult,
+} from '../../shared/store/result-store';
 import { resultJsonKey } from '../../shared/store/result-store';
-import type { BlobTarget } from '../../shared/stream/blob-sink';
+import type { BlobTarget, ObjectRef } from '../../shared/stream/blob-sink';
 import { ingestResult } from '../../shared/stream/result-ingest';
 
 export type Step = 'fetch' | 'writeObjects' | 'putItem' | 'publish' | 'mark';
@@ -33,12 +42,26 @@ export class Crash {
   }
 }
 
+/** A whole body as the stream of one chunk a `ResultSource` gives. */
+export async function* chunksOf(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
+}
+
+/** A `ResultSource` over a function answering with whole bodies (or throwing, e.g. `NotFoundError`). */
+export function sourceOf(body: (resultId: string) => Promise<Uint8Array>): ResultSource {
+  return { getResultStream: async (resultId) => chunksOf(await body(resultId)) };
+}
+
 export class FakeSource implements ResultSource {
   calls = 0;
   constructor(
     readonly results: Map<string, unknown>,
     readonly crash = new Crash(),
   ) {}
+  async getResultStream(resultId: string): Promise<AsyncIterable<Uint8Array>> {
+    return chunksOf(await this.getResultBody(resultId));
+  }
+  /** The body of `resultId` whole, counted in `calls`. */
   async getResultBody(resultId: string): Promise<Uint8Array> {
     this.calls++;
     this.crash.at('fetch');
@@ -64,7 +87,7 @@ export class FakeStore implements ResultStorePort {
    * keeping the objects in memory instead of S3.
    */
   async storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult> {
-    const ingested = await ingestResult(resultId, body, this.#blobs);
+    const ingested = await ingestResult(body, this.#blobs, resultBlobNames(resultId));
     this.crash.at('writeObjects');
     const stored = {
       resultKey: resultJsonKey(resultId),
@@ -87,23 +110,51 @@ export class FakeStore implements ResultStorePort {
     },
     discard: async () => {},
   };
-  async putStoredItem(item: ResultItem) {
+  async putStoredItem(item: ResultItem): Promise<ItemPut> {
     this.crash.at('putItem');
     const existing = this.items.get(item.resultId);
-    if (existing && existing.status !== 'UNAVAILABLE') return false;
+    if (existing && existing.status !== 'UNAVAILABLE')
+      return { written: false, current: structuredClone(existing) };
     this.items.set(item.resultId, structuredClone(item));
-    return true;
+    return { written: true };
   }
-  async putUnavailableItem(item: ResultItem) {
+  async putUnavailableItem(item: ResultItem): Promise<ItemPut> {
     this.crash.at('putItem');
-    if (this.items.has(item.resultId)) return false;
+    const existing = this.items.get(item.resultId);
+    if (existing) return { written: false, current: structuredClone(existing) };
     this.items.set(item.resultId, structuredClone(item));
-    return true;
+    return { written: true };
+  }
+  /** Publication records kept in memory, claimed under the conditions of `Publications.claim`. */
+  readonly publications = new Map<string, PublicationRecord>();
+  async claimPublication(
+    resultId: string,
+    status: ResultStatus,
+    claim: PublishClaim,
+    nowMs: number,
+  ): Promise<ClaimResult> {
+    const record = this.publications.get(resultId);
+    const free =
+      !record ||
+      (record.status !== status && status === 'STORED') ||
+      (record.status === status &&
+        !record.publishedAt &&
+        (record.claimExpiresAt === undefined ||
+          record.claimExpiresAt < nowMs ||
+          record.claim === claim.token));
+    if (!free) return { claimed: false, record: structuredClone(record) };
+    this.publications.set(resultId, { status, claim: claim.token, claimExpiresAt: claim.expiresAt });
+    return { claimed: true };
   }
   async markPublished(resultId: string, status: ResultStatus, at: string) {
     this.crash.at('mark');
     const item = this.items.get(resultId);
     if (item && !item.eventPublishedAt && item.status === status) item.eventPublishedAt = at;
+    const record = this.publications.get(resultId);
+    // As `Publications.mark`: once per status; a STORED mark replaces an UNAVAILABLE one, never the reverse.
+    if (!record?.publishedAt || (status === 'STORED' && record.status !== status)) {
+      this.publications.set(resultId, { status, publishedAt: at });
+    }
   }
 }
 

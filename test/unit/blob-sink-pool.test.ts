@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { resultBlobNames } from '../../shared/store/keys';
 import { BlobSink, type BlobTarget, type LargeUpload } from '../../shared/stream/blob-sink';
 import { BufferPool } from '../../shared/stream/buffer-pool';
 import { ingestResult } from '../../shared/stream/result-ingest';
@@ -202,7 +203,10 @@ describe('ingestResult with pooled buffers', () => {
     };
 
     // Act
-    const { objects } = await ingestResult('r', body, target, { smallLimit, concurrency: 4 });
+    const { objects } = await ingestResult(body, target, resultBlobNames('r'), {
+      smallLimit,
+      concurrency: 4,
+    });
 
     // Assess
     expect(objects.map((o) => o.sha256)).toEqual(blobs.map(sha256));
@@ -244,7 +248,10 @@ describe('ingestResult with pooled buffers', () => {
     const pool = new BufferPool(300_000, 6);
 
     // Act
-    const failure = ingestResult('r', makeBody(), target(failAt), { smallLimit: 200_000, pool });
+    const failure = ingestResult(makeBody(), target(failAt), resultBlobNames('r'), {
+      smallLimit: 200_000,
+      pool,
+    });
 
     // Assess
     await expect(failure).rejects.toThrow(message);
@@ -256,7 +263,7 @@ describe('ingestResult with pooled buffers', () => {
     const pool = new BufferPool(300_000, 6);
 
     // Act
-    await ingestResult('r', body(8, 100_000), target(), { smallLimit: 200_000, pool });
+    await ingestResult(body(8, 100_000), target(), resultBlobNames('r'), { smallLimit: 200_000, pool });
 
     // Assess
     expect(pool.taken).toBe(0);

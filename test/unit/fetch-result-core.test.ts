@@ -10,6 +10,7 @@ import {
   FakeStore,
   memoryLogger,
   type Step,
+  sourceOf,
 } from '../support/pipeline-fakes';
 
 const RESULT = {
@@ -146,13 +147,11 @@ describe('fetch-result core', () => {
     let calls = 0;
     deps = {
       ...deps,
-      source: {
-        getResultBody: async (resultId) => {
-          calls++;
-          if (calls === 1) throw new NotFoundError('service answered 404', { status: 404 });
-          return source.getResultBody(resultId);
-        },
-      },
+      source: sourceOf(async (resultId) => {
+        calls++;
+        if (calls === 1) throw new NotFoundError('service answered 404', { status: 404 });
+        return source.getResultBody(resultId);
+      }),
     };
 
     // Act

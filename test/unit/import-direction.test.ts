@@ -111,6 +111,19 @@ describe('import direction', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('keeps the stream parser free of the storage layout (shared/stream imports nothing from shared/store)', () => {
+    const stream = join(ROOT, 'shared/stream/');
+    const store = join(ROOT, 'shared/store/');
+    const wrong = [...graph]
+      .filter(([file]) => file.startsWith(stream))
+      .flatMap(([file, targets]) =>
+        targets
+          .filter((t) => t.startsWith(store))
+          .map((t) => `${relative(ROOT, file)} → ${relative(ROOT, t)}`),
+      );
+    expect(wrong).toEqual([]);
+  });
+
   it('has no import cycle', () => {
     expect(findCycles(graph)).toEqual([]);
   });

@@ -8,13 +8,14 @@ import {
   ProvisionedThroughputExceededException,
 } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ResponseFormatError } from '../../shared/client/errors';
 import { processMessage } from '../../shared/pipeline/fetch-result';
 import { buildUnavailableItem, ResultStore } from '../../shared/store/result-store';
-import { FakePublisher, FakeStore, memoryLogger } from '../support/pipeline-fakes';
+import { FakePublisher, FakeStore, memoryLogger, sourceOf } from '../support/pipeline-fakes';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 
@@ -53,16 +54,66 @@ describe('ResultStore conditional puts', () => {
   );
 
   it.each(['putStoredItem', 'putUnavailableItem'] as const)(
-    '%s answers false, exactly, when the condition failed',
+    '%s answers "not written" with the item DynamoDB returned on the failed condition, reading only its publication',
+    async (method) => {
+      // Prepare: the condition fails with the old item (ALL_OLD); its event was published
+      const old = { ...item, status: 'STORED', result: 'APPROVED' };
+      ddb
+        .on(PutCommand)
+        .rejects(
+          new ConditionalCheckFailedException({ message: 'exists', $metadata: {}, Item: marshall(old) }),
+        );
+      ddb.on(GetCommand).resolves({ Item: { status: 'STORED', publishedAt: '2026-08-11T08:01:00.000Z' } });
+
+      // Act
+      const put = await store()[method](item);
+
+      // Assess
+      expect(put).toEqual({
+        written: false,
+        current: { ...old, eventPublishedAt: '2026-08-11T08:01:00.000Z' },
+      });
+      expect(ddb.commandCalls(PutCommand)[0]!.args[0].input.ReturnValuesOnConditionCheckFailure).toBe(
+        'ALL_OLD',
+      );
+      const reads = ddb.commandCalls(GetCommand).map((call) => call.args[0].input.Key);
+      expect(reads).toEqual([{ resultId: 'r-1#publication' }]);
+    },
+  );
+
+  it('a refused claim answers with the publication record DynamoDB returned, with no second read', async () => {
+    // Prepare
+    const record = { status: 'STORED', publishedAt: '2026-08-11T08:01:00.000Z' };
+    ddb
+      .on(UpdateCommand)
+      .rejects(
+        new ConditionalCheckFailedException({ message: 'held', $metadata: {}, Item: marshall(record) }),
+      );
+
+    // Act
+    const result = await store().claimPublication('r-1', 'STORED', { token: 't', expiresAt: 2 }, 1);
+
+    // Assess
+    expect(result).toEqual({ claimed: false, record });
+    expect(ddb.commandCalls(UpdateCommand)[0]!.args[0].input.ReturnValuesOnConditionCheckFailure).toBe(
+      'ALL_OLD',
+    );
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it.each(['putStoredItem', 'putUnavailableItem'] as const)(
+    '%s reads the item again when the failure came without it',
     async (method) => {
       // Prepare
       ddb.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'exists', $metadata: {} }));
+      ddb.on(GetCommand).resolves({});
 
       // Act
-      const written = await store()[method](item);
+      const put = await store()[method](item);
 
       // Assess
-      expect(written).toBe(false);
+      expect(put).toEqual({ written: false, current: undefined });
+      expect(ddb.commandCalls(GetCommand)).toHaveLength(2);
     },
   );
 });
@@ -73,7 +124,7 @@ describe('fetch-result with a result body that is a JSON array', () => {
     const fakeStore = new FakeStore();
     const publisher = new FakePublisher();
     const deps = {
-      source: { getResultBody: async () => Buffer.from('[{"transactionId":"t"}]') },
+      source: sourceOf(async () => Buffer.from('[{"transactionId":"t"}]')),
       store: fakeStore,
       publisher,
       environment: 'staging' as const,

@@ -6,8 +6,9 @@ import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { withFullDocument } from '../../shared/queries/results';
-import { buildStoredItem, dynamoItemSize, MAX_ITEM_BYTES, type ObjectRef } from '../../shared/store/item';
+import { buildStoredItem, dynamoItemSize, MAX_ITEM_BYTES } from '../../shared/store/item';
 import { imageKey } from '../../shared/store/keys';
+import type { ObjectRef } from '../../shared/stream/blob-sink';
 
 function refs(count: number): ObjectRef[] {
   return Array.from({ length: count }, (_, i) => ({

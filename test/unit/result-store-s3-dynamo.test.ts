@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -11,9 +11,9 @@ import {
   dynamoSize,
   INLINE_ITEM_BYTES,
   MAX_ITEM_BYTES,
-  type ObjectRef,
   ResultStore,
 } from '../../shared/store/result-store';
+import type { ObjectRef } from '../../shared/stream/blob-sink';
 
 const s3Mock = mockClient(S3Client);
 const ddbMock = mockClient(DynamoDBDocumentClient);
@@ -94,6 +94,7 @@ describe('ResultStore', () => {
   it('writes the item with a condition and treats a failed condition as already stored', async () => {
     // Prepare
     ddbMock.on(PutCommand).rejectsOnce(conditionalFailure()).resolves({});
+    ddbMock.on(GetCommand).resolves({});
     const item = buildUnavailableItem({
       hints: { resultId: 'r', transactionId: '' },
       storedAt: '2026-08-11T00:00:00.000Z',
@@ -105,8 +106,8 @@ describe('ResultStore', () => {
     const second = await store().putUnavailableItem(item);
 
     // Assess
-    expect(first).toBe(false);
-    expect(second).toBe(true);
+    expect(first).toEqual({ written: false, current: undefined });
+    expect(second).toEqual({ written: true });
     const input = ddbMock.commandCalls(PutCommand)[0]!.args[0].input;
     expect(input.ConditionExpression).toBe('attribute_not_exists(#pk)');
     // An empty string is not a valid index key, so it is left out.

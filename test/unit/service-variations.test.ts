@@ -31,7 +31,7 @@ import {
 } from '../../shared/store/result-store';
 import { parseCompleted } from '../../shared/store/timestamps';
 import { ResultContentError } from '../../shared/stream/errors';
-import { FakePublisher, FakeStore, memoryLogger, pollOf } from '../support/pipeline-fakes';
+import { FakePublisher, FakeStore, memoryLogger, pollOf, sourceOf } from '../support/pipeline-fakes';
 
 const JPEG = Buffer.from([
   0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0xfb, 0xff, 0xfe, 0xd9,
@@ -99,7 +99,7 @@ describe('resultIds of another implementation', () => {
     const store = new FakeStore();
     const publisher = new FakePublisher();
     const deps: FetchResultDeps = {
-      source: { getResultBody: async () => Buffer.from(JSON.stringify({ result: 'APPROVED' })) },
+      source: sourceOf(async () => Buffer.from(JSON.stringify({ result: 'APPROVED' }))),
       store,
       publisher,
       environment: 'staging',
@@ -400,11 +400,9 @@ describe('statuses of another implementation', () => {
       store,
       lines,
       deps: {
-        source: {
-          getResultBody: async () => {
-            throw error;
-          },
-        },
+        source: sourceOf(async () => {
+          throw error;
+        }),
         store,
         publisher: new FakePublisher(),
         environment: 'staging',
@@ -470,7 +468,7 @@ describe('statuses of another implementation', () => {
     const store = new FakeStore();
     const { logger, lines } = memoryLogger();
     const d: FetchResultDeps = {
-      source: { getResultBody: async () => Buffer.from('<html>Jantje Testpersoon</html>') },
+      source: sourceOf(async () => Buffer.from('<html>Jantje Testpersoon</html>')),
       store,
       publisher: new FakePublisher(),
       environment: 'staging',
@@ -492,7 +490,7 @@ describe('statuses of another implementation', () => {
     // Prepare
     const store = new FakeStore();
     const d: FetchResultDeps = {
-      source: { getResultBody: async () => Buffer.from(`\uFEFF${JSON.stringify({ result: 'APPROVED' })}`) },
+      source: sourceOf(async () => Buffer.from(`\uFEFF${JSON.stringify({ result: 'APPROVED' })}`)),
       store,
       publisher: new FakePublisher(),
       environment: 'staging',

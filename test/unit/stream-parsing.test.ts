@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeBase64Data } from '../../shared/client/base64';
+import { resultBlobNames } from '../../shared/store/keys';
 import { Base64DataError, Base64StreamDecoder } from '../../shared/stream/base64-decoder';
 import type { BlobTarget } from '../../shared/stream/blob-sink';
 import { type JsonHandler, JsonSyntaxError, JsonTokenizer } from '../../shared/stream/json-tokenizer';
@@ -299,8 +300,11 @@ describe('ingestResult write bounds', () => {
     const large = slowTarget();
 
     // Act
-    await ingestResult('r', bodyWith(12, 2_000), many.target, { concurrency: 3 });
-    await ingestResult('r', bodyWith(6, 40_000), large.target, { concurrency: 4, bytesInFlight: 100_000 });
+    await ingestResult(bodyWith(12, 2_000), many.target, resultBlobNames('r'), { concurrency: 3 });
+    await ingestResult(bodyWith(6, 40_000), large.target, resultBlobNames('r'), {
+      concurrency: 4,
+      bytesInFlight: 100_000,
+    });
 
     // Assess: the count bounds small blobs, the byte budget large ones (two of 40 KB fit 100 KB).
     expect(many.state).toMatchObject({ puts: 12, maxRunning: 3 });
@@ -314,7 +318,7 @@ describe('ingestResult write bounds', () => {
     const { state, target } = slowTarget();
 
     // Act
-    await ingestResult('r', bodyWith(3, 50_000), target, { bytesInFlight: 10_000 });
+    await ingestResult(bodyWith(3, 50_000), target, resultBlobNames('r'), { bytesInFlight: 10_000 });
 
     // Assess
     expect(state).toMatchObject({ puts: 3, maxRunning: 1 });
@@ -366,7 +370,9 @@ describe('ingestResult staging objects', () => {
     const { events, target } = recordingTarget();
 
     // Act
-    await ingestResult('r', body(`{"images":[${images.join(',')}]}`), target, { smallLimit: 1_000 });
+    await ingestResult(body(`{"images":[${images.join(',')}]}`), target, resultBlobNames('r'), {
+      smallLimit: 1_000,
+    });
 
     // Assess
     const discards = events.filter((e) => e.startsWith('discard'));
@@ -383,7 +389,9 @@ describe('ingestResult staging objects', () => {
     const text = `{"images":[{"data":"${large.toString('base64')}"},{"data":"%%"}]}`;
 
     // Act
-    const failure = await ingestResult('r', body(text), target, { smallLimit: 1_000 }).catch((e) => e);
+    const failure = await ingestResult(body(text), target, resultBlobNames('r'), { smallLimit: 1_000 }).catch(
+      (e) => e,
+    );
 
     // Assess
     expect(failure).toMatchObject({ reason: 'DATA_NOT_BASE64' });

@@ -129,6 +129,12 @@ export interface IdvPipelineProps {
   readonly eventCustomerReference?: CustomerReferenceMode;
   /** What happens to the key, table, buckets, secrets and logs when the stack goes. @default RETAIN */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Create the account's API Gateway CloudWatch Logs role (`AWS::ApiGateway::Account`: one setting per
+   * account and region, kept when the stack goes). `false` where the landing zone manages that setting;
+   * the webhook stage's access logs need the role to exist. @default true
+   */
+  readonly apiGatewayAccountRole?: boolean;
   /** Stack outputs (CfnOutput) of the names an operator and `idv --stack` need. @default true */
   readonly outputs?: boolean;
 }
@@ -253,6 +259,7 @@ export class IdvPipeline extends Construct {
       logRemovalPolicy: dataRemoval,
       names,
       network,
+      ...(props.apiGatewayAccountRole === false && { accountCloudWatchRole: false }),
     });
     this.webhookUrlWithoutSecret = this.webhookApi.webhookBaseUrl;
     this.poller = new Poller(this, 'Poller', {

@@ -30,6 +30,12 @@ export interface WebhookApiProps {
   readonly names: ResourceNames;
   /** The VPC subnets the function runs in. @default no VPC */
   readonly network?: FunctionNetwork;
+  /**
+   * Create the account's API Gateway CloudWatch Logs role (`AWS::ApiGateway::Account`, one setting per
+   * account and region). `false` where the landing zone manages it; access logs need it to exist.
+   * @default true
+   */
+  readonly accountCloudWatchRole?: boolean;
 }
 
 /**
@@ -81,8 +87,9 @@ export class WebhookApi extends Construct {
       endpointTypes: [apigateway.EndpointType.REGIONAL],
       // Access logs need the account-level API Gateway CloudWatch role; kept when the stack goes,
       // because other stacks of the account may rely on it.
-      cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      ...(props.accountCloudWatchRole === false
+        ? { cloudWatchRole: false }
+        : { cloudWatchRole: true, cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN }),
       deployOptions: {
         stageName: STAGE_NAME,
         throttlingRateLimit: config.webhookRateLimit,

@@ -163,6 +163,20 @@ describe('IdvPipeline, side by side', () => {
     expect(unnamed).toThrow('holds 2 pipelines (Blue, Green)');
   });
 
+  it("leaves the account's API Gateway logging role to the landing zone when asked", () => {
+    // Prepare
+    const app = newApp();
+    const stack = new Stack(app, 'LandingZone');
+
+    // Act
+    const pipeline = new IdvPipeline(stack, 'P', { ...BASE, apiGatewayAccountRole: false });
+    app.synth();
+
+    // Assess
+    Template.fromStack(stack).resourceCountIs('AWS::ApiGateway::Account', 0);
+    expect(nagFindings(pipeline)).toEqual([]);
+  });
+
   it('refuses a name prefix AWS names could not carry', () => {
     // Act
     const build = () => new IdvPipeline(new Stack(newApp(), 'S'), 'P', { ...BASE, namePrefix: 'Team_A' });

@@ -6,6 +6,7 @@ import {
   DEFAULT_PIPELINE_SCOPES,
   defaultCustomerReferenceMode,
 } from '../shared/config';
+import { METRICS } from '../shared/metrics-names';
 
 /** Log levels understood by the Powertools logger (`POWERTOOLS_LOG_LEVEL`). */
 export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
@@ -74,6 +75,11 @@ export interface EnvironmentConfig {
    * production, else 'include'
    */
   readonly eventCustomerReference: CustomerReferenceMode;
+  /**
+   * The `service` dimension of the functions' custom metrics (`POWERTOOLS_SERVICE_NAME`), which the
+   * alarms and the dashboard watch. @default 'idv-pipeline' (`METRICS.serviceName`)
+   */
+  readonly metricsServiceName: string;
 }
 
 /** Settings of the webhook stage's WAF web ACL. */
@@ -318,6 +324,7 @@ export function parseEnvironmentConfig(
     webhookProtection: webhookProtection(raw, name),
     removalPolicy,
     eventCustomerReference: eventCustomerReference as CustomerReferenceMode,
+    metricsServiceName: METRICS.serviceName,
   };
 }
 

@@ -135,6 +135,12 @@ export interface IdvPipelineProps {
    * the webhook stage's access logs need the role to exist. @default true
    */
   readonly apiGatewayAccountRole?: boolean;
+  /**
+   * The `service` dimension of the functions' custom metrics (namespace `IdvPipeline`), which the alarms
+   * and the dashboard watch: unique per pipeline, so that two pipelines in one account and region never
+   * read each other's values. @default namePrefix, else a name derived from the construct path
+   */
+  readonly metricsServiceName?: string;
   /** Stack outputs (CfnOutput) of the names an operator and `idv --stack` need. @default true */
   readonly outputs?: boolean;
 }
@@ -191,9 +197,12 @@ export class IdvPipeline extends Construct {
 
   constructor(scope: Construct, id: string, props: IdvPipelineProps) {
     super(scope, id);
-    const config = settingsOf(props);
-    this.settings = config;
     const names = new ResourceNames(this, props.namePrefix);
+    const config: EnvironmentConfig = {
+      ...settingsOf(props),
+      metricsServiceName: props.metricsServiceName ?? names.optional() ?? names.required('pipeline'),
+    };
+    this.settings = config;
     const dataRemoval = config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
     if (props.encryptionKey !== undefined) {

@@ -102,5 +102,7 @@ function pipelinePropsOf(scope: Construct, config: EnvironmentConfig): IdvPipeli
     pendingAlarmThreshold: Duration.minutes(config.pendingAlarmMinutes),
     eventCustomerReference: config.eventCustomerReference,
     removalPolicy: config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    // The dimension the app's alarms and dashboards have watched since the start.
+    metricsServiceName: config.metricsServiceName,
   };
 }

@@ -1,6 +1,7 @@
 import { ENVIRONMENTS, type ServiceEnvironment } from './api/enums';
 import { baseUrlProblem } from './client/oauth';
 import { ConfigError } from './errors';
+import { METRICS } from './metrics-names';
 
 /**
  * Names of every environment variable the functions read. `infra/` imports these constants when it
@@ -56,6 +57,14 @@ export const ANALYTICS_ENV = {
 // ---------------------------------------------------------------------------------------------------
 // Loaders: each function reads its variables once, at module load, and fails naming the variable.
 // ---------------------------------------------------------------------------------------------------
+
+/**
+ * The `service` dimension of the functions' custom metrics: `POWERTOOLS_SERVICE_NAME` as the stack sets
+ * it per pipeline, else `METRICS.serviceName` (the app, the local run, tests).
+ */
+export function metricsServiceName(env: Env = process.env): string {
+  return env[METRICS.serviceNameVariable] || METRICS.serviceName;
+}
 
 /** Whether the result events carry `customerReference` (`IDV_EVENT_CUSTOMER_REFERENCE`). */
 export const CUSTOMER_REFERENCE_MODES = ['include', 'omit'] as const;

@@ -4,8 +4,14 @@
  */
 export const METRICS = {
   namespace: 'IdvPipeline',
-  /** Powertools `service` dimension (POWERTOOLS_SERVICE_NAME). */
+  /**
+   * Powertools `service` dimension: the default, and the app's. A pipeline composed without a name prefix
+   * sets its own in `POWERTOOLS_SERVICE_NAME` (`serviceNameVariable`), so that two pipelines in one account
+   * and region never share a custom metric (docs/construct.md).
+   */
   serviceName: 'idv-pipeline',
+  /** The variable the functions read their `service` dimension from (Powertools' own name). */
+  serviceNameVariable: 'POWERTOOLS_SERVICE_NAME',
   /** Name of the extra dimension carrying the environment (`staging` | `production`). */
   environmentDimension: 'environment',
   names: {

@@ -226,7 +226,7 @@ function metricOf(config: EnvironmentConfig) {
       metricName,
       // Powertools adds the `service` dimension; the functions add the environment.
       dimensionsMap: {
-        service: METRICS.serviceName,
+        service: config.metricsServiceName,
         [METRICS.environmentDimension]: config.serviceEnvironment,
       },
       statistic,

@@ -122,7 +122,7 @@ export class PipelineFunction extends Construct {
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: METRICS.serviceName,
+        [METRICS.serviceNameVariable]: config.metricsServiceName,
         POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
         POWERTOOLS_LOG_LEVEL: config.logLevel,
         // Tracer (shared/tracing.ts): on, but never the handler's response or error text in a trace —

@@ -3,16 +3,20 @@
  * from `METRICS`, the same names the alarms in `infra/` watch.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { metricsServiceName } from '../config';
 import { METRICS } from '../metrics-names';
 
 export type { Metrics };
 export { MetricUnit };
 
-/** A metrics instance for one function. */
-export function createMetrics(environment: string): Metrics {
+/**
+ * A metrics instance for one function; the `service` dimension is the pipeline's (`metricsServiceName`),
+ * read at load with the rest of the function's configuration.
+ */
+export function createMetrics(environment: string, serviceName: string = metricsServiceName()): Metrics {
   return new Metrics({
     namespace: METRICS.namespace,
-    serviceName: METRICS.serviceName,
+    serviceName,
     defaultDimensions: { [METRICS.environmentDimension]: environment },
   });
 }

@@ -1,5 +1,6 @@
 import { App, Duration, NestedStack, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -14,6 +15,7 @@ import { OUTPUT_KEYS, pipelineOutputs } from '../../bin/cli/deployment';
 import { EnvironmentConfigError } from '../../infra/config';
 import { IdvPipeline, type IdvPipelineProps } from '../../infra/idv-pipeline';
 import { ENV } from '../../shared/config';
+import { METRICS } from '../../shared/metrics-names';
 import { actionsOf, type IamStatement, statementsOfRole } from './stack-fixture';
 
 const BASE: IdvPipelineProps = {
@@ -139,6 +141,33 @@ describe('IdvPipeline, side by side', () => {
     expect(templatesOf(first).map(dependencyCycle)).toEqual(templatesOf(first).map(() => []));
     expect(nagFindings(first)).toEqual([]);
     expect(nagFindings(second)).toEqual([]);
+  });
+
+  it('gives each pipeline its own metrics service dimension, watched by its own alarms', () => {
+    // Prepare
+    const stack = new Stack(newApp(), 'TeamA');
+    const pipelines = [
+      new IdvPipeline(stack, 'Blue', BASE),
+      new IdvPipeline(stack, 'Green', { ...BASE, environmentName: 'green', serviceEnvironment: 'staging' }),
+    ];
+    const template = Template.fromStack(stack);
+
+    // Act
+    const dimensions = pipelines.map((pipeline) => {
+      const poll = pipeline.poller.pollFunction.function.node.defaultChild as CfnFunction;
+      const variables = (stack.resolve(poll.environment) as { variables: Record<string, string> }).variables;
+      const alarm = pipeline.monitoring.alarms['PollFailures']!.node.defaultChild as CfnAlarm;
+      const alarmDimensions = template.toJSON().Resources[stack.resolve(alarm.logicalId)].Properties
+        .Dimensions as { Name: string; Value: string }[];
+      return {
+        emitted: variables[METRICS.serviceNameVariable],
+        watched: alarmDimensions.find((d) => d.Name === 'service')?.Value,
+      };
+    });
+
+    // Assess
+    expect(dimensions[0]!.emitted).not.toBe(dimensions[1]!.emitted);
+    for (const { emitted, watched } of dimensions) expect(watched).toBe(emitted);
   });
 
   it('writes stack outputs that `idv --stack … --pipeline ID` tells apart', () => {

@@ -211,6 +211,9 @@ describe('idv events replay --local', () => {
       cwd: dir,
     });
 
-    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(/no archive: pass --stack NAME .*--archive/)]);
+    expect([run.code, run.stderr]).toEqual([
+      2,
+      expect.stringMatching(/no archive: pass --stack NAME .*--archive/),
+    ]);
   });
 });

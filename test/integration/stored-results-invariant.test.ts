@@ -163,7 +163,7 @@ describe('every result announced as stored reads back with every checksum matchi
       );
       const keys = (listed.Contents ?? []).map((o) => o.Key!).filter((k) => k !== resultJsonKey(resultId));
       expect(keys.sort()).toEqual(refs.map((r) => r.key).sort());
-    expect(STORED).toContain(resultId);
+      expect(STORED).toContain(resultId);
     },
     60_000,
   );

@@ -6,7 +6,8 @@ import { ENVIRONMENTS, type ServiceEnvironment } from '../../shared/api/enums';
 import { IdvClient } from '../../shared/client/client';
 import { RequestValidationError } from '../../shared/client/errors';
 import { UsageError } from './errors';
-import type { CliIo, FlagValues } from './types';
+import type { FlagValues } from './flag-values';
+import type { CliIo } from './types';
 
 /** Flags every connected command accepts. */
 export const CONNECTION_OPTIONS: NonNullable<ParseArgsConfig['options']> = {

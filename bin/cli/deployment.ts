@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from './errors';
-import type { FlagValues } from './types';
+import type { FlagValues } from './flag-values';
 
 /** The outputs of one pipeline, by their key in `IdvPipeline` (without a construct-path prefix). */
 export const OUTPUT_KEYS = [

@@ -5,6 +5,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { IdvClient } from '../../shared/client/client';
 import type { DeploymentOutputs, StackOutputsReader } from './deployment';
+import type { FlagValues } from './flag-values';
 import type { Ask } from './prompt';
 
 /** Where the CLI reads and writes; the real process in `bin/idv.ts`, fakes in unit tests. */
@@ -21,9 +22,6 @@ export interface CliIo {
   /** Reads a stack's outputs for `--stack` (tests pass a fake). @default CloudFormation DescribeStacks */
   readonly stackReader?: () => Promise<StackOutputsReader>;
 }
-
-/** Parsed flag values, as `node:util` `parseArgs` returns them. */
-export type FlagValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /** What a command's `run` gets. */
 export interface CommandContext {

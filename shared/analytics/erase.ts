@@ -5,7 +5,7 @@
  * result's day was. Kept to what the JSON projection is today; once analytics moves to Iceberg this
  * becomes a `DELETE … WHERE result_id = ?`.
  */
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { PARTITION_COLUMN } from './columns';
@@ -71,4 +71,44 @@ export async function findProjectionObjects(
     }
   }
   return found;
+}
+
+/** A projection record's resultId part and status from its file name (`{id part}.{status}.json`). */
+function rowOf(name: string): string | undefined {
+  const match = /^(.+)\.(stored|unavailable)\.json$/.exec(name);
+  return match?.[1];
+}
+
+/** Every record file of a local projection directory with its write time (for the retention check). */
+export function listLocalProjection(projectionDir: string): { resultId: string; writtenAt: Date }[] {
+  if (!existsSync(projectionDir)) return [];
+  const rows: { resultId: string; writtenAt: Date }[] = [];
+  for (const day of readdirSync(projectionDir, { withFileTypes: true })) {
+    if (!day.isDirectory()) continue;
+    for (const name of readdirSync(join(projectionDir, day.name))) {
+      const resultId = rowOf(name);
+      if (resultId) rows.push({ resultId, writtenAt: statSync(join(projectionDir, day.name, name)).mtime });
+    }
+  }
+  return rows;
+}
+
+/** Every record object of the analytics bucket with its write time. */
+export async function listProjectionObjects(
+  s3: S3Client,
+  bucket: string,
+): Promise<{ resultId: string; writtenAt: Date }[]> {
+  const rows: { resultId: string; writtenAt: Date }[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: PROJECTION_PREFIX, ContinuationToken: token }),
+    );
+    for (const object of page.Contents ?? []) {
+      const resultId = object.Key ? rowOf(object.Key.slice(object.Key.lastIndexOf('/') + 1)) : undefined;
+      if (resultId && object.LastModified) rows.push({ resultId, writtenAt: object.LastModified });
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return rows;
 }

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../bin/cli/main';
@@ -90,7 +91,9 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 async function openRun(dataDir: string, source: FakeSource) {
   const aws: LocalAws = await startLocalAws({ dataDir });
   const resources = await createPipelineResources(aws);
+  aws.restoreQueues();
   const s3 = new S3Client(clientConfig(aws, 's3'));
+  const sqs = new SQSClient(clientConfig(aws, 'sqs'));
   const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
   const events = new EventBridgeClient(clientConfig(aws, 'eventBridge'));
   const detach = attachAnalyticsSink(aws.events, dataDir, () => undefined);
@@ -107,10 +110,11 @@ async function openRun(dataDir: string, source: FakeSource) {
     resources,
     s3,
     dynamo,
+    sqs,
     deps,
     async close() {
       detach();
-      for (const client of [s3, dynamo, events]) client.destroy();
+      for (const client of [s3, dynamo, events, sqs]) client.destroy();
       await aws.close();
     },
   };
@@ -274,5 +278,32 @@ describe('idv results erase --local', () => {
       await run.close();
     }
     for (const needle of PLANTED) expect(filesHolding(dataDir, needle), needle).toEqual([]);
+  }, 60_000);
+
+  it('idv results refetch queues the one message that fetches an erased result again', async () => {
+    // Act: the command starts the emulators itself; the queue journal keeps the message for the next run.
+    const sent = await cli(['results', 'refetch', ERASED, '--local', '--data-dir', dataDir]);
+    const run = await openRun(dataDir, source);
+    try {
+      const received = await run.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: run.resources.queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+        }),
+      );
+      const bodies = (received.Messages ?? []).map((m) => m.Body!);
+      const outcomes = [];
+      for (const body of bodies) outcomes.push(await processQueueRecord(body, run.deps));
+
+      // Assess
+      expect(sent.code, sent.err).toBe(0);
+      expect(bodies.map((b) => JSON.parse(b))).toEqual([
+        { resultId: ERASED, source: 'redrive', refetch: true },
+      ]);
+      expect(outcomes).toEqual(['stored']);
+    } finally {
+      await run.close();
+    }
   }, 60_000);
 });

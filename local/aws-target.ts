@@ -1,11 +1,17 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDynamoDocumentClient, createS3Client, createSqsClient } from '../shared/aws-clients';
-import { ENV, loadAwsClientConfig } from '../shared/config';
+import {
+  createDynamoDocumentClient,
+  createEventBridgeClient,
+  createS3Client,
+  createSqsClient,
+} from '../shared/aws-clients';
+import { ANALYTICS_ENV, ENV, loadAwsClientConfig } from '../shared/config';
 import { startLocalAws } from './local-aws';
 import { createPipelineResources } from './pipeline-resources';
 import { readLiveStack, STACK_FILE } from './stack-file';
@@ -40,6 +46,15 @@ export interface AwsTarget {
   bucketName?: string;
   queueUrl?: string;
   dlqUrl?: string;
+  /** The bus the pipeline publishes on (erasure events). */
+  events: EventBridgeClient;
+  eventBusName?: string;
+  /** The poll's enqueue markers table. */
+  markersTableName?: string;
+  /** The analytics bucket (AWS; locally the projection is in the data directory). */
+  analyticsBucketName?: string;
+  /** The service environment, when known (`IDV_ENVIRONMENT`). */
+  environment?: string;
   /** `aws`, `local (npm start)` or `local (emulators started for this command)`. */
   description: string;
   /** The local stack (`--local`), not AWS. */
@@ -72,10 +87,16 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
     const dynamo = createDynamoDocumentClient();
     const s3 = createS3Client(loadAwsClientConfig(options.env));
     const sqs = createSqsClient();
+    const events = createEventBridgeClient();
     return {
       dynamo,
       s3,
       sqs,
+      events,
+      eventBusName: options.env[ENV.eventBusName],
+      markersTableName: options.env[ENV.pollMarkersTableName],
+      analyticsBucketName: options.env[ANALYTICS_ENV.analyticsBucketName],
+      environment: options.env[ENV.environment],
       tableName: options.table ?? options.env[ENV.resultsTableName],
       bucketName: options.bucket ?? options.env[ENV.dataBucketName],
       queueUrl: options.queueUrl ?? options.env[ENV.resultsQueueUrl],
@@ -84,7 +105,7 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
       local: false,
       running: false,
       close: async () => {
-        for (const client of [dynamo, s3, sqs]) client.destroy();
+        for (const client of [dynamo, s3, sqs, events]) client.destroy();
       },
     };
   }
@@ -108,10 +129,14 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
   const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(config(endpoints!.dynamodb)));
   const s3 = new S3Client({ ...config(endpoints!.s3), forcePathStyle: true });
   const sqs = new SQSClient(config(endpoints!.sqs));
+  const events = new EventBridgeClient(config(endpoints!.eventBridge));
   return {
     dynamo,
     s3,
     sqs,
+    events,
+    eventBusName: resources!.eventBusName,
+    markersTableName: resources!.pollMarkersTableName,
     tableName: resources!.tableName,
     bucketName: resources!.bucketName,
     queueUrl: resources!.queueUrl,
@@ -122,7 +147,7 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
     local: true,
     running: running !== undefined,
     close: async () => {
-      for (const client of [dynamo, s3, sqs]) client.destroy();
+      for (const client of [dynamo, s3, sqs, events]) client.destroy();
       await stop?.();
     },
   };

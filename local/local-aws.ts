@@ -9,6 +9,7 @@ import AWSAccount from 's3rver/lib/models/account.js';
 import { newRunCredentials } from './aws-auth';
 import { startAwsFront } from './aws-front';
 import { closeServer } from './aws-json-server';
+import { compactDynamoData } from './dynamo-compact';
 import { type LocalEvent, type LocalEventListener, startFakeEventBridge } from './fake-eventbridge';
 import { startFakeSecretsManager } from './fake-secrets-manager';
 import { type JournaledStore, type MessageFactory, QueueJournal } from './queue-journal';
@@ -134,6 +135,8 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
     // Tables become ACTIVE almost at once, so set-up code does not wait half a second per table.
     const server = dynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined, createTableMs: 1 });
     await listen(server, socket('dynamodb'));
+    // After the emulator closed its LevelDB: deleted items (an erasure) leave no bytes in its files.
+    if (dataDir) closers.push(() => compactDynamoData(join(dataDir, 'dynamodb')));
     closers.push(() => closeServer(server));
     return front(socket('dynamodb'));
   });

@@ -259,3 +259,26 @@ export function loadProjectorConfig(env: Env = process.env): ProjectorConfig {
     analyticsBucketName: required(env, ANALYTICS_ENV.analyticsBucketName),
   };
 }
+
+/** Configuration of `functions/retention-check` (docs/pipeline.md, "Retention"). */
+export interface RetentionCheckConfig extends AwsClientConfig {
+  readonly environment: ServiceEnvironment;
+  readonly resultsTableName: string;
+  readonly dataBucketName: string;
+  readonly retentionDays: number;
+  /** The projection's bucket; unset: the projection is not checked (a stack without analytics). */
+  readonly analyticsBucketName?: string;
+}
+
+/** Reads the retention check's configuration; throws `ConfigError` naming the first bad variable. */
+export function loadRetentionCheckConfig(env: Env = process.env): RetentionCheckConfig {
+  const analyticsBucketName = env[ANALYTICS_ENV.analyticsBucketName]?.trim();
+  return {
+    ...loadAwsClientConfig(env),
+    environment: environmentOf(env),
+    resultsTableName: required(env, ENV.resultsTableName),
+    dataBucketName: required(env, ENV.dataBucketName),
+    retentionDays: positiveIntegerOf(env, ENV.retentionDays),
+    ...(analyticsBucketName && { analyticsBucketName }),
+  };
+}

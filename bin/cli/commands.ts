@@ -4,6 +4,7 @@
  */
 import { analyticsQueryCommand, analyticsReportCommand } from './analytics';
 import { dlqListCommand, dlqRedriveCommand, dlqShowCommand } from './dlq';
+import { resultsEraseCommand, resultsRefetchCommand, resultsRetentionCommand } from './erase';
 import { eventsReplayCommand, eventsTestPatternCommand } from './events';
 import { eventsTailCommand } from './events-tail';
 import { resultGetCommand } from './result';
@@ -46,6 +47,9 @@ export const COMMANDS: readonly CliCommand[] = [
   resultsByTransactionCommand,
   resultsByReferenceCommand,
   resultsTraceCommand,
+  resultsEraseCommand,
+  resultsRetentionCommand,
+  resultsRefetchCommand,
   dlqListCommand,
   dlqShowCommand,
   dlqRedriveCommand,

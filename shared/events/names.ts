@@ -6,6 +6,8 @@ export const DETAIL_TYPES = {
   resultStored: 'VerificationResultStored',
   resultUnavailable: 'VerificationResultUnavailable',
   documentsUploaded: 'VerificationDocumentsUploaded',
+  /** A result was erased on request (docs/pipeline.md, "Erasure"): downstream copies should go too. */
+  resultErased: 'VerificationResultErased',
 } as const;
 export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
 

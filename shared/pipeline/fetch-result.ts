@@ -5,6 +5,7 @@
  *   stored, not announced        → claim → publish → mark
  *   otherwise                    → fetch → S3 objects → claim → conditional item put → publish → mark
  *   404 from the service         → claim → UNAVAILABLE item (conditional) → publish → mark
+ *   erased on request            → acknowledged, nothing fetched (unless the message says `refetch`)
  *
  * Every step is idempotent and the order means a crash after any step is repaired by the redelivery of
  * the same message. Only the delivery holding the publication claim writes the item and publishes: a
@@ -74,6 +75,8 @@ export interface ResultStorePort {
   readonly bucket: string;
   readonly table: string;
   getItem(resultId: string): Promise<ResultItem | undefined>;
+  /** Whether the result was erased on request (its erasure record exists): it is never fetched again. */
+  isErased(resultId: string): Promise<boolean>;
   /**
    * Stores the body's blobs and result.json as it is read (`ResultStore.storeResult`). Throws
    * `ResultContentError` for a body or value that cannot be stored as it came (docs/pipeline.md).
@@ -123,7 +126,8 @@ export type FetchOutcome =
   | 'duplicate'
   | 'announced-pending'
   | 'claimed-elsewhere'
-  | 'upload-announced';
+  | 'upload-announced'
+  | 'erased';
 
 /** Processes one parsed queue message. Throws on any failure: the message is then redelivered. */
 export async function processMessage(
@@ -215,7 +219,15 @@ async function processResult(
   budget: RecordBudget,
 ): Promise<FetchOutcome> {
   const { store, logger } = deps;
-  const existing = await store.getItem(message.resultId);
+  const [erased, existing] = await Promise.all([
+    message.refetch ? false : store.isErased(message.resultId),
+    store.getItem(message.resultId),
+  ]);
+  // Erased on request: a message still in the queue or the DLQ must not bring the data back.
+  if (erased) {
+    logger.info('result was erased on request: acknowledged, not fetched', { source: message.source });
+    return 'erased';
+  }
   if (existing?.status === 'STORED') {
     if (existing.eventPublishedAt) {
       logger.info('result already stored and announced: skipped', { source: message.source });

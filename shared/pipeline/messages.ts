@@ -39,6 +39,11 @@ export type ResultMessage = {
   customerReference?: string;
   userId?: string;
   completed?: string;
+  /**
+   * Fetch even when the result was erased (docs/pipeline.md, "Erasure"): only an operator sets it
+   * (`idv results refetch`); a webhook message never carries it.
+   */
+  refetch?: true;
 };
 
 /** Documents were uploaded through a secure link (upload webhook): announced, not fetched. */
@@ -85,6 +90,7 @@ function resultMessage(fields: Record<string, unknown>): ResultMessage {
     resultId,
     source: source as MessageSource,
     ...hints(fields, RESULT_HINTS),
+    ...(fields['refetch'] === true && { refetch: true as const }),
   };
 }
 

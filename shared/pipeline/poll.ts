@@ -69,7 +69,7 @@ export async function pollAndEnqueue(deps: PollDeps): Promise<PollSummary> {
       completed: hintOf(record.completed),
     };
     for (const [key, value] of Object.entries(fields)) {
-      if (value !== undefined) (message as Record<string, string>)[key] = value;
+      if (value !== undefined) (message as Record<string, unknown>)[key] = value;
     }
     messages.set(record.resultId, message);
   }

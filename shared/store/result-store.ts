@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ErasureRecords } from '../erasure/erasure-record';
 import type { ObjectRef } from '../stream/blob-sink';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
 import { type ConditionFailure, isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
@@ -51,10 +52,12 @@ export class ResultStore {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #ingest: IngestOptions;
   readonly #publications: Publications;
+  readonly #erasures: ErasureRecords;
 
   constructor(options: ResultStoreOptions) {
     this.#s3 = options.s3;
     this.#publications = new Publications(options.dynamo, options.table);
+    this.#erasures = new ErasureRecords(options.dynamo, options.table);
     this.#ingest = options.ingest ?? {};
     this.#dynamo = options.dynamo;
     this.bucket = options.bucket;
@@ -71,6 +74,11 @@ export class ResultStore {
       this.#publications.get(resultId),
     ]);
     return withPublishedAt(item, publication);
+  }
+
+  /** Whether the result was erased on request: its erasure record (`shared/erasure/erasure-record.ts`) exists. */
+  async isErased(resultId: string): Promise<boolean> {
+    return (await this.#erasures.get(resultId)) !== undefined;
   }
 
   /** The item alone (strongly consistent read). */

@@ -316,6 +316,7 @@ describe('results pipeline (simulator + local AWS)', () => {
           bucket: realStore.bucket,
           table: realStore.table,
           getItem: (id: string) => realStore.getItem(id),
+          isErased: (id: string) => realStore.isErased(id),
           storeResult: async (id: string, body: AsyncIterable<Uint8Array>) => {
             const s = await realStore.storeResult(id, body);
             crash.at('writeObjects');

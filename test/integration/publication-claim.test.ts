@@ -149,6 +149,7 @@ describe('publication claim (dynalite)', () => {
       bucket: store.bucket,
       table: store.table,
       getItem: (id) => store.getItem(id),
+      isErased: (id) => store.isErased(id),
       storeResult: (id, body) => store.storeResult(id, body),
       putStoredItem: async (item) => {
         const written = await store.putStoredItem(item);

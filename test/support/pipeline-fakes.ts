@@ -82,6 +82,11 @@ export class FakeStore implements ResultStorePort {
     const item = this.items.get(resultId);
     return item && structuredClone(item);
   }
+  /** ResultIds erased on request (their erasure records). */
+  readonly erased = new Set<string>();
+  async isErased(resultId: string) {
+    return this.erased.has(resultId);
+  }
   /**
    * Reads the body with the real streaming ingest (same parsing, decoding and refusals as `ResultStore`),
    * keeping the objects in memory instead of S3.
@@ -210,6 +215,7 @@ export function eventValidators() {
     [DETAIL_TYPES.resultStored]: load(DETAIL_TYPES.resultStored),
     [DETAIL_TYPES.resultUnavailable]: load(DETAIL_TYPES.resultUnavailable),
     [DETAIL_TYPES.documentsUploaded]: load(DETAIL_TYPES.documentsUploaded),
+    [DETAIL_TYPES.resultErased]: load(DETAIL_TYPES.resultErased),
   };
 }
 

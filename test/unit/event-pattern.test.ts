@@ -259,7 +259,7 @@ describe('invalid patterns are refused with the path, as EventBridge refuses the
   });
 });
 
-/** The JSON code blocks of docs/pipeline.md: the three sample events and the named rule patterns. */
+/** The JSON code blocks of docs/pipeline.md: the four sample events and the named rule patterns. */
 function docsSamples() {
   const text = readFileSync(new URL('../../docs/pipeline.md', import.meta.url), 'utf8');
   const events: Record<string, { source: string; 'detail-type': string; detail: object }> = {};
@@ -280,10 +280,11 @@ describe('the sample patterns of docs/pipeline.md against the project’s own ev
   const stored = DETAIL_TYPES.resultStored;
   const unavailable = DETAIL_TYPES.resultUnavailable;
   const uploaded = DETAIL_TYPES.documentsUploaded;
+  const erased = DETAIL_TYPES.resultErased;
 
   it('the sample events are valid against the shipped schemas', () => {
     const validators = eventValidators();
-    expect(Object.keys(events).sort()).toEqual([uploaded, stored, unavailable].sort());
+    expect(Object.keys(events).sort()).toEqual([uploaded, stored, unavailable, erased].sort());
     for (const [type, event] of Object.entries(events)) {
       const validate = validators[type as keyof typeof validators];
       expect(validate(event.detail), `${type}: ${JSON.stringify(validate.errors)}`).toBe(true);

@@ -1,0 +1,340 @@
+/**
+ * `idv results erase`, `idv results retention` and `idv results refetch` (docs/pipeline.md, "Erasure"
+ * and "Retention"): erasure on request and retention you can see, against AWS or, with `--local`, the
+ * local stack. The work is in `shared/erasure/`; this module picks the target and reports.
+ */
+import { userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { AwsTarget } from '../../local/aws-target';
+import { scrubLocalJournals } from '../../local/erase-local-files';
+import {
+  findLocalProjectionRows,
+  findProjectionObjects,
+  listLocalProjection,
+  listProjectionObjects,
+  removeLocalProjectionRows,
+} from '../../shared/analytics/erase';
+import { PROJECTION_PREFIX } from '../../shared/analytics/projection';
+import { RESULT_ID_PATTERN, RESULT_ID_RULE } from '../../shared/api/result-id';
+import { ENV } from '../../shared/config';
+import {
+  type ErasureDeps,
+  type ErasurePlan,
+  type ErasureSelector,
+  eraseResult,
+  type ProjectionRows,
+  planErasure,
+  selectResults,
+} from '../../shared/erasure/erase';
+import { publishResultErased } from '../../shared/erasure/erased-event';
+import { DEFAULT_AUDIT_RETENTION_DAYS, type ErasureRecord } from '../../shared/erasure/erasure-record';
+import {
+  checkRetention,
+  DEFAULT_GRACE_DAYS,
+  expirySchedule,
+  type RetentionDeps,
+} from '../../shared/erasure/retention';
+import { purgePrefix } from '../../shared/erasure/s3-purge';
+import { UsageError } from './errors';
+import { str } from './flags';
+import { openTarget, TARGET_HELP, TARGET_OPTIONS } from './results';
+import type { CliCommand, CommandContext } from './types';
+
+/** Retention of the local run when nothing else is said (`npm start --retention-days`, default 30). */
+const LOCAL_RETENTION_DAYS = 30;
+
+const SELECTORS = ['result-id', 'transaction-id', 'customer-reference'] as const;
+
+/** The one selector flag given; a usage error for none or several. */
+function selectorOf(ctx: CommandContext): ErasureSelector {
+  const given = SELECTORS.filter((name) => str(ctx, name) !== undefined);
+  if (given.length !== 1) {
+    throw new UsageError(
+      'give exactly one of --result-id, --transaction-id, --customer-reference',
+      'results erase',
+    );
+  }
+  const by = given[0]!;
+  const value = str(ctx, by)!;
+  if (value === '') throw new UsageError(`--${by} is empty`, 'results erase');
+  if (by === 'result-id' && !RESULT_ID_PATTERN.test(value))
+    throw new UsageError(`--result-id ${RESULT_ID_RULE}`, 'results erase');
+  return { by, value };
+}
+
+/** A whole number flag of at least 1, or `fallback`. */
+function days(
+  ctx: CommandContext,
+  name: string,
+  fallback: number | undefined,
+  command: string,
+): number | undefined {
+  const raw = str(ctx, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1)
+    throw new UsageError(`--${name} must be a whole number of days (1 or more)`, command);
+  return Number(raw);
+}
+
+function dataDirOf(ctx: CommandContext): string {
+  return resolve(ctx.io.cwd, str(ctx, 'data-dir') ?? '.local');
+}
+
+/** The local projection directory of a data directory (`<data-dir>/analytics/results`). */
+function localProjectionDir(dataDir: string): string {
+  return join(dataDir, ...PROJECTION_PREFIX.split('/').filter(Boolean));
+}
+
+/** The projection's rows: files under the data directory locally, objects of the analytics bucket on AWS. */
+function projectionRows(
+  ctx: CommandContext,
+  target: AwsTarget,
+  analyticsBucket: string | undefined,
+): ProjectionRows {
+  if (target.local) {
+    const dir = localProjectionDir(dataDirOf(ctx));
+    return {
+      find: async (resultId) => findLocalProjectionRows(dir, resultId),
+      remove: async (rows) => removeLocalProjectionRows(rows),
+    };
+  }
+  if (!analyticsBucket) {
+    throw new UsageError(
+      'no analytics bucket: pass --analytics-bucket or set IDV_ANALYTICS_BUCKET (the projection row must go too)',
+      'results erase',
+    );
+  }
+  return {
+    find: (resultId) => findProjectionObjects(target.s3, analyticsBucket, resultId),
+    remove: async (rows) => {
+      for (const key of rows) await purgePrefix(target.s3, analyticsBucket, key, 'aws', (k) => k === key);
+      return rows.length;
+    },
+  };
+}
+
+/** Who erases: `--principal`, else the local user, else the access key id the AWS credentials carry. */
+async function principalOf(ctx: CommandContext, target: AwsTarget): Promise<string> {
+  const given = str(ctx, 'principal');
+  if (given) return given;
+  if (target.local) return `local:${userInfo().username}`;
+  const credentials = await target.s3.config.credentials();
+  return `aws-access-key:${credentials.accessKeyId}`;
+}
+
+/** `idv results erase`. */
+export const resultsEraseCommand: CliCommand = {
+  path: ['results', 'erase'],
+  summary:
+    'erase results on request (GDPR art. 17): every object version, the items, the analytics row; an erasure record and an event prove it',
+  usage:
+    'results erase (--result-id ID | --transaction-id TX | --customer-reference REF) [--dry-run] [--principal P] [--local | --table T --bucket B --analytics-bucket A --event-bus E]',
+  help: `  --result-id ID           erase this result
+  --transaction-id TX      erase every result of this transaction (byTransactionId index)
+  --customer-reference R   erase every result of this customer reference (byCustomerReference index)
+  --dry-run                show what would be removed (keys, version counts, items, rows); change nothing
+  --principal P            who asks, for the erasure record (default: the local user, or on AWS the
+                           access key id of the credentials in use)
+  --audit-retention-days N how long the erasure record is kept (default ${DEFAULT_AUDIT_RETENTION_DAYS})
+  --analytics-bucket A     IDV_ANALYTICS_BUCKET  analytics bucket of the projection (AWS)
+  --event-bus E            IDV_EVENT_BUS         bus for the VerificationResultErased event (AWS)
+  --markers-table T        IDV_POLL_MARKERS_TABLE the poll's enqueue markers (AWS)
+Removes, for each result: every S3 object under results/<id>/ and staging/<id>/ with all versions and
+delete markers, open multipart uploads, the result item, its publication record, its enqueue marker and
+its analytics row; locally also the lines of events.jsonl, rules/*.jsonl and trace.jsonl naming it.
+Writes an erasure record (<id>#erasure: when, who, counts; no personal data) first, so a message still in
+the queue or DLQ stores nothing (\`idv results refetch\` overrides), and publishes VerificationResultErased.
+Run it again to finish an erasure that failed half-way. On AWS it needs the erasure policy (infra/constructs/erasure.ts).
+
+${TARGET_HELP}`,
+  options: {
+    ...TARGET_OPTIONS,
+    'result-id': { type: 'string' },
+    'transaction-id': { type: 'string' },
+    'customer-reference': { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    principal: { type: 'string' },
+    'audit-retention-days': { type: 'string' },
+    'analytics-bucket': { type: 'string' },
+    'event-bus': { type: 'string' },
+    'markers-table': { type: 'string' },
+  },
+  connection: false,
+  run: async (ctx) => {
+    const command = 'results erase';
+    const selector = selectorOf(ctx);
+    const dryRun = ctx.values['dry-run'] === true;
+    const auditRetentionDays = days(ctx, 'audit-retention-days', DEFAULT_AUDIT_RETENTION_DAYS, command)!;
+    const target = await openTarget(ctx);
+    try {
+      const tableName = target.tableName;
+      const bucketName = target.bucketName;
+      if (!tableName)
+        throw new UsageError(
+          'no results table: pass --table, set IDV_RESULTS_TABLE, or use --local',
+          command,
+        );
+      if (!bucketName)
+        throw new UsageError('no data bucket: pass --bucket, set IDV_DATA_BUCKET, or use --local', command);
+      const busName = str(ctx, 'event-bus') ?? target.eventBusName;
+      if (!busName && !dryRun)
+        throw new UsageError('no event bus: pass --event-bus or set IDV_EVENT_BUS', command);
+      const deps: ErasureDeps = {
+        dynamo: target.dynamo,
+        s3: target.s3,
+        tableName,
+        bucketName,
+        dialect: target.local ? 'local' : 'aws',
+        markersTableName: str(ctx, 'markers-table') ?? target.markersTableName,
+        projection: projectionRows(ctx, target, str(ctx, 'analytics-bucket') ?? target.analyticsBucketName),
+        events: { publish: (detail) => publishResultErased(target.events, busName!, detail) },
+        environment: target.environment,
+      };
+      const ids = await selectResults(deps, selector);
+      // The value itself is never echoed: a customer reference may be personal data.
+      if (ids.length === 0)
+        throw new Error(`no stored result matches that --${selector.by} in ${target.description}`);
+      const dataDir = target.local ? dataDirOf(ctx) : undefined;
+      if (dryRun) {
+        const plans: (ErasurePlan & { localJournalLines?: number })[] = [];
+        for (const id of ids) {
+          const plan = await planErasure(deps, id);
+          plans.push(dataDir ? { ...plan, localJournalLines: scrubLocalJournals(dataDir, id, false) } : plan);
+        }
+        return { dryRun: true, target: target.description, results: plans };
+      }
+      const principal = await principalOf(ctx, target);
+      const erased: (ErasureRecord & { localJournalLines?: number })[] = [];
+      for (const id of ids) {
+        const record = await eraseResult(deps, id, {
+          principal,
+          selectedBy: selector.by,
+          auditRetentionDays,
+        });
+        erased.push(
+          dataDir ? { ...record, localJournalLines: scrubLocalJournals(dataDir, id, true) } : record,
+        );
+      }
+      return {
+        target: target.description,
+        erased,
+        ...(target.running && {
+          note: 'npm start is running: the DynamoDB emulator compacts the deleted items out of its files when it stops',
+        }),
+        ...(!target.local && {
+          note: 'the event archive keeps the result events (identifiers only) until its retention ends; CloudWatch logs hold ids only',
+        }),
+      };
+    } finally {
+      await target.close();
+    }
+  },
+};
+
+/** `idv results retention [--check]`. */
+export const resultsRetentionCommand: CliCommand = {
+  path: ['results', 'retention'],
+  summary: 'what expires when (by day); with --check, anything still present past its retention',
+  usage:
+    'results retention [--check] [--retention-days N] [--grace-days N] [--local | --table T --bucket B --analytics-bucket A]',
+  help: `  --check              report results past retention + grace still in DynamoDB, S3 (any version) or
+                       the analytics projection; exit 1 when there are any
+  --retention-days N   ${ENV.retentionDays}: the stack's retention (default locally ${LOCAL_RETENTION_DAYS})
+  --grace-days N       days TTL and lifecycle may lag before it is a finding (default ${DEFAULT_GRACE_DAYS})
+  --analytics-bucket A IDV_ANALYTICS_BUCKET: the projection on AWS (left out when not given)
+Without --check: results and objects by the UTC day their retention ends (the item's TTL; the S3
+objects and the projection row of a result expire with it, at the following midnight UTC).
+
+${TARGET_HELP}`,
+  options: {
+    ...TARGET_OPTIONS,
+    check: { type: 'boolean' },
+    'retention-days': { type: 'string' },
+    'grace-days': { type: 'string' },
+    'analytics-bucket': { type: 'string' },
+  },
+  connection: false,
+  run: async (ctx) => {
+    const command = 'results retention';
+    const envDays = ctx.io.env[ENV.retentionDays];
+    const graceDays = days(ctx, 'grace-days', DEFAULT_GRACE_DAYS, command)!;
+    const fromFlag = days(ctx, 'retention-days', undefined, command);
+    const target = await openTarget(ctx);
+    try {
+      if (!target.tableName || !target.bucketName)
+        throw new UsageError(
+          'pass --table and --bucket (or set IDV_RESULTS_TABLE, IDV_DATA_BUCKET), or use --local',
+          command,
+        );
+      const analyticsBucket = str(ctx, 'analytics-bucket') ?? target.analyticsBucketName;
+      const deps: RetentionDeps = {
+        dynamo: target.dynamo,
+        s3: target.s3,
+        tableName: target.tableName,
+        bucketName: target.bucketName,
+        dialect: target.local ? 'local' : 'aws',
+        ...(target.local
+          ? { projection: async () => listLocalProjection(localProjectionDir(dataDirOf(ctx))) }
+          : analyticsBucket && { projection: () => listProjectionObjects(target.s3, analyticsBucket) }),
+      };
+      if (ctx.values['check'] !== true)
+        return { target: target.description, days: await expirySchedule(deps) };
+      const retentionDays =
+        fromFlag ??
+        (envDays && /^\d+$/.test(envDays)
+          ? Number(envDays)
+          : target.local
+            ? LOCAL_RETENTION_DAYS
+            : undefined);
+      if (retentionDays === undefined)
+        throw new UsageError(`pass --retention-days or set ${ENV.retentionDays}`, command);
+      const report = await checkRetention(deps, { retentionDays, graceDays });
+      if (report.total === 0) return { target: target.description, ...report };
+      ctx.io.stdout(`${JSON.stringify({ target: target.description, ...report }, null, 2)}\n`);
+      throw new Error(
+        `${report.total} record(s) of ${report.resultIds.length}+ result(s) are past their retention`,
+      );
+    } finally {
+      await target.close();
+    }
+  },
+};
+
+/** `idv results refetch RESULT_ID`: the one way to fetch an erased result again. */
+export const resultsRefetchCommand: CliCommand = {
+  path: ['results', 'refetch'],
+  summary: 'queue a result to be fetched again, even after an erasure (the message says refetch)',
+  usage: 'results refetch RESULT_ID [--local | --queue-url URL]',
+  help: `  --queue-url URL      IDV_RESULTS_QUEUE_URL: the results queue (AWS)
+Sends {"resultId","source":"redrive","refetch":true}. Without refetch, fetch-result acknowledges any
+message of an erased result without fetching it.
+
+${TARGET_HELP}`,
+  options: { ...TARGET_OPTIONS, 'queue-url': { type: 'string' } },
+  positionals: true,
+  connection: false,
+  run: async (ctx) => {
+    const [resultId, extra] = ctx.positionals;
+    if (!resultId) throw new UsageError('missing RESULT_ID', 'results refetch');
+    if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`, 'results refetch');
+    if (!RESULT_ID_PATTERN.test(resultId))
+      throw new UsageError(`RESULT_ID ${RESULT_ID_RULE}`, 'results refetch');
+    const queueUrl = str(ctx, 'queue-url');
+    const target = await openTarget(ctx, queueUrl ? { queueUrl } : {});
+    try {
+      if (!target.queueUrl)
+        throw new UsageError(
+          'pass --queue-url or set IDV_RESULTS_QUEUE_URL, or use --local',
+          'results refetch',
+        );
+      const body = { resultId, source: 'redrive', refetch: true };
+      const sent = await target.sqs.send(
+        new SendMessageCommand({ QueueUrl: target.queueUrl, MessageBody: JSON.stringify(body) }),
+      );
+      return { queued: body, messageId: sent.MessageId };
+    } finally {
+      await target.close();
+    }
+  },
+};

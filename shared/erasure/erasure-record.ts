@@ -1,0 +1,89 @@
+/**
+ * The erasure record of a result (docs/pipeline.md, "Erasure"): proof that a result was erased and the
+ * fence that keeps it erased. A small item in the results table beside the result item, keyed
+ * `<resultId>#erasure` (`#` never occurs in a resultId, and the record has none of the index keys, so no
+ * index and no query for results ever returns it). It holds no personal data: the result id, when, by
+ * which principal, and how many objects, versions, items and rows went. fetch-result reads it before
+ * fetching, so a message still in the queue or the DLQ brings nothing back.
+ */
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { RESULTS_TABLE } from '../store/table-schema';
+
+/** Suffix of an erasure record's key; never part of a resultId (`RESULT_ID_PATTERN` has no `#`). */
+export const ERASURE_KEY_SUFFIX = '#erasure';
+
+/**
+ * Days an erasure record is kept (its `expiresAt`, the table's TTL): the retention of audit records.
+ * Three years unless the operator names another (`idv results erase --audit-retention-days`).
+ */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 1095;
+
+/** The table key of `resultId`'s erasure record. */
+export function erasureKey(resultId: string): string {
+  return `${resultId}${ERASURE_KEY_SUFFIX}`;
+}
+
+/** What one erasure removed (counts only). */
+export interface ErasureCounts {
+  /** S3 object versions removed from the data bucket (current and noncurrent). */
+  readonly objectVersions: number;
+  /** Delete markers removed from the data bucket. */
+  readonly deleteMarkers: number;
+  /** Distinct keys among them. */
+  readonly objects: number;
+  /** Multipart uploads aborted under the result's staging prefix. */
+  readonly uploadsAborted: number;
+  /** DynamoDB items removed: the result item, its publication record, its enqueue marker. */
+  readonly items: number;
+  /** Analytics projection rows (objects or files) removed. */
+  readonly analyticsRows: number;
+}
+
+/** The record as stored. */
+export interface ErasureRecord {
+  /** `<resultId>#erasure` (the table's partition key). */
+  readonly resultId: string;
+  /** The erased result's id. */
+  readonly erasedResultId: string;
+  /** `ERASING` from the first write until every store answered, then `ERASED`. */
+  readonly state: 'ERASING' | 'ERASED';
+  /** When the erasure began (ISO 8601). */
+  readonly requestedAt: string;
+  /** When it ended (ISO 8601); absent while `ERASING`. */
+  readonly erasedAt?: string;
+  /** Who asked: the principal the operator's tool reported (no data of the person erased). */
+  readonly principal: string;
+  /** How the result was selected: `result-id`, `transaction-id` or `customer-reference` (never the value). */
+  readonly selectedBy: string;
+  readonly counts?: ErasureCounts;
+  /** TTL, epoch seconds: `requestedAt` + the audit retention. */
+  readonly expiresAt: number;
+}
+
+/** The erasure records of one results table. */
+export class ErasureRecords {
+  readonly #dynamo: DynamoDBDocumentClient;
+  readonly #table: string;
+
+  constructor(dynamo: DynamoDBDocumentClient, table: string) {
+    this.#dynamo = dynamo;
+    this.#table = table;
+  }
+
+  /** The record of `resultId` (strongly consistent read), or undefined when it was never erased. */
+  async get(resultId: string): Promise<ErasureRecord | undefined> {
+    const response = await this.#dynamo.send(
+      new GetCommand({
+        TableName: this.#table,
+        Key: { [RESULTS_TABLE.partitionKey]: erasureKey(resultId) },
+        ConsistentRead: true,
+      }),
+    );
+    return response.Item as ErasureRecord | undefined;
+  }
+
+  /** Writes (or rewrites) the record: first `ERASING` before anything is deleted, then `ERASED` with counts. */
+  async put(record: ErasureRecord): Promise<void> {
+    await this.#dynamo.send(new PutCommand({ TableName: this.#table, Item: record }));
+  }
+}

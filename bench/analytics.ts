@@ -224,6 +224,44 @@ export function benchEvents(r: () => number): { 'detail-type': string; detail: R
   return [stored];
 }
 
+/**
+ * Appends `total` generated results (seeded: the same every run) to the local store of `dataDir` and
+ * compacts after every `batch`, as the local run does. Used by the bench and the report's screenshot test.
+ */
+export async function generateProjection(
+  dataDir: string,
+  total: number,
+  batch = 250_000,
+  log: (line: string) => void = () => undefined,
+): Promise<{ generateMs: number; compactMs: number }> {
+  mkdirSync(localAnalyticsDir(dataDir), { recursive: true });
+  const r = random(22);
+  let generateMs = 0;
+  let compactMs = 0;
+  for (let done = 0; done < total; ) {
+    const size = Math.min(batch, total - done);
+    const [, genMs] = await timed(async () => {
+      // The sink appends one line per event; written through one stream here for speed.
+      const out = createWriteStream(join(localAnalyticsDir(dataDir), 'incoming.jsonl'), { flags: 'a' });
+      for (let i = 0; i < size; i++) {
+        for (const event of benchEvents(r)) {
+          if (!out.write(recordLine(projectEvent(event, { customerReference: 'omit' })!))) {
+            await once(out, 'drain');
+          }
+        }
+      }
+      out.end();
+      await once(out, 'finish');
+    });
+    const [summary, cMs] = await timed(() => compactLocalProjection(dataDir));
+    generateMs += genMs;
+    compactMs += cMs;
+    done += size;
+    log(`analytics: ${done} results generated, compacted into ${summary?.rows} rows (${cMs} ms)`);
+  }
+  return { generateMs, compactMs };
+}
+
 /** Wall time of `work` in milliseconds. */
 async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   const started = performance.now();
@@ -237,32 +275,10 @@ export async function runAnalyticsBench(options: AnalyticsBenchOptions = {}): Pr
   const batch = options.batch ?? 250_000;
   const log = options.log ?? (() => undefined);
   const dataDir = mkdtempSync(join(tmpdir(), 'idv-bench-analytics-'));
-  mkdirSync(localAnalyticsDir(dataDir), { recursive: true });
-  const r = random(22);
   let generateMs = 0;
   let compactMs = 0;
   try {
-    for (let done = 0; done < total; ) {
-      const size = Math.min(batch, total - done);
-      const [, genMs] = await timed(async () => {
-        // The sink appends one line per event; written through one stream here for speed.
-        const out = createWriteStream(join(localAnalyticsDir(dataDir), 'incoming.jsonl'), { flags: 'a' });
-        for (let i = 0; i < size; i++) {
-          for (const event of benchEvents(r)) {
-            if (!out.write(recordLine(projectEvent(event, { customerReference: 'omit' })!))) {
-              await once(out, 'drain');
-            }
-          }
-        }
-        out.end();
-        await once(out, 'finish');
-      });
-      const [summary, cMs] = await timed(() => compactLocalProjection(dataDir));
-      generateMs += genMs;
-      compactMs += cMs;
-      done += size;
-      log(`analytics: ${done} results generated, compacted into ${summary?.rows} rows (${cMs} ms)`);
-    }
+    ({ generateMs, compactMs } = await generateProjection(dataDir, total, batch, log));
     const parquetBytes = statSync(localParquetFile(dataDir)).size;
     const engine = await openLocalAnalytics(dataDir, { compact: false });
     const [{ rows: counts }] = await Promise.all([

@@ -94,18 +94,34 @@ export async function rawRelationSql(
   dataDir: string,
   columnsOf: (sql: string) => Promise<Set<string>>,
 ): Promise<string> {
-  const parts: string[] = [];
   const parquet = localParquetFile(dataDir);
-  if (existsSync(parquet)) {
-    const source = `read_parquet(${sqlString(parquet)})`;
-    parts.push(`SELECT ${typedColumns(await columnsOf(`SELECT * FROM ${source}`))} FROM ${source}`);
-  }
+  const source = `read_parquet(${sqlString(parquet)})`;
+  const compacted = existsSync(parquet)
+    ? `SELECT ${typedColumns(await columnsOf(`SELECT * FROM ${source}`))} FROM ${source}`
+    : undefined;
   const incoming = localIncomingFiles(dataDir);
-  if (incoming.length > 0) parts.push(readIncomingSql(incoming));
-  if (parts.length === 0) {
-    return `SELECT ${typedColumns(new Set())} WHERE false`;
-  }
-  return parts.join(' UNION ALL ');
+  if (incoming.length === 0) return compacted ?? `SELECT ${typedColumns(new Set())} WHERE false`;
+  const newer = readIncomingSql(incoming);
+  if (!compacted) return oneRowPerResult(newer);
+  // The compacted rows of results nothing came in for, and the merge of the others: the same rule as
+  // the compaction, so a query between two compactions already sees one row per result.
+  return `SELECT * FROM (${compacted}) WHERE result_id NOT IN (SELECT result_id FROM (${newer}))
+    UNION ALL ${oneRowPerResult(`SELECT * FROM (${compacted}) WHERE result_id IN (SELECT result_id FROM (${newer})) UNION ALL ${newer}`)}`;
+}
+
+/**
+ * One row per result of `relation`: the STORED record when there is one (a result the service answered
+ * 404 for and later served), else the latest; a repeated record counts once. The rule of the Iceberg
+ * upsert on AWS (docs/analytics.md, "Exactly one row per result").
+ */
+export function oneRowPerResult(relation: string): string {
+  return `SELECT * EXCLUDE (row_in_result) FROM (
+    SELECT *, row_number() OVER (
+      PARTITION BY result_id
+      ORDER BY CASE WHEN status = 'STORED' THEN 0 ELSE 1 END, stored_at DESC
+    ) AS row_in_result
+    FROM (${relation})
+  ) WHERE row_in_result = 1`;
 }
 
 /** What a compaction did. */
@@ -158,13 +174,7 @@ export async function compactLocalProjection(dataDir: string): Promise<Compactio
         ).getRowObjectsJson()[0]?.['n'] ?? 0,
       );
       await connection.run(`COPY (
-        SELECT * EXCLUDE (row_in_result) FROM (
-          SELECT *, row_number() OVER (
-            PARTITION BY result_id
-            ORDER BY CASE WHEN status = 'STORED' THEN 0 ELSE 1 END, stored_at DESC
-          ) AS row_in_result
-          FROM (${parts.join(' UNION ALL ')})
-        ) WHERE row_in_result = 1
+        ${oneRowPerResult(parts.join(' UNION ALL '))}
         ORDER BY day, result_id
       ) TO ${sqlString(next)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
       const rows = Number(

@@ -7,13 +7,4 @@ SELECT
   sanction_list_result, lost_and_stolen_result, vog_status, additional_document_types, identity_messages,
   right_to_work_messages, face_verify_messages, driving_license_messages, payroll_tax_statement_messages,
   digital_signing_messages, vog_messages, face_link_messages
-FROM (
-  SELECT
-    raw.*,
-    row_number() OVER (
-      PARTITION BY raw.result_id
-      ORDER BY CASE WHEN raw.status = 'STORED' THEN 0 ELSE 1 END, raw.stored_at DESC
-    ) AS row_in_result
-  FROM results_raw raw
-) ranked
-WHERE row_in_result = 1
+FROM results_raw

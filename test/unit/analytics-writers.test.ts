@@ -167,6 +167,10 @@ describe('the report', () => {
     topRejectMessages: [{ message: '<script>alert(1)</script>', results: 1 }],
     unavailable: [],
     timing: [{ product: 'IDV_LITE', results: 4, median_seconds: 2.5, p90_seconds: 4, max_seconds: 4 }],
+    sectionOutcomes: [
+      { section: 'identity', outcome: 'APPROVED', results: 3 },
+      { section: 'identity', outcome: 'DISAPPROVED', results: 1 },
+    ],
   };
 
   it('summarises in text', () => {
@@ -178,6 +182,7 @@ describe('the report', () => {
     expect(text).toContain('4 result(s): 3 APPROVED, 1 DISAPPROVED');
     expect(text).toContain('Approval rate: 75% of 4 stored result(s)');
     expect(text).toContain('IDV_LITE       median 2.5  p90 4  max 4');
+    expect(text).toContain('identity               3 APPROVED, 1 DISAPPROVED');
   });
 
   it('renders one page with inline SVG, escaped text and no external reference', () => {
@@ -186,6 +191,15 @@ describe('the report', () => {
 
     // Assess
     expect(html).toContain('<svg');
+    for (const heading of [
+      'Approval rate per day and product',
+      'Top reject reasons',
+      'Completed → stored: median and 90th percentile',
+      'Section outcomes',
+    ]) {
+      expect(html).toContain(heading);
+    }
+    expect(html).toContain('<polyline');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toContain('<script>');
     expect(html).not.toMatch(/\b(src|href)\s*=|@import|url\(/i);

@@ -3,11 +3,11 @@
 WITH delays AS (
   SELECT
     product,
-    date_diff('millisecond', completed, stored_at) / 1000.0 AS seconds,
-    row_number() OVER (PARTITION BY product ORDER BY date_diff('millisecond', completed, stored_at)) AS rank_in_product,
+    completed_to_stored_seconds AS seconds,
+    row_number() OVER (PARTITION BY product ORDER BY completed_to_stored_seconds) AS rank_in_product,
     count(*) OVER (PARTITION BY product) AS total
   FROM results
-  WHERE status = 'STORED' AND completed IS NOT NULL
+  WHERE status = 'STORED' AND completed_to_stored_seconds IS NOT NULL
 )
 SELECT
   product,

@@ -1,14 +1,22 @@
 /**
  * The local run's analytics writer: every event the local EventBridge accepts goes through the same
- * projection as on AWS (`shared/analytics/projection.ts`) into
- * `<data-dir>/analytics/results/day=yyyy-MM-dd/{resultId}.{status}.json`, which `idv analytics query
- * --local` reads with DuckDB. A data directory from before the projection existed is filled once from
- * its `events.jsonl`.
+ * projection as on AWS (`shared/analytics/projection.ts`) and is appended to the local store
+ * (`./analytics-store.ts`: JSON lines, compacted into one Parquet file with one row per result), which
+ * `idv analytics query --local` reads with DuckDB. A data directory without a projection (from before
+ * it existed, or with the earlier one-JSON-object-per-result layout) is filled once from its
+ * `events.jsonl`.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { type PipelineEvent, projectEvent, recordKey, recordLine } from '../shared/analytics/projection';
-import { localProjectionDir } from './analytics-duckdb';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { type PipelineEvent, type ProjectionOptions, projectEvent } from '../shared/analytics/projection';
+import {
+  appendRecord,
+  compactLocalProjection,
+  incomingBytes,
+  localAnalyticsDir,
+  localIncomingFiles,
+  localParquetFile,
+} from './analytics-store';
 
 /** What the sink needs from the local EventBridge (`FakeEventBridge` fits). */
 export interface EventSource {
@@ -17,28 +25,41 @@ export interface EventSource {
 
 /** Name of the local run's event log in the data directory. */
 const EVENTS_FILE = 'events.jsonl';
+/** Incoming bytes that start a compaction in the background (about 2,000 records). */
+const COMPACT_AFTER_BYTES = 2 * 1024 * 1024;
 
 /**
- * Writes the record of one event (nothing for events that are not about a result). Synchronous, so
- * the record is on disk before the local PutEvents answers, as an EventBridge target would have it
- * before the publisher marks the result announced. Written to a temporary file and renamed: a query
- * running meanwhile never reads half a record.
+ * The local events carry `customerReference` only when `IDV_EVENT_CUSTOMER_REFERENCE` includes it (the
+ * local run sets it as cdk.json does), so the sink exports what they carry.
  */
-export function writeProjection(dataDir: string, event: PipelineEvent): string | undefined {
-  const record = projectEvent(event);
-  if (!record) return undefined;
-  const file = join(dataDir, recordKey(record));
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, recordLine(record), { mode: 0o600 });
-  renameSync(temporary, file);
-  return file;
+const LOCAL_OPTIONS: ProjectionOptions = { customerReference: 'include' };
+
+/**
+ * Appends the record of one event (nothing for events that are not about a result). Synchronous, so
+ * the record is on disk before the local PutEvents answers, as an EventBridge target would have it
+ * before the publisher marks the result announced. Returns whether a record was written.
+ */
+export function writeProjection(
+  dataDir: string,
+  event: PipelineEvent,
+  options: ProjectionOptions = LOCAL_OPTIONS,
+): boolean {
+  const record = projectEvent(event, options);
+  if (!record) return false;
+  appendRecord(dataDir, record);
+  return true;
 }
 
-/** Projects the events of an existing `events.jsonl` once, when the data directory has no projection yet. */
+/**
+ * Projects the events of an existing `events.jsonl` once, when the data directory has no projection yet
+ * (no Parquet file, no incoming lines); the one-object-per-result directory of earlier versions
+ * (`analytics/results/`) is replaced. Returns the number of records written.
+ */
 export function backfillProjection(dataDir: string, report: (line: string) => void): number {
   const eventsFile = join(dataDir, EVENTS_FILE);
-  if (existsSync(localProjectionDir(dataDir)) || !existsSync(eventsFile)) return 0;
+  const legacy = join(localAnalyticsDir(dataDir), 'results');
+  if (existsSync(localParquetFile(dataDir)) || localIncomingFiles(dataDir).length > 0) return 0;
+  if (!existsSync(eventsFile)) return 0;
   let written = 0;
   for (const line of readFileSync(eventsFile, 'utf8').split('\n')) {
     if (line.trim() === '') continue;
@@ -48,13 +69,14 @@ export function backfillProjection(dataDir: string, report: (line: string) => vo
       report(`analytics: an event of ${EVENTS_FILE} was not projected (${describe(error)})`);
     }
   }
+  rmSync(legacy, { recursive: true, force: true });
   return written;
 }
 
 /**
  * Feeds every event of `events` into the local projection of `dataDir` (after a one-time backfill
- * from `events.jsonl`). Problems are reported, never thrown: analytics must not stop the pipeline.
- * Returns the function that detaches the sink.
+ * from `events.jsonl`), compacting in the background once enough has come in. Problems are reported,
+ * never thrown: analytics must not stop the pipeline. Returns the function that detaches the sink.
  */
 export function attachAnalyticsSink(
   events: EventSource,
@@ -62,9 +84,19 @@ export function attachAnalyticsSink(
   report: (line: string) => void,
 ): () => void {
   backfillProjection(dataDir, report);
+  let compacting: Promise<unknown> | undefined;
+  const compact = () => {
+    if (compacting) return;
+    compacting = compactLocalProjection(dataDir)
+      .catch((error: unknown) => report(`analytics: compaction failed, retried later (${describe(error)})`))
+      .finally(() => {
+        compacting = undefined;
+      });
+  };
+  compact();
   return events.on((event) => {
     try {
-      writeProjection(dataDir, event);
+      if (writeProjection(dataDir, event) && incomingBytes(dataDir) > COMPACT_AFTER_BYTES) compact();
     } catch (error) {
       report(`analytics: the ${String(event['detail-type'])} event was not projected (${describe(error)})`);
     }

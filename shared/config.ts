@@ -52,6 +52,10 @@ export type EnvName = (typeof ENV)[keyof typeof ENV];
 export const ANALYTICS_ENV = {
   /** Name of the S3 analytics bucket (the projection). */
   analyticsBucketName: 'IDV_ANALYTICS_BUCKET',
+  /** Glue database of the Iceberg table the projection transform routes rows to. */
+  analyticsDatabase: 'IDV_ANALYTICS_DATABASE',
+  /** The Iceberg table (`results_raw`). */
+  analyticsTable: 'IDV_ANALYTICS_TABLE',
 } as const;
 
 // ---------------------------------------------------------------------------------------------------
@@ -248,6 +252,26 @@ export function loadFetchResultConfig(env: Env = process.env): FetchResultConfig
     eventBusName: required(env, ENV.eventBusName),
     retentionDays: positiveIntegerOf(env, ENV.retentionDays),
     eventCustomerReference: customerReferenceModeOf(env, access.environment),
+  };
+}
+
+/** Configuration of `functions/projector/transform.ts` (the Firehose transformation). */
+export interface ProjectionTransformConfig {
+  readonly environment: ServiceEnvironment;
+  readonly database: string;
+  readonly table: string;
+  /** Whether `customer_reference` is exported: the events' setting (`IDV_EVENT_CUSTOMER_REFERENCE`). */
+  readonly customerReference: CustomerReferenceMode;
+}
+
+/** Reads the projection transform's configuration; throws `ConfigError` naming the first bad variable. */
+export function loadProjectionTransformConfig(env: Env = process.env): ProjectionTransformConfig {
+  const environment = environmentOf(env);
+  return {
+    environment,
+    database: required(env, ANALYTICS_ENV.analyticsDatabase),
+    table: required(env, ANALYTICS_ENV.analyticsTable),
+    customerReference: customerReferenceModeOf(env, environment),
   };
 }
 

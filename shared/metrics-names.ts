@@ -27,6 +27,13 @@ export const METRICS = {
     resultsUnavailable: 'ResultsUnavailable',
     /** fetch-result: messages skipped because the result was already stored and announced (Count). */
     duplicatesSkipped: 'DuplicatesSkipped',
+    /**
+     * fetch-result: results stored or recorded without the service's polling record (no product, no
+     * completion time: `completedKnown: false`), because the record was already gone (Count).
+     */
+    resultsWithoutPollRecord: 'ResultsWithoutPollRecord',
+    /** fetch-result: batches whose one poll call for metadata failed; their results went on without it (Count). */
+    pollMetadataFailures: 'PollMetadataFailures',
     /** webhook: deliveries accepted and enqueued (Count). */
     webhooksAccepted: 'WebhooksAccepted',
   },

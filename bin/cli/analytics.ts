@@ -27,7 +27,7 @@ const ENGINE_OPTIONS = {
 } as const;
 
 const ENGINE_HELP = `Where:
-  --local              DuckDB over the local run's projection (.local/analytics/results)
+  --local              DuckDB over the local run's projection (.local/analytics: results.parquet)
   --data-dir DIR       data directory of the local run (default .local)
   --workgroup WG       ${WORKGROUP_ENV}   Athena workgroup (default: the deployment's output AnalyticsWorkgroup)
   --database DB        Glue database (default: the deployment's output AnalyticsDatabase)

@@ -5,7 +5,7 @@
  */
 
 /** The logical type of a column. */
-export type ColumnKind = 'string' | 'timestamp' | 'integer' | 'string-array';
+export type ColumnKind = 'string' | 'timestamp' | 'integer' | 'double' | 'string-array';
 
 /** One column of the `results` view. */
 export interface ProjectionColumn {
@@ -33,6 +33,11 @@ export const SECTION_COLUMNS = {
   vog_result: 'vog',
   face_link_result: 'faceLink',
 } as const;
+
+/** Reason-key columns per section: `identity_messages` → `identity`, … (from {@link SECTION_COLUMNS}). */
+export const SECTION_MESSAGE_COLUMNS = Object.fromEntries(
+  Object.entries(SECTION_COLUMNS).map(([name, section]) => [name.replace(/_result$/, '_messages'), section]),
+) as Readonly<Record<string, (typeof SECTION_COLUMNS)[keyof typeof SECTION_COLUMNS]>>;
 
 /** Every column of the `results` view, in order. */
 export const PROJECTION_COLUMNS: readonly ProjectionColumn[] = [
@@ -70,14 +75,53 @@ export const PROJECTION_COLUMNS: readonly ProjectionColumn[] = [
   column('file_count', 'integer', 'number of files (reports) in the result'),
   column('document_type', 'string', 'identity document type as the service reports it'),
   column('issuing_state', 'string', 'issuing state or organisation of the identity document'),
+  column(
+    'completed_to_stored_seconds',
+    'double',
+    'seconds from completion at the service to storage by the pipeline; NULL when completed is unknown',
+  ),
+  column(
+    'document_validation_approved',
+    'integer',
+    'security features of identity.documentValidation that are APPROVED; NULL without it',
+  ),
+  column(
+    'document_validation_not_applicable',
+    'integer',
+    'security features of identity.documentValidation that are NOT_APPLICABLE; NULL without it',
+  ),
+  column(
+    'sanction_list_result',
+    'string',
+    'sanction-list check: NOT_EXECUTED, HIT or NO_HIT; NULL without it',
+  ),
+  column(
+    'lost_and_stolen_result',
+    'string',
+    'lost-and-stolen check: NOT_EXECUTED, HIT or NO_HIT; NULL without it',
+  ),
+  column('vog_status', 'string', 'status of the certificate-of-conduct (VOG) request'),
+  column('additional_document_types', 'string-array', 'type of each additional document; NULL when none'),
+  ...Object.entries(SECTION_MESSAGE_COLUMNS).map(([name, section]) =>
+    column(name, 'string-array', `reason keys of the ${section} section; NULL when it has none`),
+  ),
 ];
+
+/** Columns that may identify a person through what a company typed: exported only when allowed. */
+export const OPTIONAL_PERSONAL_COLUMNS = ['customer_reference'] as const;
 
 /** The partition column of the Glue table (a path segment `day=yyyy-MM-dd`, also inside each record). */
 export const PARTITION_COLUMN = 'day';
 
 /** Hive type of a column in the Glue table. */
 export function hiveType(kind: ColumnKind): string {
-  return { string: 'string', timestamp: 'timestamp', integer: 'int', 'string-array': 'array<string>' }[kind];
+  return {
+    string: 'string',
+    timestamp: 'timestamp',
+    integer: 'int',
+    double: 'double',
+    'string-array': 'array<string>',
+  }[kind];
 }
 
 /** Trino type of a column as Athena reports it for the Glue table (the view's declared column types). */
@@ -86,11 +130,18 @@ export function trinoType(kind: ColumnKind): string {
     string: 'varchar',
     timestamp: 'timestamp(3)',
     integer: 'integer',
+    double: 'double',
     'string-array': 'array(varchar)',
   }[kind];
 }
 
 /** DuckDB type of a column (`read_json` column types). */
 export function duckdbType(kind: ColumnKind): string {
-  return { string: 'VARCHAR', timestamp: 'TIMESTAMP', integer: 'INTEGER', 'string-array': 'VARCHAR[]' }[kind];
+  return {
+    string: 'VARCHAR',
+    timestamp: 'TIMESTAMP',
+    integer: 'INTEGER',
+    double: 'DOUBLE',
+    'string-array': 'VARCHAR[]',
+  }[kind];
 }

@@ -6,8 +6,10 @@
  * carry never reaches a record. One object per result and status, at a deterministic key: a re-delivered
  * event overwrites its own object, and the `results` view keeps one row per result (STORED wins).
  */
+
+import type { CustomerReferenceMode } from '../config';
 import { DETAIL_TYPES } from '../events/names';
-import { PARTITION_COLUMN, SECTION_COLUMNS } from './columns';
+import { PARTITION_COLUMN, SECTION_COLUMNS, SECTION_MESSAGE_COLUMNS } from './columns';
 import { code } from './summary';
 
 /** Key prefix of the projection, in the analytics bucket and under the local data directory. */
@@ -41,7 +43,39 @@ export interface ProjectionRecord {
   file_count: number | null;
   document_type: string | null;
   issuing_state: string | null;
+  completed_to_stored_seconds: number | null;
+  document_validation_approved: number | null;
+  document_validation_not_applicable: number | null;
+  sanction_list_result: string | null;
+  lost_and_stolen_result: string | null;
+  vog_status: string | null;
+  additional_document_types: string[] | null;
+  identity_messages: string[] | null;
+  right_to_work_messages: string[] | null;
+  face_verify_messages: string[] | null;
+  driving_license_messages: string[] | null;
+  payroll_tax_statement_messages: string[] | null;
+  digital_signing_messages: string[] | null;
+  vog_messages: string[] | null;
+  face_link_messages: string[] | null;
 }
+
+/** Options of {@link projectEvent}. */
+export interface ProjectionOptions {
+  /**
+   * Whether `customer_reference` is exported (`IDV_EVENT_CUSTOMER_REFERENCE`, the setting the events
+   * follow): companies may type a name into it. Omitted unless `include`, and even then only when it is
+   * shaped like a reference (no space, no `@`).
+   * @default 'omit'
+   */
+  readonly customerReference?: CustomerReferenceMode;
+}
+
+/**
+ * A customer reference worth exporting: the events' rule (`CUSTOMER_REFERENCE` in
+ * shared/events/details.ts; a unit test checks they agree), copied so the projector bundles no store code.
+ */
+export const PROJECTION_CUSTOMER_REFERENCE = /^[A-Za-z0-9][A-Za-z0-9._\-/:#]{0,63}$/;
 
 /** The parts of an EventBridge event the projection reads (as delivered to a rule target). */
 export interface PipelineEvent {
@@ -58,6 +92,11 @@ export class ProjectionError extends Error {
 const RESULT_ID = /^[A-Za-z0-9][A-Za-z0-9._:~+=@-]{0,255}$/;
 const MAX_IDENTIFIER = 256;
 const MAX_MESSAGE = 256;
+/**
+ * An array element worth keeping: a reason key or a code (letters, digits, `_`, `.`, `-`, `<`, no space).
+ * Free text, a name with a space, an e-mail address or a date with `/` never passes.
+ */
+const REASON_OR_CODE = /^[A-Za-z0-9][A-Za-z0-9_.<-]{0,255}$/;
 
 function text(value: unknown, max = MAX_IDENTIFIER): string | null {
   return typeof value === 'string' && value.length > 0 && value.length <= max ? value : null;
@@ -82,7 +121,10 @@ export function sqlTimestamp(value: unknown): string | null {
  * anything else on the bus). Throws {@link ProjectionError} for a result event without a valid resultId
  * or time.
  */
-export function projectEvent(event: PipelineEvent): ProjectionRecord | undefined {
+export function projectEvent(
+  event: PipelineEvent,
+  options: ProjectionOptions = {},
+): ProjectionRecord | undefined {
   const type = event['detail-type'];
   const stored = type === DETAIL_TYPES.resultStored;
   if (!stored && type !== DETAIL_TYPES.resultUnavailable) return undefined;
@@ -107,10 +149,24 @@ export function projectEvent(event: PipelineEvent): ProjectionRecord | undefined
       code(sections[section]) ?? null,
     ]),
   ) as Pick<ProjectionRecord, keyof typeof SECTION_COLUMNS>;
+  const sectionMessages =
+    detail['sectionMessages'] && typeof detail['sectionMessages'] === 'object'
+      ? (detail['sectionMessages'] as Record<string, unknown>)
+      : {};
+  const messageColumns = Object.fromEntries(
+    Object.entries(SECTION_MESSAGE_COLUMNS).map(([columnName, section]) => [
+      columnName,
+      stored ? nonEmpty(codes(sectionMessages[section], MAX_MESSAGE)) : null,
+    ]),
+  );
+  const reference = text(detail['customerReference'], 64);
   return {
     result_id: resultId,
     transaction_id: text(detail['transactionId']),
-    customer_reference: text(detail['customerReference']),
+    customer_reference:
+      options.customerReference === 'include' && reference && PROJECTION_CUSTOMER_REFERENCE.test(reference)
+        ? reference
+        : null,
     user_id: text(detail['userId']),
     product: code(detail['product']) ?? null,
     result: stored ? (code(detail['result']) ?? null) : null,
@@ -127,6 +183,14 @@ export function projectEvent(event: PipelineEvent): ProjectionRecord | undefined
     file_count: wholeNumber(detail['fileCount']),
     document_type: code(detail['documentType']) ?? null,
     issuing_state: code(detail['issuingState']) ?? null,
+    completed_to_stored_seconds: completed === null ? null : secondsBetween(completed, storedAt),
+    document_validation_approved: wholeNumber(detail['documentValidationApproved']),
+    document_validation_not_applicable: wholeNumber(detail['documentValidationNotApplicable']),
+    sanction_list_result: code(detail['sanctionList']) ?? null,
+    lost_and_stolen_result: code(detail['lostAndStolen']) ?? null,
+    vog_status: code(detail['vogStatus']) ?? null,
+    additional_document_types: nonEmpty(codes(detail['additionalDocumentTypes'])),
+    ...messageColumns,
   } as ProjectionRecord;
 }
 
@@ -144,10 +208,22 @@ export function projectionKeyPart(resultId: string): string {
   );
 }
 
+/** Seconds from `from` to `to` (both `yyyy-MM-dd HH:mm:ss.SSS` UTC), to the millisecond. */
+function secondsBetween(from: string, to: string): number {
+  return (Date.parse(`${to.replace(' ', 'T')}Z`) - Date.parse(`${from.replace(' ', 'T')}Z`)) / 1000;
+}
+
+/** A list with at least one element, else null. */
+function nonEmpty(list: string[] | null): string[] | null {
+  return list && list.length > 0 ? list : null;
+}
+
 /** The strings of an array (each at most `max` characters), or null when it is not an array. */
 function codes(value: unknown, max = 64): string[] | null {
   if (!Array.isArray(value)) return null;
-  return value.filter((v): v is string => typeof v === 'string' && v.length > 0 && v.length <= max);
+  return value.filter(
+    (v): v is string => typeof v === 'string' && v.length > 0 && v.length <= max && REASON_OR_CODE.test(v),
+  );
 }
 
 /**

@@ -26,6 +26,7 @@ export const SAVED_QUERY_NAMES = [
   'top-reject-messages',
   'unavailable-results',
   'time-completed-to-stored',
+  'section-outcomes',
 ] as const;
 /** A saved query name. */
 export type SavedQueryName = (typeof SAVED_QUERY_NAMES)[number];

@@ -13,6 +13,17 @@ const OUTCOME_COLOURS: Readonly<Record<string, string>> = {
   UNAVAILABLE: '#6a1b9a',
 };
 const BAR_COLOUR = '#1565c0';
+/** Colours of the products' lines, in order of first appearance (a colour-blind-safe palette). */
+const SERIES_COLOURS = [
+  '#0072b2',
+  '#e69f00',
+  '#009e73',
+  '#cc79a7',
+  '#56b4e9',
+  '#d55e00',
+  '#000000',
+  '#999999',
+];
 
 /** Escapes text for HTML content and attribute values. */
 export function escapeHtml(value: unknown): string {
@@ -98,6 +109,78 @@ function dailyChart(data: ReportData): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img">${grid.join('')}${columns.join('')}</svg>`;
 }
 
+/**
+ * Approval rate per day and product as one line per product (by week when the period is longer than
+ * 120 days, so a year stays readable), with a legend.
+ */
+function productLines(data: ReportData): string {
+  const rows = data.approvalByDay;
+  if (rows.length === 0) return '<p class="empty">No stored results in this period.</p>';
+  const days = [...new Set(rows.map((row) => String(row['day'])))].sort();
+  const weekly = days.length > 120;
+  const bucketOf = (day: string) => (weekly ? weekStart(day) : day);
+  const buckets = [...new Set(days.map(bucketOf))].sort();
+  const index = new Map(buckets.map((b, i) => [b, i]));
+  const products = [...new Set(rows.map((row) => label(row['product'])))].sort();
+  const sums = new Map<string, [number, number]>();
+  for (const row of rows) {
+    const key = `${label(row['product'])}|${bucketOf(String(row['day']))}`;
+    const entry = sums.get(key) ?? [0, 0];
+    entry[0] += num(row['approved']);
+    entry[1] += num(row['results']);
+    sums.set(key, entry);
+  }
+  const left = 44;
+  const plotWidth = 820;
+  const plotHeight = 220;
+  const top = 10;
+  const width = left + plotWidth + 20;
+  const height = top + plotHeight + 60;
+  const x = (i: number) =>
+    left + (buckets.length === 1 ? plotWidth / 2 : (i / (buckets.length - 1)) * plotWidth);
+  const y = (rate: number) => top + plotHeight - (rate / 100) * plotHeight;
+  const grid = [0, 25, 50, 75, 100].map(
+    (p) =>
+      `<line x1="${left}" x2="${left + plotWidth}" y1="${y(p)}" y2="${y(p)}" class="grid"/><text x="${left - 6}" y="${y(p) + 4}" text-anchor="end" class="note">${p}%</text>`,
+  );
+  const step = Math.ceil(buckets.length / 12);
+  const ticks = buckets
+    .map((b, i) =>
+      i % step === 0
+        ? `<text x="${x(i).toFixed(1)}" y="${top + plotHeight + 18}" text-anchor="middle" class="note">${escapeHtml(b.slice(5))}</text>`
+        : '',
+    )
+    .join('');
+  const lines = products.map((product, p) => {
+    const colour = SERIES_COLOURS[p % SERIES_COLOURS.length]!;
+    const points = buckets
+      .map((bucket) => {
+        const entry = sums.get(`${product}|${bucket}`);
+        return entry && entry[1] > 0
+          ? `${x(index.get(bucket)!).toFixed(1)},${y(percent(entry[0], entry[1])).toFixed(1)}`
+          : '';
+      })
+      .filter(Boolean);
+    return `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${points.join(' ')}"><title>${escapeHtml(product)}</title></polyline>`;
+  });
+  const legend = products
+    .map(
+      (product, p) =>
+        `<span class="key"><span class="swatch" style="background:${SERIES_COLOURS[p % SERIES_COLOURS.length]}"></span>${escapeHtml(product)}</span>`,
+    )
+    .join(' ');
+  return `<p>${legend}<span class="note"> · ${weekly ? 'per week (Monday)' : 'per day'}, ${escapeHtml(buckets[0]!)} … ${escapeHtml(buckets.at(-1)!)}</span></p><svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" class="lines">${grid.join('')}${ticks}${lines.join('')}</svg>`;
+}
+
+/** The Monday (yyyy-MM-dd) of the week of `day`. */
+function weekStart(day: string): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  const back = (date.getUTCDay() + 6) % 7;
+  return new Date(date.getTime() - back * 86_400_000).toISOString().slice(0, 10);
+}
+
+const label = (value: unknown): string => (value === null || value === undefined ? '(none)' : String(value));
+
 function table(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
   if (rows.length === 0) return '<p class="empty">None.</p>';
   const head = columns.map((c) => `<th>${escapeHtml(c)}</th>`).join('');
@@ -155,10 +238,43 @@ export function reportHtml(data: ReportData): string {
     })),
   );
   const timing = barChart(
-    data.timing.map((row) => ({
-      label: String(row['product']),
-      segments: [{ value: num(row['median_seconds']), colour: BAR_COLOUR, title: 'median seconds' }],
-      note: `median ${num(row['median_seconds'])} s · p90 ${num(row['p90_seconds'])} s · max ${num(row['max_seconds'])} s`,
+    data.timing.map((row) => {
+      const median = num(row['median_seconds']);
+      const p90 = num(row['p90_seconds']);
+      return {
+        label: String(row['product']),
+        segments: [
+          { value: median, colour: BAR_COLOUR, title: `median ${median} s` },
+          { value: Math.max(0, p90 - median), colour: '#90caf9', title: `90th percentile ${p90} s` },
+        ],
+        note: `median ${median} s · p90 ${p90} s · max ${num(row['max_seconds'])} s`,
+      };
+    }),
+  );
+  const sections = barChart(
+    group(
+      data.sectionOutcomes.map((row) => ({
+        product: row['section'],
+        outcome: row['outcome'],
+        results: row['results'],
+      })),
+    ).map(([section, parts]) => ({
+      label: section,
+      segments: parts.map(([outcome, n]) => ({
+        value: n,
+        colour: OUTCOME_COLOURS[outcome] ?? '#9e9e9e',
+        title: `${section}: ${n} ${outcome}`,
+      })),
+      note: parts
+        .map(
+          ([outcome, n]) =>
+            `${percent(
+              n,
+              parts.reduce((s, [, m]) => s + m, 0),
+            )}% ${outcome.toLowerCase()}`,
+        )
+        .slice(0, 2)
+        .join(' · '),
     })),
   );
   return `<!doctype html>
@@ -197,12 +313,17 @@ export function reportHtml(data: ReportData): string {
 ${outcomes}
 <h2>Approval rate by product</h2>
 ${approvalChart}
+<h2>Approval rate per day and product</h2>
+${productLines(data)}
 <h2>Approval rate per day (all products)</h2>
 ${dailyChart(data)}
 <h2>Top reject reasons</h2>
 ${rejects}
-<h2>Completed → stored, median seconds by product</h2>
+<h2>Completed → stored: median and 90th percentile seconds by product</h2>
+<p><span class="key"><span class="swatch" style="background:${BAR_COLOUR}"></span>median</span><span class="key"><span class="swatch" style="background:#90caf9"></span>up to the 90th percentile</span></p>
 ${timing}
+<h2>Section outcomes</h2>
+${sections}
 <h2>Unavailable results</h2>
 ${table(['result_id', 'product', 'recorded_at', 'day'], data.unavailable.slice(0, 100))}
 </body>

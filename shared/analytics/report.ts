@@ -19,6 +19,7 @@ export interface ReportData {
   readonly topRejectMessages: Row[];
   readonly unavailable: Row[];
   readonly timing: Row[];
+  readonly sectionOutcomes: Row[];
 }
 
 /** Runs every saved query (restricted to the days asked for) and gathers the answers. */
@@ -41,6 +42,7 @@ export async function gatherReport(
     topRejectMessages: await run('top-reject-messages'),
     unavailable: await run('unavailable-results'),
     timing: await run('time-completed-to-stored'),
+    sectionOutcomes: await run('section-outcomes'),
   };
 }
 
@@ -115,6 +117,20 @@ export function reportText(data: ReportData): string {
       : data.timing.map(
           (row) =>
             `  ${label(row['product']).padEnd(14)} median ${num(row['median_seconds'])}  p90 ${num(row['p90_seconds'])}  max ${num(row['max_seconds'])}  (${num(row['results'])} result(s))`,
+        )),
+    '',
+    'Section outcomes:',
+    ...(data.sectionOutcomes.length === 0
+      ? ['  (none)']
+      : group(
+          data.sectionOutcomes.map((row) => ({
+            product: row['section'],
+            outcome: row['outcome'],
+            results: row['results'],
+          })),
+        ).map(
+          ([section, outcomes]) =>
+            `  ${section.padEnd(22)} ${outcomes.map(([o, n]) => `${n} ${o}`).join(', ')}`,
         )),
     '',
     `Unavailable: ${data.unavailable.length} result(s)`,

@@ -4,6 +4,7 @@
  * kept on the item and carried by the `VerificationResultStored` event, so the projection never reads
  * the document and never sees a name, a number or a date of birth.
  */
+import { RESULT_SECTIONS } from '../api/sections';
 
 /** Non-personal facts of one result. */
 export interface ResultSummary {
@@ -19,7 +20,26 @@ export interface ResultSummary {
   readonly issuingState?: string;
   /** `additionalDocuments[].result`, in order; absent when the result has no additional documents. */
   readonly additionalDocumentResults?: string[];
+  /** `additionalDocuments[].additionalDocumentType`, in the same order; absent when there are none. */
+  readonly additionalDocumentTypes?: string[];
+  /** Security features of `identity.documentValidation` that are APPROVED; absent without the object. */
+  readonly documentValidationApproved?: number;
+  /** Security features of `identity.documentValidation` that are NOT_APPLICABLE; absent without the object. */
+  readonly documentValidationNotApplicable?: number;
+  /** `identity.verifications.sanctionList.verificationResult` (NOT_EXECUTED, HIT, NO_HIT). */
+  readonly sanctionList?: string;
+  /** `identity.verifications.lostAndStolen.verificationResult` (NOT_EXECUTED, HIT, NO_HIT). */
+  readonly lostAndStolen?: string;
+  /** `vog.status`: status of the certificate-of-conduct request. */
+  readonly vogStatus?: string;
+  /** Reason keys of each section that has any (`{ identity: ['DOCUMENT_EXPIRED'] }`); absent when none has. */
+  readonly sectionMessages?: Record<string, string[]>;
 }
+
+/** Sections whose `messages` the summary keeps (the spec's list, `shared/api/sections.ts`). */
+const MESSAGE_SECTIONS = RESULT_SECTIONS;
+/** At most this many reason keys per section are kept (the item and event stay bounded). */
+const MAX_SECTION_MESSAGES = 32;
 
 /**
  * A category code worth keeping: short, and only the characters codes use (letters, digits, `_`, `-`,
@@ -37,6 +57,13 @@ function record(value: unknown): Record<string, unknown> | undefined {
   return value && typeof value === 'object' && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : undefined;
+}
+
+/** The codes among the strings of `value` (at most `max`), or undefined when there is none. */
+function codeList(value: unknown, max = MAX_SECTION_MESSAGES): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const codes = value.map(code).filter((c): c is string => c !== undefined);
+  return codes.length > 0 ? codes.slice(0, max) : undefined;
 }
 
 function count(value: unknown): number {
@@ -63,7 +90,31 @@ export function summarizeResult(document: Record<string, unknown>): ResultSummar
     summary.additionalDocumentResults = additional
       .map((entry) => code(record(entry)?.['result']))
       .filter((result): result is string => result !== undefined);
+    const types = additional
+      .map((entry) => code(record(entry)?.['additionalDocumentType']))
+      .filter((type): type is string => type !== undefined);
+    if (types.length > 0) summary.additionalDocumentTypes = types;
   }
+  const identity = record(document['identity']);
+  const validation = record(identity?.['documentValidation']);
+  if (validation) {
+    const outcomes = Object.values(validation);
+    summary.documentValidationApproved = outcomes.filter((v) => v === 'APPROVED').length;
+    summary.documentValidationNotApplicable = outcomes.filter((v) => v === 'NOT_APPLICABLE').length;
+  }
+  const verifications = record(identity?.['verifications']);
+  const sanctionList = code(record(verifications?.['sanctionList'])?.['verificationResult']);
+  if (sanctionList) summary.sanctionList = sanctionList;
+  const lostAndStolen = code(record(verifications?.['lostAndStolen'])?.['verificationResult']);
+  if (lostAndStolen) summary.lostAndStolen = lostAndStolen;
+  const vogStatus = code(record(document['vog'])?.['status']);
+  if (vogStatus) summary.vogStatus = vogStatus;
+  const sectionMessages: Record<string, string[]> = {};
+  for (const section of MESSAGE_SECTIONS) {
+    const messages = codeList(record(document[section])?.['messages']);
+    if (messages) sectionMessages[section] = messages;
+  }
+  if (Object.keys(sectionMessages).length > 0) summary.sectionMessages = sectionMessages;
   return summary;
 }
 
@@ -79,6 +130,17 @@ export function summaryDetail(summary: ResultSummary | undefined): Partial<Resul
     ...(summary.additionalDocumentResults && {
       additionalDocumentResults: [...summary.additionalDocumentResults],
     }),
+    ...(summary.additionalDocumentTypes && { additionalDocumentTypes: [...summary.additionalDocumentTypes] }),
+    ...(summary.documentValidationApproved !== undefined && {
+      documentValidationApproved: summary.documentValidationApproved,
+    }),
+    ...(summary.documentValidationNotApplicable !== undefined && {
+      documentValidationNotApplicable: summary.documentValidationNotApplicable,
+    }),
+    ...(summary.sanctionList && { sanctionList: summary.sanctionList }),
+    ...(summary.lostAndStolen && { lostAndStolen: summary.lostAndStolen }),
+    ...(summary.vogStatus && { vogStatus: summary.vogStatus }),
+    ...(summary.sectionMessages && { sectionMessages: { ...summary.sectionMessages } }),
   };
 }
 

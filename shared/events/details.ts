@@ -147,6 +147,8 @@ function summaryFields(item: ResultItem): Partial<ResultStoredDetail> {
   const rtwType = matching(summary.rtwType, UPPER_CODE);
   const documentType = matching(summary.documentType, UPPER_CODE);
   const issuingState = matching(summary.issuingState, ISSUING_STATE);
+  const vogStatus = matching(summary.vogStatus, UPPER_CODE);
+  const sectionMessages = sectionMessageKeys(summary.sectionMessages);
   return {
     ...(rtwType && { rtwType }),
     ...(summary.imageCount !== undefined && { imageCount: summary.imageCount }),
@@ -156,7 +158,45 @@ function summaryFields(item: ResultItem): Partial<ResultStoredDetail> {
     ...(summary.additionalDocumentResults && {
       additionalDocumentResults: summary.additionalDocumentResults.map(resultValue),
     }),
+    ...(summary.additionalDocumentTypes && {
+      additionalDocumentTypes: summary.additionalDocumentTypes.filter((t) => UPPER_CODE.test(t)),
+    }),
+    ...(count(summary.documentValidationApproved) !== undefined && {
+      documentValidationApproved: count(summary.documentValidationApproved),
+    }),
+    ...(count(summary.documentValidationNotApplicable) !== undefined && {
+      documentValidationNotApplicable: count(summary.documentValidationNotApplicable),
+    }),
+    ...(summary.sanctionList !== undefined && {
+      sanctionList: enumerated(summary.sanctionList, VERIFICATION_OUTCOMES),
+    }),
+    ...(summary.lostAndStolen !== undefined && {
+      lostAndStolen: enumerated(summary.lostAndStolen, VERIFICATION_OUTCOMES),
+    }),
+    ...(vogStatus && { vogStatus }),
+    ...(sectionMessages && { sectionMessages }),
   };
+}
+
+/** Outcomes of identity.verifications checks (§2.5). */
+const VERIFICATION_OUTCOMES = ['NOT_EXECUTED', 'HIT', 'NO_HIT'] as const;
+
+/** A count of security features (at most the spec's nine, bounded generously). */
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 64
+    ? value
+    : undefined;
+}
+
+/** Reason keys per known section, each list checked like `messages`; undefined when none is left. */
+function sectionMessageKeys(value: unknown): Partial<Record<ResultSection, string[]>> | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const out: Partial<Record<ResultSection, string[]>> = {};
+  for (const name of RESULT_SECTIONS) {
+    const { messages } = reasonKeys((value as Record<string, unknown>)[name]);
+    if (messages.length > 0) out[name] = messages;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** Refuses an item whose resultId breaks the rule (items are only written under well-formed ones). */

@@ -40,10 +40,25 @@ export interface ResultStoredDetail extends ResultIdentifiers {
   issuingState?: string;
   /** Result of each additional document, in order; absent when there are none. */
   additionalDocumentResults?: ResultValue[];
+  /** Type of each additional document, in the same order (upper-case codes). */
+  additionalDocumentTypes?: string[];
+  /** Security features of `identity.documentValidation` that are APPROVED, and NOT_APPLICABLE. */
+  documentValidationApproved?: number;
+  documentValidationNotApplicable?: number;
+  /** Outcomes of the sanction-list and lost-and-stolen checks: NOT_EXECUTED, HIT or NO_HIT. */
+  sanctionList?: VerificationOutcome;
+  lostAndStolen?: VerificationOutcome;
+  /** `vog.status` (an upper-case code). */
+  vogStatus?: string;
+  /** Reason keys of each section that has any. */
+  sectionMessages?: Partial<Record<ResultSection, string[]>>;
   storedAt: string;
   environment: ServiceEnvironment;
   storage: { table: string; bucket: string; resultKey: string; objectCount?: number };
 }
+
+/** Outcome of a sanction-list or lost-and-stolen check (§2.5, identity.verifications). */
+export type VerificationOutcome = 'NOT_EXECUTED' | 'HIT' | 'NO_HIT' | 'UNKNOWN';
 
 /** `detail` of `VerificationResultUnavailable`. */
 export interface ResultUnavailableDetail extends ResultIdentifiers {

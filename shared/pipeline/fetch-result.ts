@@ -101,6 +101,19 @@ export interface ResultStorePort {
   markPublished(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void>;
 }
 
+/**
+ * The service's polling record of a result (§2.4), as far as fetch-result needs it: the metadata the
+ * result body lacks (`product`, `completed`) and the identifiers. Read before the result is fetched,
+ * because a successful fetch removes the record at the service.
+ */
+export type PollMetadata = Pick<
+  ResultHints,
+  'transactionId' | 'product' | 'customerReference' | 'userId' | 'completed'
+>;
+
+/** Finds the polling record of a resultId read for this batch (`pollMetadataOf` in results-batch.ts). */
+export type PollMetadataLookup = (resultId: string) => PollMetadata | undefined;
+
 /** Dependencies of `processMessage`. */
 export interface FetchResultDeps {
   readonly source: ResultSource;
@@ -134,9 +147,27 @@ export async function processMessage(
   message: QueueMessage,
   deps: FetchResultDeps,
   budget: RecordBudget = {},
+  pollMetadata?: PollMetadataLookup,
 ): Promise<FetchOutcome> {
   if (isUploadMessage(message)) return announceUpload(message, deps);
-  return processResult(message, deps, budget);
+  return processResult(withPollMetadata(message, pollMetadata), deps, budget);
+}
+
+/**
+ * The message with the service's polling record when it carries none itself. A poll message (and its
+ * redrive) already holds what the record said and keeps it; a webhook message, or a redriven webhook
+ * message, holds only the resultId (`confirmedOnly`): then the record read for the batch fills in the
+ * metadata. Nothing comes from a webhook body.
+ */
+export function withPollMetadata(message: ResultMessage, lookup?: PollMetadataLookup): ResultMessage {
+  if (message.completed !== undefined || !lookup) return message;
+  const record = lookup(message.resultId);
+  if (!record) return message;
+  return { ...message, ...definedOnly(record) };
+}
+
+function definedOnly(record: PollMetadata): PollMetadata {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as PollMetadata;
 }
 
 /**
@@ -147,6 +178,7 @@ export async function processQueueRecord(
   body: string,
   deps: FetchResultDeps,
   budget: RecordBudget = {},
+  pollMetadata?: PollMetadataLookup,
 ): Promise<FetchOutcome> {
   let message: QueueMessage;
   try {
@@ -160,7 +192,7 @@ export async function processQueueRecord(
     : { resultId: message.resultId, transactionId: message.transactionId };
   return withCorrelation(deps.logger, ids, async () => {
     try {
-      return await processMessage(message, deps, budget);
+      return await processMessage(message, deps, budget, pollMetadata);
     } catch (error) {
       deps.logger.error(failureLine(error), {
         error: describeError(error),

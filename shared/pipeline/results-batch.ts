@@ -4,6 +4,8 @@
  * invocation's time (`batch-runner.ts`), a few records at once, two messages of one resultId in turn,
  * every failed, unfinished or unstarted message reported in `batchItemFailures`.
  */
+
+import type { PollResponse } from '../api/schemas';
 import {
   createDynamoDocumentClient,
   createEventBridgeClient,
@@ -11,6 +13,7 @@ import {
   createSecretsClient,
 } from '../aws-clients';
 import type { FetchResultConfig } from '../config';
+import { describeError } from '../errors';
 import { EventBridgePublisher } from '../events/publisher';
 import type { Logger } from '../logger';
 import { METRICS } from '../metrics-names';
@@ -18,18 +21,26 @@ import { ResultStore } from '../store/result-store';
 import { inSubsegment, queueMessageIds, type Tracer } from '../tracing';
 import { runBatch } from './batch-runner';
 import { FETCH_BUDGET } from './fetch-budget';
-import { type FetchOutcome, type FetchResultDeps, processQueueRecord } from './fetch-result';
+import {
+  type FetchOutcome,
+  type FetchResultDeps,
+  type PollMetadata,
+  type PollMetadataLookup,
+  processQueueRecord,
+} from './fetch-result';
+import { hintOf, parseQueueMessage } from './messages';
 import { type Metrics, MetricUnit } from './metrics';
 import { createServiceClient } from './service-client';
 
 /** The fetch-result dependencies on AWS and the service, from the function's config. */
-export function fetchResultDeps(config: FetchResultConfig, tracer: Tracer, logger: Logger): FetchResultDeps {
+export function fetchResultDeps(config: FetchResultConfig, tracer: Tracer, logger: Logger): ResultsBatchDeps {
   const { client } = createServiceClient(config, createSecretsClient(tracer), logger, {
     timeoutMs: FETCH_BUDGET.serviceCallTimeoutMs,
     retry: FETCH_BUDGET.retry,
   });
   return {
     source: client,
+    pollSource: client,
     store: new ResultStore({
       s3: createS3Client(config, tracer),
       dynamo: createDynamoDocumentClient(tracer),
@@ -44,9 +55,24 @@ export function fetchResultDeps(config: FetchResultConfig, tracer: Tracer, logge
   };
 }
 
+/** What reads the service's polling records (`IdvClient` fits). */
+export interface PollRecordSource {
+  poll(): Promise<PollResponse>;
+}
+
+/** The fetch-result dependencies of a batch. */
+export type ResultsBatchDeps = FetchResultDeps & {
+  /**
+   * Where the batch reads the polling records of results announced without them (webhook messages):
+   * once per batch, before any result of the batch is fetched (a fetch removes the record). Without
+   * it, results keep only what their message says.
+   */
+  readonly pollSource?: PollRecordSource;
+};
+
 /** What one batch needs besides its records. */
 export interface ResultsBatchContext {
-  readonly deps: FetchResultDeps;
+  readonly deps: ResultsBatchDeps;
   readonly tracer: Tracer;
   readonly metrics: Metrics;
   /** Time left in the invocation (`context.getRemainingTimeInMillis`); without it there is no deadline. */
@@ -74,17 +100,31 @@ export async function processResultsBatch(
   context: ResultsBatchContext,
 ): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
   const { deps, tracer, metrics } = context;
+  const pollMetadata = await pollMetadataOf(records, context);
   const run = await runBatch(
     records,
     async (record, deadlines) => {
       const outcome = await inSubsegment(
         tracer,
         '### record',
-        () => processQueueRecord(record.body, deps, { ...deadlines, claimToken: record.messageId }),
+        () =>
+          processQueueRecord(
+            record.body,
+            deps,
+            { ...deadlines, claimToken: record.messageId },
+            pollMetadata?.lookup,
+          ),
         { ids: queueMessageIds(record.body) },
       );
       const metric = OUTCOME_METRICS[outcome];
       if (metric) metrics.addMetric(metric, MetricUnit.Count, 1);
+      if (
+        (outcome === 'stored' || outcome === 'unavailable') &&
+        pollMetadata?.missing.has(record.messageId)
+      ) {
+        // Its record was already gone: stored with completedKnown false and no product (docs/analytics.md).
+        metrics.addMetric(METRICS.names.resultsWithoutPollRecord, MetricUnit.Count, 1);
+      }
     },
     {
       budget: FETCH_BUDGET,
@@ -103,4 +143,60 @@ export async function processResultsBatch(
     });
   }
   return { batchItemFailures: run.batchItemFailures };
+}
+
+/** The polling records read for one batch, and the messages whose record was not among them. */
+interface BatchPollMetadata {
+  readonly lookup: PollMetadataLookup;
+  /** messageIds of result messages without metadata of their own whose record the service no longer had. */
+  readonly missing: ReadonlySet<string>;
+}
+
+/**
+ * One `GET /api/v2/poll` for the batch, when some result message carries no polling metadata of its own
+ * (a webhook message, or its redrive): the service removes a record when its result is fetched, so it is
+ * read now, before any record of the batch is processed. At most one call per batch, none when every
+ * message came from the poll. A failed call is logged and counted, never fatal: the results are stored
+ * without the metadata, as before, rather than held back.
+ */
+async function pollMetadataOf(
+  records: readonly QueueRecord[],
+  context: ResultsBatchContext,
+): Promise<BatchPollMetadata | undefined> {
+  const { deps, metrics } = context;
+  const source = deps.pollSource;
+  if (!source) return undefined;
+  const needing = new Map<string, string>();
+  for (const record of records) {
+    try {
+      const message = parseQueueMessage(record.body);
+      if (message.kind !== 'upload' && message.completed === undefined) {
+        needing.set(record.messageId, message.resultId);
+      }
+    } catch {
+      // A malformed body fails on its own in processQueueRecord.
+    }
+  }
+  if (needing.size === 0) return undefined;
+  const found = new Map<string, PollMetadata>();
+  try {
+    const { results } = await source.poll();
+    for (const entry of results) {
+      if (typeof entry.resultId !== 'string') continue;
+      found.set(entry.resultId, {
+        transactionId: hintOf(entry.transactionId),
+        product: hintOf(entry.product),
+        customerReference: hintOf(entry.customerReference),
+        userId: hintOf(entry.userId),
+        completed: hintOf(entry.completed),
+      });
+    }
+  } catch (error) {
+    metrics.addMetric(METRICS.names.pollMetadataFailures, MetricUnit.Count, 1);
+    deps.logger.warn('polling records not read: results of this batch go on without their metadata', {
+      error: describeError(error),
+    });
+  }
+  const missing = new Set([...needing].filter(([, resultId]) => !found.has(resultId)).map(([id]) => id));
+  return { lookup: (resultId) => found.get(resultId), missing };
 }

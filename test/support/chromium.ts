@@ -184,12 +184,25 @@ export class HeadlessPage {
   }
 }
 
-/** Runs `chromium --headless … --screenshot=path URL` (the command-line way, no protocol). */
-export async function screenshotUrl(url: string, path: string): Promise<void> {
+/**
+ * Runs `chromium --headless … --screenshot=path URL` (the command-line way, no protocol); `size` sets the
+ * window (default 1200 × 900) so a long page can be shot whole.
+ */
+export async function screenshotUrl(
+  url: string,
+  path: string,
+  size?: { readonly width: number; readonly height: number },
+): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'idv-chromium-'));
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(CHROMIUM, [...FLAGS, `--user-data-dir=${dir}`, `--screenshot=${path}`, url], {
+      const flags = size
+        ? [
+            ...FLAGS.filter((f) => !f.startsWith('--window-size=')),
+            `--window-size=${size.width},${size.height}`,
+          ]
+        : FLAGS;
+      const child = spawn(CHROMIUM, [...flags, `--user-data-dir=${dir}`, `--screenshot=${path}`, url], {
         stdio: 'ignore',
       });
       child.once('error', reject);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROJECTION_COLUMNS } from '../../shared/analytics/columns';
 import {
+  PROJECTION_CUSTOMER_REFERENCE,
   ProjectionError,
   projectEvent,
   projectionKeyPart,
@@ -9,7 +10,7 @@ import {
   sqlTimestamp,
 } from '../../shared/analytics/projection';
 import { itemSummaryDetail, summarizeResult } from '../../shared/analytics/summary';
-import { storedDetail, unavailableDetail } from '../../shared/events/details';
+import { CUSTOMER_REFERENCE, storedDetail, unavailableDetail } from '../../shared/events/details';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { buildStoredItem, buildUnavailableItem, resultIdKeyPart } from '../../shared/store/result-store';
 import { eventValidators } from '../support/pipeline-fakes';
@@ -106,15 +107,23 @@ describe('projectEvent', () => {
       messages: ['DOCUMENT_EXPIRED', 'FACE_MISMATCH'],
       images: [{}, {}],
       files: [{}],
-      identity: { result: 'APPROVED', data: { documentType: 'PASSPORT', issuingStateOrOrganization: 'NLD' } },
+      identity: {
+        result: 'APPROVED',
+        data: { documentType: 'PASSPORT', issuingStateOrOrganization: 'NLD' },
+        documentValidation: { font: 'APPROVED', hologram: 'APPROVED', stamps: 'NOT_APPLICABLE' },
+        verifications: {
+          sanctionList: { result: 'APPROVED', verificationResult: 'NO_HIT' },
+          lostAndStolen: { verificationResult: 'NOT_EXECUTED' },
+        },
+      },
       rightToWork: { result: 'APPROVED', rtwType: 'RTW_NL' },
-      faceVerify: { result: 'DISAPPROVED' },
+      faceVerify: { result: 'DISAPPROVED', messages: ['FACE_MISMATCH'] },
       drivingLicense: { result: 'APPROVED' },
-      payrollTaxStatement: { result: 'TECHNICAL_REJECT' },
+      payrollTaxStatement: { result: 'TECHNICAL_REJECT', messages: ['SIGNATURE_MISSING'] },
       digitalSigning: { result: 'UNKNOWN' },
-      vog: { result: 'APPROVED' },
+      vog: { result: 'APPROVED', status: 'COMPLETED' },
       faceLink: { result: 'APPROVED' },
-      additionalDocuments: [{ result: 'APPROVED' }],
+      additionalDocuments: [{ result: 'APPROVED', additionalDocumentType: 'BANK_CARD' }],
     });
     const detail = storedDetail(item, {
       environment: 'production',
@@ -123,7 +132,7 @@ describe('projectEvent', () => {
     });
 
     // Act
-    const record = projectEvent(event(DETAIL_TYPES.resultStored, detail));
+    const record = projectEvent(event(DETAIL_TYPES.resultStored, detail), { customerReference: 'include' });
 
     // Assess
     expect(Object.keys(record!)).toEqual(PROJECTION_COLUMNS.map((c) => c.name));
@@ -154,7 +163,44 @@ describe('projectEvent', () => {
       file_count: 1,
       document_type: 'PASSPORT',
       issuing_state: 'NLD',
+      completed_to_stored_seconds: 3.512,
+      document_validation_approved: 2,
+      document_validation_not_applicable: 1,
+      sanction_list_result: 'NO_HIT',
+      lost_and_stolen_result: 'NOT_EXECUTED',
+      vog_status: 'COMPLETED',
+      additional_document_types: ['BANK_CARD'],
+      identity_messages: null,
+      right_to_work_messages: null,
+      face_verify_messages: ['FACE_MISMATCH'],
+      driving_license_messages: null,
+      payroll_tax_statement_messages: ['SIGNATURE_MISSING'],
+      digital_signing_messages: null,
+      vog_messages: null,
+      face_link_messages: null,
     });
+  });
+
+  it('exports customer_reference only when the environment includes it, and only shaped like a reference', () => {
+    const detail = { resultId: 'r-1', storedAt: '2026-08-10T00:00:00Z', customerReference: 'order-1' };
+    expect(projectEvent(event(DETAIL_TYPES.resultStored, detail))!.customer_reference).toBeNull();
+    expect(
+      projectEvent(event(DETAIL_TYPES.resultStored, detail), { customerReference: 'omit' })!
+        .customer_reference,
+    ).toBeNull();
+    expect(
+      projectEvent(event(DETAIL_TYPES.resultStored, detail), { customerReference: 'include' })!
+        .customer_reference,
+    ).toBe('order-1');
+    const named = { ...detail, customerReference: 'Jane Example' };
+    expect(
+      projectEvent(event(DETAIL_TYPES.resultStored, named), { customerReference: 'include' })!
+        .customer_reference,
+    ).toBeNull();
+  });
+
+  it('keeps the projection reference rule equal to the events rule', () => {
+    expect(PROJECTION_CUSTOMER_REFERENCE.source).toBe(CUSTOMER_REFERENCE.source);
   });
 
   it('leaves absent sections, additional documents and document facts NULL', () => {

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import {
   AthenaClient,
   GetQueryExecutionCommand,
@@ -10,11 +10,12 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openLocalAnalytics } from '../../local/analytics-duckdb';
+import { appendRecord, compactLocalProjection } from '../../local/analytics-store';
 import { athenaEngine, databaseOfWorkgroup } from '../../shared/analytics/athena';
 import { duckdbType, PROJECTION_COLUMNS } from '../../shared/analytics/columns';
 import type { QueryEngine } from '../../shared/analytics/engine';
 import { toCsv, toTable } from '../../shared/analytics/format';
-import { projectEvent, recordKey, recordLine } from '../../shared/analytics/projection';
+import { projectEvent } from '../../shared/analytics/projection';
 import { restrictDays, SAVED_QUERY_NAMES, savedQuery } from '../../shared/analytics/queries';
 import { DETAIL_TYPES } from '../../shared/events/names';
 
@@ -22,10 +23,7 @@ let dir: string;
 let engine: QueryEngine;
 
 function put(detailType: string, detail: Record<string, unknown>): void {
-  const record = projectEvent({ 'detail-type': detailType, detail })!;
-  const file = join(dir, recordKey(record));
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, recordLine(record));
+  appendRecord(dir, projectEvent({ 'detail-type': detailType, detail })!);
 }
 
 function stored(resultId: string, product: string, result: string, day: string, extra: object = {}): void {
@@ -52,6 +50,9 @@ beforeAll(async () => {
     messages: ['DOCUMENT_EXPIRED', 'FACE_MISMATCH'],
   });
   stored('a3', 'RTW_PREMIUM', 'APPROVED', '2026-08-02', { storedAt: '2026-08-02T10:00:10.000Z' });
+  // A repeated event changes nothing; what is compacted and what came in since are read together.
+  stored('a3', 'RTW_PREMIUM', 'APPROVED', '2026-08-02', { storedAt: '2026-08-02T10:00:10.000Z' });
+  await compactLocalProjection(dir);
   stored('a4', 'RTW_PREMIUM', 'TECHNICAL_REJECT', '2026-08-02', { messages: ['DOCUMENT_EXPIRED'] });
   // A webhook-only result: completion unknown, day from the storage time.
   stored('a5', 'IDV_LITE', 'APPROVED', '2026-08-03', { completed: undefined });
@@ -71,7 +72,7 @@ beforeAll(async () => {
     recordedAt: '2026-08-02T08:00:00.000Z',
     environment: 'staging',
   });
-  engine = await openLocalAnalytics(dir);
+  engine = await openLocalAnalytics(dir, { compact: false });
 });
 
 afterAll(async () => {

@@ -1,10 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openLocalAnalytics } from '../../local/analytics-duckdb';
 import { attachAnalyticsSink } from '../../local/analytics-sink';
+import { compactLocalProjection, localIncomingFiles, localParquetFile } from '../../local/analytics-store';
 import type { PipelineEvent } from '../../shared/analytics/projection';
 import { reportText } from '../../shared/analytics/report';
 import { reportHtml } from '../../shared/analytics/report-html';
@@ -75,7 +77,7 @@ describe('the local analytics sink', () => {
     };
   }
 
-  it('writes each result event as it is accepted, and reports (never throws) one it cannot project', () => {
+  it('appends each result event as it is accepted, and reports (never throws) one it cannot project', () => {
     // Prepare
     const bus = fakeBus();
     const reports: string[] = [];
@@ -87,16 +89,51 @@ describe('the local analytics sink', () => {
     bus.emit({ 'detail-type': DETAIL_TYPES.resultStored, detail: { resultId: '../x' } });
 
     // Assess
-    const day = join(dataDir, 'analytics', 'results', 'day=2026-08-10');
-    expect(readdirSync(day)).toEqual(['r-1.stored.json']);
-    expect(readFileSync(join(day, 'r-1.stored.json'), 'utf8').split('\n')).toHaveLength(2);
+    const lines = readFileSync(join(dataDir, 'analytics', 'incoming.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(lines.map((line) => JSON.parse(line).result_id)).toEqual(['r-1', 'r-1']);
     expect(reports).toEqual([
       'analytics: the VerificationResultStored event was not projected (ProjectionError: VerificationResultStored event without a valid resultId: not projected)',
     ]);
   });
 
-  it('fills a data directory from before the projection from its events.jsonl, once', () => {
+  it('compacts into one Parquet file with one row per result: STORED replaces UNAVAILABLE, a repeat changes nothing', async () => {
     // Prepare
+    const bus = fakeBus();
+    attachAnalyticsSink(bus, dataDir, () => undefined);
+    bus.emit({
+      'detail-type': DETAIL_TYPES.resultUnavailable,
+      detail: { resultId: 'r-1', status: 'UNAVAILABLE', recordedAt: '2026-08-09T12:00:00Z' },
+    });
+    bus.emit(storedEvent('r-1'));
+    bus.emit(storedEvent('r-1'));
+    bus.emit(storedEvent('r-2'));
+
+    // Act
+    const first = await compactLocalProjection(dataDir);
+    bus.emit(storedEvent('r-2'));
+    const second = await compactLocalProjection(dataDir);
+    const engine = await openLocalAnalytics(dataDir);
+    const rows = await engine.query(
+      "SELECT result_id, status FROM read_parquet('" + localParquetFile(dataDir) + "') ORDER BY 1",
+    );
+    await engine.close();
+
+    // Assess
+    expect(first).toMatchObject({ rows: 2, merged: 4 });
+    expect(second).toMatchObject({ rows: 2, merged: 1 });
+    expect(rows.rows).toEqual([
+      { result_id: 'r-1', status: 'STORED' },
+      { result_id: 'r-2', status: 'STORED' },
+    ]);
+    expect(existsSync(join(dataDir, 'analytics', 'incoming.jsonl'))).toBe(false);
+  });
+
+  it('fills a data directory from before the projection from its events.jsonl, once, replacing the per-result JSON files', () => {
+    // Prepare
+    mkdirSync(join(dataDir, 'analytics', 'results', 'day=2026-08-10'), { recursive: true });
+    writeFileSync(join(dataDir, 'analytics', 'results', 'day=2026-08-10', 'old-1.stored.json'), '{}\n');
     writeFileSync(
       join(dataDir, 'events.jsonl'),
       `${JSON.stringify(storedEvent('old-1'))}\n${JSON.stringify({ 'detail-type': 'VerificationDocumentsUploaded', detail: {} })}\n`,
@@ -106,9 +143,12 @@ describe('the local analytics sink', () => {
     attachAnalyticsSink(fakeBus(), dataDir, () => undefined);
 
     // Assess
-    expect(existsSync(join(dataDir, 'analytics', 'results', 'day=2026-08-10', 'old-1.stored.json'))).toBe(
-      true,
+    // (the compaction the sink starts may already have moved the lines aside: read wherever they are)
+    const lines = localIncomingFiles(dataDir).flatMap((file) =>
+      readFileSync(file, 'utf8').trim().split('\n'),
     );
+    expect(lines.map((line) => JSON.parse(line).result_id)).toEqual(['old-1']);
+    expect(existsSync(join(dataDir, 'analytics', 'results'))).toBe(false);
   });
 });
 
@@ -127,6 +167,10 @@ describe('the report', () => {
     topRejectMessages: [{ message: '<script>alert(1)</script>', results: 1 }],
     unavailable: [],
     timing: [{ product: 'IDV_LITE', results: 4, median_seconds: 2.5, p90_seconds: 4, max_seconds: 4 }],
+    sectionOutcomes: [
+      { section: 'identity', outcome: 'APPROVED', results: 3 },
+      { section: 'identity', outcome: 'DISAPPROVED', results: 1 },
+    ],
   };
 
   it('summarises in text', () => {
@@ -138,6 +182,7 @@ describe('the report', () => {
     expect(text).toContain('4 result(s): 3 APPROVED, 1 DISAPPROVED');
     expect(text).toContain('Approval rate: 75% of 4 stored result(s)');
     expect(text).toContain('IDV_LITE       median 2.5  p90 4  max 4');
+    expect(text).toContain('identity               3 APPROVED, 1 DISAPPROVED');
   });
 
   it('renders one page with inline SVG, escaped text and no external reference', () => {
@@ -146,6 +191,15 @@ describe('the report', () => {
 
     // Assess
     expect(html).toContain('<svg');
+    for (const heading of [
+      'Approval rate per day and product',
+      'Top reject reasons',
+      'Completed → stored: median and 90th percentile',
+      'Section outcomes',
+    ]) {
+      expect(html).toContain(heading);
+    }
+    expect(html).toContain('<polyline');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toContain('<script>');
     expect(html).not.toMatch(/\b(src|href)\s*=|@import|url\(/i);

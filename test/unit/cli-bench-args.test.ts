@@ -36,7 +36,10 @@ describe('npm run bench command line', () => {
   it.each([
     [['--bogus'], 'unknown flag --bogus'],
     [['--prob', '2'], 'unknown flag --prob (did you mean --probe?)'],
-    [['--only', 'fetchresult'], '--only must be fetch-result or webhook (did you mean fetch-result?)'],
+    [
+      ['--only', 'fetchresult'],
+      '--only must be fetch-result, webhook or analytics (did you mean fetch-result?)',
+    ],
     [['--only'], '--only needs a value'],
     [['--probe', '0'], '--probe must be a whole number from 1 to 100000'],
     [['--latency', 'ten'], '--latency must be a whole number from 1 to 100000'],

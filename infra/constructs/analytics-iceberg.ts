@@ -1,0 +1,646 @@
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as athena from 'aws-cdk-lib/aws-athena';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as glue from 'aws-cdk-lib/aws-glue';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import {
+  type ColumnKind,
+  hiveType,
+  PARTITION_COLUMN,
+  PROJECTION_COLUMNS,
+  trinoType,
+} from '../../shared/analytics/columns';
+import {
+  RESULTS_RAW_TABLE,
+  RESULTS_VIEW,
+  resultsViewSql,
+  savedQueries,
+} from '../../shared/analytics/queries';
+import { ANALYTICS_ENV, ENV } from '../../shared/config';
+import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
+import type { EnvironmentConfig } from '../config';
+import type { AccessLogDestination } from './data-bucket';
+import { keyUseThrough } from './encryption-key';
+import { PipelineFunction } from './pipeline-function';
+
+/** Key prefix of the Iceberg table (data and metadata) in the analytics bucket. */
+export const ICEBERG_TABLE_PREFIX = 'iceberg/results_raw/';
+/** Key prefix of the records Firehose could not deliver or transform. */
+export const DELIVERY_ERRORS_PREFIX = 'delivery-errors/';
+/** Key prefix of Athena's query results. */
+export const ICEBERG_QUERY_RESULTS_PREFIX = 'athena-results/';
+
+/** Properties of {@link AnalyticsIceberg}. */
+export interface AnalyticsIcebergProps {
+  /** Environment settings (name, retention, log settings, `eventCustomerReference`). */
+  readonly config: EnvironmentConfig;
+  /** The stack key: encrypts the bucket, the delivery stream, the query results and the logs. */
+  readonly encryptionKey: kms.IKey;
+  /** The pipeline's bus: its result events go to the delivery stream. */
+  readonly bus: events.IEventBus;
+  /** Where the analytics bucket's server access logs go. */
+  readonly accessLogs: AccessLogDestination;
+  /** What happens to the bucket, the table's files and the log groups when the stack is deleted. */
+  readonly removalPolicy: RemovalPolicy;
+  /**
+   * Delivery buffer: Firehose writes a Parquet file when this much time has passed or 128 MB came in.
+   * Longer means fewer, larger files (and fewer commits); compaction merges the small ones anyway.
+   * @default 300 seconds
+   */
+  readonly bufferInterval?: Duration;
+}
+
+/**
+ * SQL for analysts over a table format made for it (docs/analytics.md, "On AWS"): result events of the
+ * pipeline bus → an EventBridge rule → an Amazon Data Firehose stream whose transformation Lambda projects
+ * each event (no personal data) into one row → an Apache Iceberg table in the Glue catalog (Parquet,
+ * partitioned by `day`, `result_id` as unique key: Firehose upserts, so one row per result), compacted and
+ * expired by Glue's table optimizers; the `results` view and the saved queries in an Athena workgroup that
+ * enforces SSE-KMS results; a managed policy for analysts that reaches the table and the query results only.
+ */
+export class AnalyticsIceberg extends Construct {
+  /** Bucket of the Iceberg table, the delivery errors and Athena's results. */
+  readonly bucket: s3.Bucket;
+  /** Glue database name, e.g. `idv_pipeline_staging`. */
+  readonly databaseName: string;
+  /** Athena workgroup name, e.g. `idv-pipeline-staging-analytics`. */
+  readonly workgroupName: string;
+  readonly database: glue.CfnDatabase;
+  /** The Iceberg table `results_raw`. */
+  readonly table: glue.CfnTable;
+  /** The `results` view. */
+  readonly view: glue.CfnTable;
+  readonly deliveryStream: firehose.CfnDeliveryStream;
+  /** The transformation Lambda (the projection). */
+  readonly transform: PipelineFunction;
+  readonly workgroup: athena.CfnWorkGroup;
+  /** Policy to attach to analysts' roles or permission sets. */
+  readonly analystPolicy: iam.ManagedPolicy;
+
+  constructor(scope: Construct, id: string, props: AnalyticsIcebergProps) {
+    super(scope, id);
+    const { config } = props;
+    const stack = Stack.of(this);
+    this.databaseName = `idv_pipeline_${config.name.replace(/-/g, '_')}`;
+    this.workgroupName = `idv-pipeline-${config.name}-analytics`;
+
+    this.bucket = new s3.Bucket(this, 'Bucket', {
+      encryption: s3.BucketEncryption.KMS,
+      encryptionKey: props.encryptionKey,
+      bucketKeyEnabled: true,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      removalPolicy: props.removalPolicy,
+      autoDeleteObjects: false,
+      lifecycleRules: [
+        // Query results and delivery errors go with the data's retention; the table's files are managed by
+        // Iceberg (snapshot expiry and orphan-file deletion below), never by a lifecycle rule that could
+        // delete a file a snapshot still names.
+        {
+          id: 'query-results',
+          prefix: ICEBERG_QUERY_RESULTS_PREFIX,
+          expiration: Duration.days(config.retentionDays),
+        },
+        {
+          id: 'delivery-errors',
+          prefix: DELIVERY_ERRORS_PREFIX,
+          expiration: Duration.days(config.retentionDays),
+        },
+        { id: 'incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+    });
+    props.accessLogs.logAccessOf(this.bucket, 'analytics-bucket/');
+
+    this.database = new glue.CfnDatabase(this, 'Database', {
+      catalogId: stack.account,
+      databaseInput: {
+        name: this.databaseName,
+        description: 'Analytics projection of the identity verification results (no personal data).',
+      },
+    });
+    this.table = this.createTable();
+    this.view = this.createView();
+    this.transform = this.createTransform(props);
+    this.deliveryStream = this.createDeliveryStream(props);
+    this.subscribe(props);
+    this.createOptimizers();
+    this.workgroup = this.createWorkgroup(props);
+    for (const query of savedQueries()) {
+      const named = new athena.CfnNamedQuery(this, `Query-${query.name}`, {
+        name: query.name,
+        description: query.description.slice(0, 1024),
+        database: this.databaseName,
+        workGroup: this.workgroupName,
+        queryString: query.sql,
+      });
+      named.addDependency(this.workgroup);
+      named.addDependency(this.view);
+    }
+    this.analystPolicy = this.createAnalystPolicy(props);
+  }
+
+  /** ARN of the Iceberg table in the Glue catalog. */
+  tableArn(name = RESULTS_RAW_TABLE): string {
+    return Stack.of(this).formatArn({
+      service: 'glue',
+      resource: 'table',
+      resourceName: `${this.databaseName}/${name}`,
+    });
+  }
+
+  /**
+   * `results_raw`: an Iceberg v2 table whose schema comes from the projection's columns, `result_id` its
+   * identifier field (required), partitioned by the `day` string (identity), rows written sorted by day.
+   */
+  private createTable(): glue.CfnTable {
+    const fields = PROJECTION_COLUMNS.map((column, i) => ({
+      id: i + 1,
+      name: column.name,
+      type: icebergType(column.kind, PROJECTION_COLUMNS.length + i + 1),
+      required: column.name === 'result_id',
+      doc: column.comment,
+    }));
+    const idOf = (name: string) => fields.find((f) => f.name === name)!.id;
+    const table = new glue.CfnTable(this, 'IcebergTable', {
+      catalogId: Stack.of(this).account,
+      databaseName: this.databaseName,
+      name: RESULTS_RAW_TABLE,
+      openTableFormatInput: {
+        icebergInput: {
+          metadataOperation: 'CREATE',
+          version: '2',
+          icebergTableInput: {
+            location: this.bucket.s3UrlForObject(ICEBERG_TABLE_PREFIX),
+            schema: { schemaId: 0, type: 'struct', fields, identifierFieldIds: [idOf('result_id')] },
+            partitionSpec: {
+              specId: 0,
+              fields: [
+                {
+                  name: PARTITION_COLUMN,
+                  sourceId: idOf(PARTITION_COLUMN),
+                  transform: 'identity',
+                  fieldId: 1000,
+                },
+              ],
+            },
+            writeOrder: {
+              orderId: 1,
+              fields: [
+                {
+                  sourceId: idOf(PARTITION_COLUMN),
+                  transform: 'identity',
+                  direction: 'asc',
+                  nullOrder: 'nulls-last',
+                },
+              ],
+            },
+            properties: {
+              'write.format.default': 'parquet',
+              'write.parquet.compression-codec': 'zstd',
+              // Upserts write equality deletes; reads merge them until compaction rewrites the files.
+              'write.delete.mode': 'merge-on-read',
+              'write.update.mode': 'merge-on-read',
+              'write.target-file-size-bytes': String(128 * 1024 * 1024),
+            },
+          },
+        },
+      },
+      tableInput: {
+        name: RESULTS_RAW_TABLE,
+        description: 'One row per result (Iceberg, upserted on result_id); query the results view.',
+        tableType: 'EXTERNAL_TABLE',
+        storageDescriptor: {
+          location: this.bucket.s3UrlForObject(ICEBERG_TABLE_PREFIX),
+          columns: PROJECTION_COLUMNS.map((c) => ({
+            name: c.name,
+            type: hiveType(c.kind),
+            comment: c.comment,
+          })),
+        },
+      },
+    });
+    table.addDependency(this.database);
+    return table;
+  }
+
+  /** The `results` view: an Athena (Trino) view stored in Glue, in the encoding Athena itself writes. */
+  private createView(): glue.CfnTable {
+    const definition = {
+      originalSql: resultsViewSql(),
+      catalog: 'awsdatacatalog',
+      schema: this.databaseName,
+      columns: PROJECTION_COLUMNS.map((c) => ({ name: c.name, type: trinoType(c.kind) })),
+      runAsInvoker: false,
+    };
+    const view = new glue.CfnTable(this, 'ResultsView', {
+      catalogId: Stack.of(this).account,
+      databaseName: this.databaseName,
+      tableInput: {
+        name: RESULTS_VIEW,
+        description: 'One row per result; the view analysts query (docs/analytics.md).',
+        tableType: 'VIRTUAL_VIEW',
+        parameters: { presto_view: 'true', comment: 'Presto View' },
+        viewOriginalText: `/* Presto View: ${Buffer.from(JSON.stringify(definition)).toString('base64')} */`,
+        viewExpandedText: '/* Presto View */',
+        storageDescriptor: {
+          columns: PROJECTION_COLUMNS.map((c) => ({ name: c.name, type: hiveType(c.kind) })),
+          serdeInfo: {},
+        },
+      },
+    });
+    view.addDependency(this.table);
+    return view;
+  }
+
+  /** The projection as Firehose's transformation: it reads events and returns rows, nothing else. */
+  private createTransform(props: AnalyticsIcebergProps): PipelineFunction {
+    const fn = new PipelineFunction(this, 'TransformFunction', {
+      entry: 'functions/projector/transform.ts',
+      description: 'Projects result events into rows of the analytics Iceberg table (no personal data).',
+      config: props.config,
+      timeout: Duration.minutes(1),
+      memorySize: 256,
+      logRemovalPolicy: props.removalPolicy,
+      logEncryptionKey: props.encryptionKey,
+    });
+    fn.addEnvironment(ANALYTICS_ENV.analyticsDatabase, this.databaseName);
+    fn.addEnvironment(ANALYTICS_ENV.analyticsTable, RESULTS_RAW_TABLE);
+    if (props.config.eventCustomerReference) {
+      fn.addEnvironment(ENV.eventCustomerReference, props.config.eventCustomerReference);
+    }
+    return fn;
+  }
+
+  /** The delivery stream: Direct PUT (from the rule), SSE with the stack key, into the Iceberg table. */
+  private createDeliveryStream(props: AnalyticsIcebergProps): firehose.CfnDeliveryStream {
+    const stack = Stack.of(this);
+    const streamName = `idv-pipeline-${props.config.name}-analytics`;
+    const logGroup = new logs.LogGroup(this, 'DeliveryLogs', {
+      logGroupName: `/aws/kinesisfirehose/${streamName}`,
+      retention: logs.RetentionDays.ONE_MONTH,
+      encryptionKey: props.encryptionKey,
+      removalPolicy: props.removalPolicy,
+    });
+    const logStream = logGroup.addStream('DestinationDelivery', { logStreamName: 'DestinationDelivery' });
+    const role = new iam.Role(this, 'DeliveryRole', {
+      assumedBy: new iam.ServicePrincipal('firehose.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+      }),
+      description: 'Firehose: writes the analytics Iceberg table, and nothing else of the stack.',
+    });
+    // Glue: the catalog entries of this table only (Firehose commits each batch through them).
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['glue:GetTable', 'glue:GetDatabase', 'glue:UpdateTable'],
+        resources: [
+          stack.formatArn({ service: 'glue', resource: 'catalog' }),
+          stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.databaseName }),
+          this.tableArn(),
+        ],
+      }),
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket', 's3:GetBucketLocation', 's3:ListBucketMultipartUploads'],
+        resources: [this.bucket.bucketArn],
+      }),
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+        resources: [
+          this.bucket.arnForObjects(`${ICEBERG_TABLE_PREFIX}*`),
+          this.bucket.arnForObjects(`${DELIVERY_ERRORS_PREFIX}*`),
+        ],
+      }),
+    );
+    role.addToPolicy(keyUseThrough(props.encryptionKey, 's3', ['kms:GenerateDataKey', 'kms:Decrypt']));
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['lambda:InvokeFunction', 'lambda:GetFunctionConfiguration'],
+        resources: [this.transform.function.functionArn],
+      }),
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['logs:PutLogEvents'], resources: [logGroup.logGroupArn] }),
+    );
+    const stream = new firehose.CfnDeliveryStream(this, 'DeliveryStream', {
+      deliveryStreamName: streamName,
+      deliveryStreamType: 'DirectPut',
+      deliveryStreamEncryptionConfigurationInput: {
+        keyType: 'CUSTOMER_MANAGED_CMK',
+        keyArn: props.encryptionKey.keyArn,
+      },
+      icebergDestinationConfiguration: {
+        roleArn: role.roleArn,
+        catalogConfiguration: {
+          catalogArn: stack.formatArn({ service: 'glue', resource: 'catalog' }),
+        },
+        destinationTableConfigurationList: [
+          {
+            destinationDatabaseName: this.databaseName,
+            destinationTableName: RESULTS_RAW_TABLE,
+            // One row per result: each record is an update keyed by result_id (the transform says so).
+            uniqueKeys: ['result_id'],
+            s3ErrorOutputPrefix: DELIVERY_ERRORS_PREFIX,
+          },
+        ],
+        appendOnly: false,
+        bufferingHints: {
+          intervalInSeconds: (props.bufferInterval ?? Duration.seconds(300)).toSeconds(),
+          sizeInMBs: 128,
+        },
+        // Firehose retries a failed commit for up to an hour, then writes the records to the error prefix.
+        retryOptions: { durationInSeconds: 3600 },
+        processingConfiguration: {
+          enabled: true,
+          processors: [
+            {
+              type: 'Lambda',
+              parameters: [
+                { parameterName: 'LambdaArn', parameterValue: this.transform.function.functionArn },
+                { parameterName: 'BufferSizeInMBs', parameterValue: '1' },
+                { parameterName: 'BufferIntervalInSeconds', parameterValue: '60' },
+              ],
+            },
+          ],
+        },
+        cloudWatchLoggingOptions: {
+          enabled: true,
+          logGroupName: logGroup.logGroupName,
+          logStreamName: logStream.logStreamName,
+        },
+        s3BackupMode: 'FailedDataOnly',
+        s3Configuration: {
+          bucketArn: this.bucket.bucketArn,
+          roleArn: role.roleArn,
+          prefix: DELIVERY_ERRORS_PREFIX,
+          errorOutputPrefix: DELIVERY_ERRORS_PREFIX,
+          encryptionConfiguration: { kmsEncryptionConfig: { awskmsKeyArn: props.encryptionKey.keyArn } },
+        },
+      },
+    });
+    stream.node.addDependency(role);
+    stream.addDependency(this.table);
+    // Firehose encrypts the stream's buffer with the stack key.
+    props.encryptionKey.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('firehose.amazonaws.com')],
+        actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+        resources: ['*'],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'firehose',
+              resource: 'deliverystream',
+              resourceName: streamName,
+            }),
+          },
+        },
+      }),
+    );
+    for (const [finding, reason] of [
+      [
+        'AwsSolutions-IAM5',
+        'Object keys of the Iceberg table and of delivery errors are per file, unknown in advance; limited to those two prefixes of the analytics bucket.',
+      ],
+    ] as const) {
+      Validations.of(role).acknowledge({ id: finding, reason });
+    }
+    return stream;
+  }
+
+  /** The rule on the pipeline bus: the two result events go to the delivery stream. */
+  private subscribe(props: AnalyticsIcebergProps): void {
+    const rule = new events.Rule(this, 'ResultEventsRule', {
+      ruleName: `idv-pipeline-${props.config.name}-analytics-firehose`,
+      eventBus: props.bus,
+      description: 'Result events of the pipeline → the analytics delivery stream (Iceberg).',
+      eventPattern: {
+        source: [EVENT_SOURCE],
+        detailType: [DETAIL_TYPES.resultStored, DETAIL_TYPES.resultUnavailable],
+      },
+    });
+    rule.addTarget(
+      new targets.KinesisFirehoseStreamV2(
+        firehose.DeliveryStream.fromDeliveryStreamAttributes(this, 'StreamRef', {
+          deliveryStreamArn: this.deliveryStream.attrArn,
+          deliveryStreamName: this.deliveryStream.ref,
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Glue's managed table optimizers: compaction (merges Firehose's small files and applies the upserts'
+   * equality deletes, so reads stay fast), snapshot retention (keeps a week of time travel) and orphan-file
+   * deletion. They run with a role that reaches this table and its files only.
+   */
+  private createOptimizers(): void {
+    const stack = Stack.of(this);
+    const role = new iam.Role(this, 'OptimizerRole', {
+      assumedBy: new iam.ServicePrincipal('glue.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+      }),
+      description: 'Glue table optimizers of the analytics Iceberg table.',
+    });
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['glue:GetTable', 'glue:GetDatabase', 'glue:UpdateTable'],
+        resources: [
+          stack.formatArn({ service: 'glue', resource: 'catalog' }),
+          stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.databaseName }),
+          this.tableArn(),
+        ],
+      }),
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }),
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+        resources: [this.bucket.arnForObjects(`${ICEBERG_TABLE_PREFIX}*`)],
+      }),
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [
+          stack.formatArn({
+            service: 'logs',
+            resource: 'log-group',
+            resourceName: '/aws-glue/iceberg-compaction/*',
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
+    const optimizer = (
+      type: string,
+      configuration: Omit<glue.CfnTableOptimizer.TableOptimizerConfigurationProperty, 'roleArn' | 'enabled'>,
+    ) => {
+      const resource = new glue.CfnTableOptimizer(this, `Optimizer-${type}`, {
+        catalogId: stack.account,
+        databaseName: this.databaseName,
+        tableName: RESULTS_RAW_TABLE,
+        type,
+        tableOptimizerConfiguration: { roleArn: role.roleArn, enabled: true, ...configuration },
+      });
+      resource.addDependency(this.table);
+      resource.node.addDependency(role);
+    };
+    optimizer('compaction', {
+      compactionConfiguration: { icebergConfiguration: { strategy: 'binpack', deleteFileThreshold: 1 } },
+    });
+    optimizer('retention', {
+      retentionConfiguration: {
+        icebergConfiguration: {
+          snapshotRetentionPeriodInDays: 7,
+          numberOfSnapshotsToRetain: 1,
+          cleanExpiredFiles: true,
+        },
+      },
+    });
+    optimizer('orphan_file_deletion', {
+      orphanFileDeletionConfiguration: {
+        icebergConfiguration: {
+          orphanFileRetentionPeriodInDays: 3,
+          location: this.bucket.s3UrlForObject(ICEBERG_TABLE_PREFIX),
+        },
+      },
+    });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5',
+      reason:
+        'Compaction rewrites files of the table prefix only (names unknown in advance) and logs to its own log groups.',
+    });
+  }
+
+  /** The workgroup: results always land SSE-KMS encrypted in their prefix, whatever the client asks. */
+  private createWorkgroup(props: AnalyticsIcebergProps): athena.CfnWorkGroup {
+    return new athena.CfnWorkGroup(this, 'Workgroup', {
+      name: this.workgroupName,
+      description: 'Analysts: SQL over the results projection (no personal data).',
+      recursiveDeleteOption: props.removalPolicy === RemovalPolicy.DESTROY,
+      workGroupConfiguration: {
+        enforceWorkGroupConfiguration: true,
+        publishCloudWatchMetricsEnabled: true,
+        bytesScannedCutoffPerQuery: 10 * 1024 ** 3,
+        engineVersion: { selectedEngineVersion: 'Athena engine version 3' },
+        resultConfiguration: {
+          outputLocation: this.bucket.s3UrlForObject(ICEBERG_QUERY_RESULTS_PREFIX),
+          encryptionConfiguration: { encryptionOption: 'SSE_KMS', kmsKey: props.encryptionKey.keyArn },
+        },
+      },
+    });
+  }
+
+  /**
+   * For analysts: Athena in this workgroup; Glue reads of this database, the table and the view; reads of
+   * the table's files; read/write of the query results; the stack key only through S3 for objects of this
+   * bucket. Nothing on the delivery stream, the transform, the data bucket, the results table or secrets.
+   */
+  private createAnalystPolicy(props: AnalyticsIcebergProps): iam.ManagedPolicy {
+    const stack = Stack.of(this);
+    const policy = new iam.ManagedPolicy(this, 'AnalystPolicy', {
+      managedPolicyName: `idv-pipeline-${props.config.name}-analysts`,
+      description: 'SQL over the results projection through the analytics workgroup; no access to the data.',
+      statements: [
+        new iam.PolicyStatement({
+          sid: 'AthenaWorkgroup',
+          actions: [
+            'athena:StartQueryExecution',
+            'athena:StopQueryExecution',
+            'athena:GetQueryExecution',
+            'athena:GetQueryResults',
+            'athena:GetQueryResultsStream',
+            'athena:BatchGetQueryExecution',
+            'athena:ListQueryExecutions',
+            'athena:GetWorkGroup',
+            'athena:GetNamedQuery',
+            'athena:BatchGetNamedQuery',
+            'athena:ListNamedQueries',
+          ],
+          resources: [
+            stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: this.workgroupName }),
+          ],
+        }),
+        new iam.PolicyStatement({
+          sid: 'GlueCatalog',
+          actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:GetPartitions'],
+          resources: [
+            stack.formatArn({ service: 'glue', resource: 'catalog' }),
+            stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.databaseName }),
+            this.tableArn(RESULTS_RAW_TABLE),
+            this.tableArn(RESULTS_VIEW),
+          ],
+        }),
+        new iam.PolicyStatement({
+          sid: 'ListAnalyticsBucket',
+          actions: ['s3:ListBucket', 's3:GetBucketLocation'],
+          resources: [this.bucket.bucketArn],
+        }),
+        new iam.PolicyStatement({
+          sid: 'ReadTable',
+          actions: ['s3:GetObject'],
+          resources: [this.bucket.arnForObjects(`${ICEBERG_TABLE_PREFIX}*`)],
+        }),
+        new iam.PolicyStatement({
+          sid: 'QueryResults',
+          actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+          resources: [this.bucket.arnForObjects(`${ICEBERG_QUERY_RESULTS_PREFIX}*`)],
+        }),
+        new iam.PolicyStatement({
+          sid: 'KeyThroughS3ForAnalyticsObjects',
+          actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+          resources: [props.encryptionKey.keyArn],
+          conditions: {
+            StringEquals: { 'kms:ViaService': `s3.${stack.region}.amazonaws.com` },
+            StringLike: {
+              'kms:EncryptionContext:aws:s3:arn': [this.bucket.bucketArn, this.bucket.arnForObjects('*')],
+            },
+          },
+        }),
+      ],
+    });
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5',
+      reason:
+        'Analysts read the table files and Athena writes query results under their prefixes (names per file and query); the key only through S3 for this bucket.',
+    });
+    return policy;
+  }
+}
+
+/**
+ * Iceberg type of a column as Glue's `IcebergStructField.type` takes it: a primitive name, or the JSON of a
+ * list type with its element id.
+ */
+export function icebergType(kind: ColumnKind, elementId: number): string {
+  switch (kind) {
+    case 'string':
+      return 'string';
+    case 'timestamp':
+      return 'timestamp';
+    case 'integer':
+      return 'int';
+    case 'double':
+      return 'double';
+    case 'string-array':
+      return JSON.stringify({
+        type: 'list',
+        'element-id': elementId,
+        element: 'string',
+        'element-required': false,
+      });
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * The local projection's storage, the same shape as the Iceberg table on AWS (docs/analytics.md): one
+ * Parquet file with one row per result, `<data-dir>/analytics/results.parquet`, written through DuckDB.
+ *
+ * - **Append**: every record is appended, synchronously, as one JSON line to `analytics/incoming.jsonl`
+ *   (the local EventBridge target answers only once it is on disk, as on AWS).
+ * - **Compact**: {@link compactLocalProjection} moves the incoming lines aside, merges them into the
+ *   Parquet file keeping one row per result (STORED wins over UNAVAILABLE, else the latest; a repeated
+ *   event changes nothing: the rule of the `results` view and of the Iceberg upsert), and writes the
+ *   file anew beside the old one before it replaces it. A query never sees half a file.
+ *
+ * Queries read the Parquet file and whatever incoming lines are not compacted yet; the view's dedupe makes
+ * a line that is in both count once.
+ */
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { duckdbType, PROJECTION_COLUMNS } from '../shared/analytics/columns';
+import { type ProjectionRecord, recordLine } from '../shared/analytics/projection';
+
+/** Directory of the local analytics files inside a data directory. */
+export function localAnalyticsDir(dataDir: string): string {
+  return join(dataDir, 'analytics');
+}
+
+/** The compacted projection: one row per result. */
+export function localParquetFile(dataDir: string): string {
+  return join(localAnalyticsDir(dataDir), 'results.parquet');
+}
+
+const INCOMING = 'incoming.jsonl';
+const COMPACTING = /^compacting-.+\.jsonl$/;
+/** A compaction lock older than this was left by a process that died: it is taken over. */
+const STALE_LOCK_MS = 10 * 60_000;
+
+/** The JSON-line files a query reads besides the Parquet file (incoming and being compacted). */
+export function localIncomingFiles(dataDir: string): string[] {
+  const dir = localAnalyticsDir(dataDir);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => name === INCOMING || COMPACTING.test(name))
+    .map((name) => join(dir, name))
+    .filter((file) => statSync(file).size > 0);
+}
+
+/**
+ * Appends one record (synchronously: one `write` with O_APPEND, so concurrent appenders never
+ * interleave inside a line).
+ */
+export function appendRecord(dataDir: string, record: ProjectionRecord): void {
+  mkdirSync(localAnalyticsDir(dataDir), { recursive: true, mode: 0o700 });
+  appendFileSync(join(localAnalyticsDir(dataDir), INCOMING), recordLine(record), { mode: 0o600 });
+}
+
+/** Records waiting in `incoming.jsonl` (bytes; a cheap trigger for compaction). */
+export function incomingBytes(dataDir: string): number {
+  const file = join(localAnalyticsDir(dataDir), INCOMING);
+  return existsSync(file) ? statSync(file).size : 0;
+}
+
+function sqlString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** `read_json` of JSON-line files with the projection's column types (a torn last line is skipped). */
+export function readIncomingSql(files: readonly string[]): string {
+  const types = PROJECTION_COLUMNS.map((c) => `${c.name}: '${duckdbType(c.kind)}'`).join(', ');
+  return `SELECT * FROM read_json([${files.map(sqlString).join(', ')}], format = 'newline_delimited', columns = {${types}}, ignore_errors = true)`;
+}
+
+/** Every projection column, in order and with its type, of `relation` (missing older columns as NULL). */
+function typedColumns(available: ReadonlySet<string>): string {
+  return PROJECTION_COLUMNS.map((c) =>
+    available.has(c.name)
+      ? `CAST(${c.name} AS ${duckdbType(c.kind)}) AS ${c.name}`
+      : `CAST(NULL AS ${duckdbType(c.kind)}) AS ${c.name}`,
+  ).join(', ');
+}
+
+/**
+ * `results_raw` for DuckDB: the Parquet file and the incoming lines, every projection column in order
+ * (a Parquet file written before a column existed answers NULL for it), or an empty relation.
+ */
+export async function rawRelationSql(
+  dataDir: string,
+  columnsOf: (sql: string) => Promise<Set<string>>,
+): Promise<string> {
+  const parquet = localParquetFile(dataDir);
+  const source = `read_parquet(${sqlString(parquet)})`;
+  const compacted = existsSync(parquet)
+    ? `SELECT ${typedColumns(await columnsOf(`SELECT * FROM ${source}`))} FROM ${source}`
+    : undefined;
+  const incoming = localIncomingFiles(dataDir);
+  if (incoming.length === 0) return compacted ?? `SELECT ${typedColumns(new Set())} WHERE false`;
+  const newer = readIncomingSql(incoming);
+  if (!compacted) return oneRowPerResult(newer);
+  // The compacted rows of results nothing came in for, and the merge of the others: the same rule as
+  // the compaction, so a query between two compactions already sees one row per result.
+  return `SELECT * FROM (${compacted}) WHERE result_id NOT IN (SELECT result_id FROM (${newer}))
+    UNION ALL ${oneRowPerResult(`SELECT * FROM (${compacted}) WHERE result_id IN (SELECT result_id FROM (${newer})) UNION ALL ${newer}`)}`;
+}
+
+/**
+ * One row per result of `relation`: the STORED record when there is one (a result the service answered
+ * 404 for and later served), else the latest; a repeated record counts once. The rule of the Iceberg
+ * upsert on AWS (docs/analytics.md, "Exactly one row per result").
+ */
+export function oneRowPerResult(relation: string): string {
+  return `SELECT * EXCLUDE (row_in_result) FROM (
+    SELECT *, row_number() OVER (
+      PARTITION BY result_id
+      ORDER BY CASE WHEN status = 'STORED' THEN 0 ELSE 1 END, stored_at DESC
+    ) AS row_in_result
+    FROM (${relation})
+  ) WHERE row_in_result = 1`;
+}
+
+/** What a compaction did. */
+export interface CompactionSummary {
+  /** Rows of the Parquet file afterwards (one per result). */
+  readonly rows: number;
+  /** Incoming records merged. */
+  readonly merged: number;
+  /** Size of the Parquet file afterwards, bytes. */
+  readonly bytes: number;
+}
+
+/**
+ * Merges the incoming records into the Parquet file (one row per result), under a lock directory so two
+ * processes never compact at once. Returns undefined when another process holds the lock or there was
+ * nothing to merge.
+ */
+export async function compactLocalProjection(dataDir: string): Promise<CompactionSummary | undefined> {
+  const dir = localAnalyticsDir(dataDir);
+  if (!existsSync(dir)) return undefined;
+  const lock = join(dir, 'compact.lock');
+  if (!takeLock(lock)) return undefined;
+  try {
+    // Move the incoming lines aside first: appends from now on go to a new incoming.jsonl.
+    const incoming = join(dir, INCOMING);
+    if (existsSync(incoming) && statSync(incoming).size > 0) {
+      renameSync(incoming, join(dir, `compacting-${process.pid}-${Date.now()}.jsonl`));
+    }
+    const files = localIncomingFiles(dataDir).filter((file) => !file.endsWith(INCOMING));
+    if (files.length === 0) return undefined;
+    const parquet = localParquetFile(dataDir);
+    const next = `${parquet}.${process.pid}.next`;
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    try {
+      const columnsOf = async (sql: string) =>
+        new Set(
+          (await connection.runAndReadAll(`DESCRIBE ${sql}`))
+            .getRowObjectsJson()
+            .map((r) => String(r['column_name'])),
+        );
+      const parts = [readIncomingSql(files)];
+      if (existsSync(parquet)) {
+        const source = `read_parquet(${sqlString(parquet)})`;
+        parts.unshift(`SELECT ${typedColumns(await columnsOf(`SELECT * FROM ${source}`))} FROM ${source}`);
+      }
+      const merged = Number(
+        (
+          await connection.runAndReadAll(`SELECT count(*) AS n FROM (${readIncomingSql(files)})`)
+        ).getRowObjectsJson()[0]?.['n'] ?? 0,
+      );
+      await connection.run(`COPY (
+        ${oneRowPerResult(parts.join(' UNION ALL '))}
+        ORDER BY day, result_id
+      ) TO ${sqlString(next)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
+      const rows = Number(
+        (
+          await connection.runAndReadAll(`SELECT count(*) AS n FROM read_parquet(${sqlString(next)})`)
+        ).getRowObjectsJson()[0]?.['n'] ?? 0,
+      );
+      renameSync(next, parquet);
+      for (const file of files) rmSync(file, { force: true });
+      return { rows, merged, bytes: statSync(parquet).size };
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+      rmSync(next, { force: true });
+    }
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
+function takeLock(lock: string): boolean {
+  try {
+    mkdirSync(lock);
+    return true;
+  } catch {
+    try {
+      if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) {
+        rmdirSync(lock);
+        mkdirSync(lock);
+        return true;
+      }
+    } catch {
+      // Taken by another process meanwhile.
+    }
+    return false;
+  }
+}

@@ -16,4 +16,5 @@ export type {
   ResultStoredDetail,
   ResultUnavailableDetail,
 } from './publisher';
+export type { ResultErasedDetail } from '../erasure/erased-event';
 export { EVENT_DETAIL_SCHEMAS, type JsonSchema } from './schemas';

@@ -51,6 +51,7 @@ const DEV_ONLY_STUBS: Readonly<Record<string, string>> = {
   dynalite: 'export default missing;',
   s3rver: 'export default missing;',
   fauxqs: 'export const buildApp = missing;',
+  'classic-level': 'export const ClassicLevel = missing;',
 };
 
 function devOnlyStubs(): Plugin {

@@ -17,10 +17,12 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmdirSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -210,5 +212,129 @@ function takeLock(lock: string): boolean {
       // Taken by another process meanwhile.
     }
     return false;
+  }
+}
+
+/** Where one result's rows of the local projection are: the Parquet file and the JSON-line files. */
+export async function findLocalProjectionResult(dataDir: string, resultId: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const file of localIncomingFiles(dataDir)) {
+    if (linesOf(file).some((line) => lineResultId(line) === resultId)) found.push(file);
+  }
+  const parquet = localParquetFile(dataDir);
+  if (existsSync(parquet) && (await parquetRowsOf(parquet, resultId)) > 0) found.push(parquet);
+  return found;
+}
+
+/**
+ * Removes every row of `resultId` from the local projection (erasure, docs/pipeline.md): the JSON lines
+ * naming it are dropped from each incoming file, and the Parquet file is written anew without its rows and
+ * replaces the old one, so no byte of the row stays in a file. Under the compaction lock (waits for a
+ * running compaction). Returns the rows removed.
+ */
+export async function eraseLocalProjectionResult(dataDir: string, resultId: string): Promise<number> {
+  const dir = localAnalyticsDir(dataDir);
+  if (!existsSync(dir)) return 0;
+  const lock = join(dir, 'compact.lock');
+  for (let waited = 0; !takeLock(lock); waited += 100) {
+    if (waited > 60_000) throw new Error('the local analytics projection stays locked by a compaction');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  try {
+    let removed = 0;
+    for (const file of localIncomingFiles(dataDir)) {
+      const lines = linesOf(file);
+      // A torn line (a crashed append) that names the result goes too: no byte of the row may stay.
+      const kept = lines.filter((line) => {
+        const id = lineResultId(line);
+        return id === undefined ? !line.includes(resultId) : id !== resultId;
+      });
+      if (kept.length === lines.length) continue;
+      removed += lines.length - kept.length;
+      const next = `${file}.${process.pid}.next`;
+      writeFileSync(next, kept.map((line) => `${line}\n`).join(''), { mode: 0o600 });
+      renameSync(next, file);
+    }
+    const parquet = localParquetFile(dataDir);
+    const rows = existsSync(parquet) ? await parquetRowsOf(parquet, resultId) : 0;
+    if (rows > 0) {
+      const next = `${parquet}.${process.pid}.next`;
+      await withDuckDb(async (connection) => {
+        await connection.run(
+          `COPY (SELECT * FROM read_parquet(${sqlString(parquet)}) WHERE result_id <> ${sqlString(resultId)} ORDER BY day, result_id) TO ${sqlString(next)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`,
+        );
+      });
+      renameSync(next, parquet);
+      removed += rows;
+    }
+    return removed;
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
+/** Every result of the local projection with when it was stored (the retention check). */
+export async function listLocalProjectionResults(
+  dataDir: string,
+): Promise<{ resultId: string; writtenAt: Date }[]> {
+  if (!existsSync(localAnalyticsDir(dataDir))) return [];
+  return withDuckDb(async (connection) => {
+    const columnsOf = async (sql: string) =>
+      new Set(
+        (await connection.runAndReadAll(`DESCRIBE ${sql}`))
+          .getRowObjectsJson()
+          .map((r) => String(r['column_name'])),
+      );
+    const relation = await rawRelationSql(dataDir, columnsOf);
+    const rows = (
+      await connection.runAndReadAll(
+        `SELECT result_id, CAST(stored_at AS VARCHAR) AS stored_at FROM (${relation})`,
+      )
+    ).getRowObjectsJson();
+    return rows.map((r) => ({
+      resultId: String(r['result_id']),
+      writtenAt: new Date(`${String(r['stored_at'])}Z`),
+    }));
+  });
+}
+
+async function withDuckDb<T>(
+  work: (connection: Awaited<ReturnType<DuckDBInstance['connect']>>) => Promise<T>,
+): Promise<T> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    return await work(connection);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+async function parquetRowsOf(parquet: string, resultId: string): Promise<number> {
+  return withDuckDb(async (connection) =>
+    Number(
+      (
+        await connection.runAndReadAll(
+          `SELECT count(*) AS n FROM read_parquet(${sqlString(parquet)}) WHERE result_id = ${sqlString(resultId)}`,
+        )
+      ).getRowObjectsJson()[0]?.['n'] ?? 0,
+    ),
+  );
+}
+
+function linesOf(file: string): string[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+}
+
+/** The `result_id` of a JSON line, or undefined for a torn or foreign line. */
+function lineResultId(line: string): string | undefined {
+  try {
+    const id = (JSON.parse(line) as { result_id?: unknown }).result_id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -4,18 +4,16 @@
  * local stack. The work is in `shared/erasure/`; this module picks the target and reports.
  */
 import { userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  eraseLocalProjectionResult,
+  findLocalProjectionResult,
+  listLocalProjectionResults,
+} from '../../local/analytics-store';
 import type { AwsTarget } from '../../local/aws-target';
 import { scrubLocalJournals } from '../../local/erase-local-files';
-import {
-  findLocalProjectionRows,
-  findProjectionObjects,
-  listLocalProjection,
-  listProjectionObjects,
-  removeLocalProjectionRows,
-} from '../../shared/analytics/erase';
-import { PROJECTION_PREFIX } from '../../shared/analytics/projection';
+import { findProjectionObjects, listProjectionObjects } from '../../shared/analytics/erase';
 import { RESULT_ID_PATTERN, RESULT_ID_RULE } from '../../shared/api/result-id';
 import { ENV } from '../../shared/config';
 import {
@@ -82,9 +80,6 @@ function dataDirOf(ctx: CommandContext): string {
 }
 
 /** The local projection directory of a data directory (`<data-dir>/analytics/results`). */
-function localProjectionDir(dataDir: string): string {
-  return join(dataDir, ...PROJECTION_PREFIX.split('/').filter(Boolean));
-}
 
 /** The projection's rows: files under the data directory locally, objects of the analytics bucket on AWS. */
 function projectionRows(
@@ -93,10 +88,10 @@ function projectionRows(
   analyticsBucket: string | undefined,
 ): ProjectionRows {
   if (target.local) {
-    const dir = localProjectionDir(dataDirOf(ctx));
+    const dataDir = dataDirOf(ctx);
     return {
-      find: async (resultId) => findLocalProjectionRows(dir, resultId),
-      remove: async (rows) => removeLocalProjectionRows(rows),
+      find: (resultId) => findLocalProjectionResult(dataDir, resultId),
+      remove: (resultId) => eraseLocalProjectionResult(dataDir, resultId),
     };
   }
   if (!analyticsBucket) {
@@ -107,7 +102,7 @@ function projectionRows(
   }
   return {
     find: (resultId) => findProjectionObjects(target.s3, analyticsBucket, resultId),
-    remove: async (rows) => {
+    remove: async (_resultId, rows) => {
       for (const key of rows) await purgePrefix(target.s3, analyticsBucket, key, 'aws', (k) => k === key);
       return rows.length;
     },
@@ -275,7 +270,7 @@ ${TARGET_HELP}`,
         bucketName: target.bucketName,
         dialect: target.local ? 'local' : 'aws',
         ...(target.local
-          ? { projection: async () => listLocalProjection(localProjectionDir(dataDirOf(ctx))) }
+          ? { projection: () => listLocalProjectionResults(dataDirOf(ctx)) }
           : analyticsBucket && { projection: () => listProjectionObjects(target.s3, analyticsBucket) }),
       };
       if (ctx.values['check'] !== true)

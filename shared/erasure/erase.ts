@@ -35,8 +35,8 @@ export type ErasureSelector =
 /** The analytics projection's rows of a result (local files or analytics-bucket keys). */
 export interface ProjectionRows {
   find(resultId: string): Promise<string[]>;
-  /** Removes the rows `find` returned; returns how many went. */
-  remove(rows: readonly string[]): Promise<number>;
+  /** Removes the result's rows (`rows`: what `find` returned); returns how many went. */
+  remove(resultId: string, rows: readonly string[]): Promise<number>;
 }
 
 /** Where the erasure publishes its event (EventBridge on AWS, the local bus locally). */
@@ -187,7 +187,7 @@ export async function eraseResult(
       counts.uploadsAborted += purged.uploads;
     }
   }
-  counts.analyticsRows = await deps.projection.remove(await deps.projection.find(resultId));
+  counts.analyticsRows = await deps.projection.remove(resultId, await deps.projection.find(resultId));
   const deletions = [
     deleteByKey(deps, deps.tableName, publicationKey(resultId)),
     deleteByKey(deps, deps.tableName, resultId),

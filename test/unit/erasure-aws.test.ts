@@ -44,7 +44,7 @@ function deps(published: unknown[] = []): ErasureDeps {
     markersTableName: MARKERS,
     projection: {
       find: async () => ['analytics/results/day=2026-08-10/res-1.stored.json'],
-      remove: async (rows) => rows.length,
+      remove: async (_resultId, rows) => rows.length,
     },
     events: {
       publish: async (detail) => {

@@ -10,7 +10,20 @@ export interface DemoPlan {
   /** `undefined`: no `mock-test` header, so the transaction completes after the simulator's delay. */
   mockTest: MockTestValue | undefined;
   customerReference: string;
+  /** The deliberate demo failure: its result is served broken until it reached the DLQ (see {@link DEMO_FAILURE_INDEX}). */
+  failsFirst?: true;
 }
+
+/**
+ * Which demo transaction fails on purpose (the second, so the first result arrives as it should): the
+ * simulator serves its result with an image `data` that is not base64 for as many fetches as the queue
+ * allows receives, the pipeline refuses each as DATA_NOT_BASE64, and the message lands in the DLQ; the
+ * next fetch, the redrive's, gets the result as it is and stores it.
+ */
+export const DEMO_FAILURE_INDEX = 1;
+
+/** Label of the deliberate failure on its `+ created` line. */
+export const DEMO_FAILURE_LABEL = '(demo: fails first, redrive it)';
 
 const SECURE_LINK_MIX: [Product, MockTestValue | undefined][] = [
   ['IDV_STANDARD', 'APPROVED'],
@@ -29,8 +42,9 @@ const ID_VERIFY_MIX: [Product, MockTestValue | undefined][] = [
 /**
  * The first `count` demo transactions: two secure links for every identity upload, cycling through
  * products and `mock-test` outcomes, every third or so without `mock-test` (completes after a delay).
+ * `withFailure` marks the deliberate failure (when there are at least two).
  */
-export function demoPlan(count: number, runId: string): DemoPlan[] {
+export function demoPlan(count: number, runId: string, withFailure = false): DemoPlan[] {
   return Array.from({ length: count }, (_, index) => {
     const upload = index % 3 === 2;
     const mix = upload ? ID_VERIFY_MIX : SECURE_LINK_MIX;
@@ -41,6 +55,7 @@ export function demoPlan(count: number, runId: string): DemoPlan[] {
       product,
       mockTest,
       customerReference: `demo-${runId}-${String(index + 1).padStart(3, '0')}`,
+      ...(withFailure && index === DEMO_FAILURE_INDEX ? { failsFirst: true as const } : {}),
     };
   });
 }

@@ -12,7 +12,7 @@ import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } fr
 import { createConsole, type LocalConsole } from './console';
 import { type DlqWatch, startDlqWatch } from './console-dlq';
 import { TraceJournal } from './console-journal';
-import { createDemoTransaction, demoPlan } from './demo';
+import { createDemoTransaction, DEMO_FAILURE_LABEL, demoPlan } from './demo';
 import { LocalRuleSet, loadRuleFiles, RuleFileError, ruleMarks } from './event-rules';
 import { captureHandlerLogs } from './handler-logs';
 import { lambdaContext } from './lambda-context';
@@ -38,6 +38,11 @@ export interface RunOptions {
   demo: number;
   /** Pause between demo transactions. */
   demoSpacingMs: number;
+  /**
+   * One demo transaction fails on purpose (its result reaches the DLQ, a redrive stores it): only against
+   * the simulator, with at least two demo transactions. @default false
+   */
+  demoFailure?: boolean;
   exitWhenDone: boolean;
   once: boolean;
   pollIntervalSeconds: number;
@@ -79,7 +84,12 @@ const SIMULATOR_PORT = 4010;
 /** What the local run needs of a simulator it starts (`simulator/server.ts` `startSimulator` fits). */
 export interface LocalSimulator {
   url: string;
-  control: { webhooksIdle(): Promise<void> };
+  control: {
+    webhooksIdle(): Promise<void>;
+    /** The simulator's per-transaction result fault (needed only for the demo failure). */
+    setResultFault?(fault: { customerReference: string; kind: 'dataNotBase64'; fetches: number }): void;
+    resultIdsOf?(transactionId: string): string[];
+  };
   close(): Promise<void>;
 }
 
@@ -132,6 +142,8 @@ interface Run {
   rules: LocalRuleSet;
   /** `<dataDir>/trace.jsonl`: the story of each result, for `idv results trace --local` and the console. */
   readonly journal: TraceJournal;
+  /** Whether a DLQ entry's result is the deliberate demo failure's (set once that transaction exists). */
+  isDemoFailure: (resultId: string) => boolean;
 }
 
 /** The webhook endpoint, started before the handler it forwards to exists. */
@@ -160,6 +172,7 @@ interface Plumbing {
 
 /** The demo transactions being created in the background. */
 interface Demo {
+  /** What `--exit-when-done` waits for: every demo transaction but the deliberate failure. */
   created: string[];
   creating: Promise<void>;
 }
@@ -229,6 +242,7 @@ function newRun(options: RunOptions, io: RunIo): Run {
     cleanups: [],
     rules: new LocalRuleSet([]),
     journal: new TraceJournal(resolve(options.dataDir)),
+    isDemoFailure: () => false,
   };
 }
 
@@ -433,6 +447,11 @@ function startPlumbing(
       if (!earlier) run.journal.dlq(entry, reason);
       const deliveries = run.journal.failedDeliveries(entry.messageId) ?? entry.receiveCount;
       io.out(formatDlqLine({ ...entry, receiveCount: deliveries }, reason, earlier, run.dirFlag));
+      if (!earlier && entry.resultId && run.isDemoFailure(entry.resultId)) {
+        io.out(
+          `  demo: this failure was deliberate and the simulator now serves the result as it is: npx idv dlq redrive --result-id ${entry.resultId} --local${run.dirFlag}`,
+        );
+      }
     },
   });
   run.cleanups.push(() => dlqWatch.stop());
@@ -506,13 +525,30 @@ function startDemo(run: Run, service: Service): Demo {
     scopes: ['productapi.secureidlink.write', 'productapi.idverify.write'],
   });
   const runId = Date.now().toString(36);
+  const control = service.simulator?.control;
+  const withFailure =
+    options.demoFailure === true &&
+    control?.setResultFault !== undefined &&
+    control.resultIdsOf !== undefined;
   const creating = (async () => {
-    for (const plan of demoPlan(options.demo, runId)) {
+    for (const plan of demoPlan(options.demo, runId, withFailure)) {
+      if (plan.failsFirst) {
+        // Set before the transaction exists: a `mock-test` result is announced as soon as it is created.
+        control!.setResultFault!({
+          customerReference: plan.customerReference,
+          kind: 'dataNotBase64',
+          fetches: options.maxReceiveCount,
+        });
+      }
       const transactionId = await createDemoTransaction(client, plan);
-      created.push(transactionId);
+      if (plan.failsFirst) {
+        run.isDemoFailure = (resultId) => control!.resultIdsOf!(transactionId).includes(resultId);
+      } else {
+        created.push(transactionId);
+      }
       summary.created++;
       io.out(
-        `+ created    ${plan.kind === 'secureLink' ? 'secure link ' : 'id upload   '} ${plan.product}  ${plan.mockTest ?? 'completes later'}  tx=${transactionId}`,
+        `+ created    ${plan.kind === 'secureLink' ? 'secure link ' : 'id upload   '} ${plan.product}  ${plan.mockTest ?? 'completes later'}  tx=${transactionId}${plan.failsFirst ? `  ${DEMO_FAILURE_LABEL}` : ''}`,
       );
       if (options.demoSpacingMs > 0) await sleep(options.demoSpacingMs);
     }

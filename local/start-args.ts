@@ -17,6 +17,9 @@ EventBridge, the webhook endpoint, the poll schedule and the SQS event source ar
 
 Options:
   --demo N                  demo transactions to create (default 6 against the simulator, 0 otherwise)
+  --no-demo-failure         no deliberate failure among the demo transactions (a plain run against
+                            the simulator has one: its result reaches the DLQ, a redrive stores it;
+                            never with --exit-when-done or --once)
   --exit-when-done          exit 0 once every demo transaction is stored and announced
   --once                    one poll, drain the queue (stored, unavailable or dead-lettered), exit
   --poll-interval SECONDS   poll schedule (default 60)
@@ -42,6 +45,7 @@ variable); without --service-url the run always uses the simulator, whatever IDV
 
 const OPTIONS = {
   demo: { type: 'string' },
+  'no-demo-failure': { type: 'boolean' },
   'exit-when-done': { type: 'boolean' },
   once: { type: 'boolean' },
   'poll-interval': { type: 'string' },
@@ -142,11 +146,21 @@ function parse(argv: readonly string[], env: Readonly<Record<string, string | un
   const maxSeconds = Math.floor(MAX_TIMER_MS / 1000);
   const seed = wholeNumber('seed', text('seed'), 0, 2 ** 32 - 1);
   if ('problem' in seed) throw new StartUsageError(seed.problem);
+  const demo = number('demo', serviceUrl ? 0 : 6, 0, 10_000);
+  // The deliberate failure is for a newcomer watching a plain run: a run meant to end by itself
+  // (--exit-when-done, --once) must not wait for, or end on, a failure it was asked to produce.
+  const demoFailure =
+    serviceUrl === undefined &&
+    demo >= 2 &&
+    values['no-demo-failure'] !== true &&
+    values['exit-when-done'] !== true &&
+    values['once'] !== true;
   return {
     kind: 'run',
     options: {
       dataDir: text('data-dir') ?? '.local',
-      demo: number('demo', serviceUrl ? 0 : 6, 0, 10_000),
+      demo,
+      demoFailure,
       // The default stream trickles in so results visibly arrive one by one; an explicit count is quick.
       demoSpacingMs: explicitDemo ? 100 : 4000,
       exitWhenDone: values['exit-when-done'] === true,

@@ -2,7 +2,7 @@
  * Test and operator controls: in process as `sim.control`, out of process over HTTP under `/__sim`
  * (never faulted, recorded or authenticated: they exist for tests and the local run).
  */
-import type { FaultOptions } from './faults';
+import { type FaultOptions, type ResultFault, resultFaultProblem } from './faults';
 import { badRequest, notFound } from './http';
 import type { SimulatorState } from './state';
 import type { SimulatorControl } from './types';
@@ -14,6 +14,7 @@ export function createControl(state: SimulatorState): SimulatorControl {
     advanceTime: (ms) => state.advance(ms),
     completePending: () => state.completePending(),
     setFaults: (f) => state.faults.set(f),
+    setResultFault: (f) => state.setResultFault(f),
     faceLinkToken: (transactionId) => {
       const t = state.transactions.get(transactionId);
       return t?.faceLinkToken && state.faceLinkTokens.has(t.faceLinkToken) ? t.faceLinkToken : undefined;
@@ -48,6 +49,14 @@ export function controlRoute(
       return { faults: state.faults.current };
     case 'GET /__sim/faults':
       return { faults: state.faults.current };
+    case 'POST /__sim/result-faults': {
+      const problem = resultFaultProblem(body);
+      if (problem) throw badRequest('(body)', problem);
+      control.setResultFault(body as ResultFault);
+      return { resultFaults: state.resultFaults };
+    }
+    case 'GET /__sim/result-faults':
+      return { resultFaults: state.resultFaults };
     case 'GET /__sim/stats':
       return control.stats();
     case 'POST /__sim/expire-tokens':

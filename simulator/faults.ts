@@ -110,3 +110,36 @@ export class FaultInjector {
     return { delayMs, action: 'none' };
   }
 }
+
+/**
+ * A fault of one transaction's results, for a deliberate, explained failure (the local run's demo): the
+ * first `fetches` GET /result of any result of the transaction answer wrongly, later ones normally. Match
+ * by `transactionId`, or by `customerReference` so the fault can be set before the transaction exists.
+ */
+export interface ResultFault {
+  transactionId?: string;
+  customerReference?: string;
+  /**
+   * `dataNotBase64`: a 200 whose first image `data` is not base64 (the pipeline refuses to store it);
+   * `unavailable`: a 503 with the default error body.
+   */
+  kind: 'dataNotBase64' | 'unavailable';
+  /** How many fetches go wrong before the result is served as it is. */
+  fetches: number;
+}
+
+/** Checks a result fault sent to `POST /__sim/result-faults`; returns the problem, if any. */
+export function resultFaultProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return 'must be an object';
+  const f = value as Record<string, unknown>;
+  if (f['kind'] !== 'dataNotBase64' && f['kind'] !== 'unavailable')
+    return 'kind must be dataNotBase64 or unavailable';
+  if (!Number.isInteger(f['fetches']) || (f['fetches'] as number) < 0 || (f['fetches'] as number) > 1000)
+    return 'fetches must be a whole number 0–1000';
+  const id = f['transactionId'];
+  const ref = f['customerReference'];
+  if ((id === undefined) === (ref === undefined)) return 'give one of transactionId or customerReference';
+  if ((id !== undefined && typeof id !== 'string') || (ref !== undefined && typeof ref !== 'string'))
+    return 'transactionId and customerReference must be strings';
+  return undefined;
+}

@@ -45,6 +45,8 @@ export const unauthorized = (): HttpError =>
   new HttpError({ status: 401, code: CODE.unauthenticated, message: 'Unauthorized' });
 export const notFound = (): HttpError =>
   new HttpError({ status: 404, code: CODE.notFound, message: 'NotFound' });
+export const unavailable = (): HttpError =>
+  new HttpError({ status: 503, code: CODE.unavailable, message: 'Unavailable' });
 export const badRequest = (field: string, message: string): HttpError =>
   new HttpError({
     status: 400,

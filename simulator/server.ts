@@ -21,7 +21,7 @@ import { vogRoutes } from './routes/vog';
 import { SimulatorState } from './state';
 import type { RunningSimulator, SimulatorOptions } from './types';
 
-export type { FaultOptions } from './faults';
+export type { FaultOptions, ResultFault } from './faults';
 export type {
   RecordedRequest,
   RunningSimulator,

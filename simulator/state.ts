@@ -14,7 +14,7 @@ import type {
   UploadImageType,
 } from '../shared/api/enums';
 import type { PollRecord, VerificationResultDocument } from '../shared/api/schemas';
-import { FaultInjector } from './faults';
+import { FaultInjector, type ResultFault } from './faults';
 import { validate } from './http';
 import { createPrng, deriveSeed, type Prng, prngUuid } from './prng';
 import {
@@ -117,6 +117,8 @@ export class SimulatorState {
   /** One-time FaceLink accept token → transactionId. */
   readonly faceLinkTokens = new Map<string, string>();
   readonly resultFetches: Record<string, number> = {};
+  /** Faults of single transactions' results (`setResultFault`), with the fetches each has left. */
+  readonly resultFaults: ResultFault[] = [];
   readonly requests: RecordedRequest[] = [];
   tokensIssued = 0;
   requestCount = 0;
@@ -395,6 +397,30 @@ export class SimulatorState {
     for (const [token, t] of this.tokens) {
       if (t.expiresAt <= t0) this.tokens.delete(token);
     }
+  }
+
+  /** Adds (or replaces) the fault of one transaction's results; `fetches: 0` removes it. */
+  setResultFault(fault: ResultFault): void {
+    const same = (f: ResultFault) =>
+      f.transactionId === fault.transactionId && f.customerReference === fault.customerReference;
+    const index = this.resultFaults.findIndex(same);
+    if (index >= 0) this.resultFaults.splice(index, 1);
+    if (fault.fetches > 0) this.resultFaults.push({ ...fault });
+  }
+
+  /** The fault of this fetch of `r`, if one is set and has fetches left (and counts this one). */
+  takeResultFault(r: StoredResult): ResultFault['kind'] | undefined {
+    const t = this.transactions.get(r.transactionId);
+    const fault = this.resultFaults.find(
+      (f) =>
+        f.fetches > 0 &&
+        (f.transactionId !== undefined
+          ? f.transactionId === r.transactionId
+          : t !== undefined && f.customerReference === t.customerReference),
+    );
+    if (!fault) return undefined;
+    fault.fetches--;
+    return fault.kind;
   }
 
   /** The poll records currently listed by GET /poll. */

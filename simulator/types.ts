@@ -4,7 +4,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MockTestValue, ServiceEnvironment } from '../shared/api/enums';
-import type { FaultCounts, FaultOptions } from './faults';
+import type { FaultCounts, FaultOptions, ResultFault } from './faults';
 import type { WebhookCounts, WebhookRetryOptions } from './webhooks';
 
 /** Options of `startSimulator` (`simulator/server.ts`). */
@@ -113,6 +113,8 @@ export interface SimulatorControl {
   /** Completes every pending transaction now; returns how many completed. */
   completePending(): number;
   setFaults(faults: FaultOptions | undefined): void;
+  /** The first `fetches` GET /result of one transaction's results go wrong (`fetches: 0` removes it). */
+  setResultFault(fault: ResultFault): void;
   /** The one-time accept token of a FaceLink transaction (normally sent to the end user). */
   faceLinkToken(transactionId: string): string | undefined;
   /** Result ids of a transaction (empty until it completes). */

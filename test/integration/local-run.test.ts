@@ -362,3 +362,61 @@ describe('npm start against an external service', () => {
     expect(result.summary).toMatchObject({ exit: 'error' });
   });
 });
+
+describe('npm start: the deliberate demo failure', () => {
+  let dataDir: string;
+
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'idv-demo-failure-'));
+  });
+
+  afterAll(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('shows one labelled failure reaching the DLQ with its reason, lists it, and a redrive stores it', async () => {
+    // Prepare: a plain run (no --exit-when-done / --once), as a newcomer starts it, with a short demo.
+    const started = await startedRun('--port', '0', '--demo', '3', '--data-dir', dataDir);
+    const dlqLine = () =>
+      started
+        .stdout()
+        .split('\n')
+        .find((line) => line.startsWith('✖ to DLQ'));
+    const deadline = Date.now() + 90_000;
+    await until(() => dlqLine() !== undefined || Date.now() > deadline);
+    const resultId = /✖ to DLQ\s+(\S+)/.exec(dlqLine() ?? '')?.[1] ?? '';
+
+    // Act
+    const list = await idv('dlq', 'list', '--local', '--data-dir', dataDir);
+    const redrive = await idv('dlq', 'redrive', '--result-id', resultId, '--local', '--data-dir', dataDir);
+    const storedAgain = Date.now() + 30_000;
+    await until(
+      () =>
+        started
+          .stdout()
+          .split('\n')
+          .some((line) => line.startsWith('✔ stored') && line.includes(resultId)) || Date.now() > storedAgain,
+    );
+    const trace = await idv('results', 'trace', resultId, '--local', '--data-dir', dataDir);
+    started.child.kill('SIGINT');
+    const code = await started.exited;
+
+    // Assess
+    const lines = started.stdout().split('\n');
+    const created = lines.filter((line) => line.startsWith('+ created'));
+    expect(created, started.stderr()).toHaveLength(3);
+    expect(created.filter((line) => line.includes('(demo: fails first, redrive it)'))).toHaveLength(1);
+    expect(dlqLine()).toContain('reason=DATA_NOT_BASE64');
+    expect(lines.filter((line) => line.startsWith('✖ to DLQ'))).toHaveLength(1);
+    expect(started.stdout()).toContain(`npx idv dlq redrive --result-id ${resultId} --local`);
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toMatchObject([{ resultId, reason: 'DATA_NOT_BASE64' }]);
+    expect(redrive.code, redrive.stderr).toBe(0);
+    expect(lines.filter((line) => line.startsWith('✔ stored') && line.includes(resultId))).toHaveLength(1);
+    const kinds = (JSON.parse(trace.stdout) as { steps: { kind: string }[] }).steps.map((step) => step.kind);
+    expect(kinds.indexOf('dlq')).toBeGreaterThan(-1);
+    expect(kinds.lastIndexOf('stored')).toBeGreaterThan(kinds.indexOf('dlq'));
+    expect(code, started.stderr()).toBe(0);
+    expect(JSON.parse(lines.filter(Boolean).at(-1)!)).toMatchObject({ created: 3, stored: 3, dlq: 0 });
+  }, 180_000);
+});

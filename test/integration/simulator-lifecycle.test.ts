@@ -345,3 +345,82 @@ describe('simulator faults', () => {
     expect(poll.status).toBe(200);
   });
 });
+
+describe('simulator result faults (one transaction, a number of fetches)', () => {
+  it('serves the first fetches of a transaction named by customerReference with data that is not base64, then the result as it is', async () => {
+    // Prepare
+    const { sim, token } = await start();
+    const set = await fetch(`${sim.url}/__sim/result-faults`, {
+      method: 'POST',
+      body: JSON.stringify({ customerReference: 'cr-broken', kind: 'dataNotBase64', fetches: 2 }),
+    });
+    await post(sim, token, PATHS.secureLink, { product: 'IDV_LITE' }, { 'mock-test': 'APPROVED' });
+    const link = await post(
+      sim,
+      token,
+      PATHS.secureLink,
+      { product: 'IDV_LITE', customerReference: 'cr-broken' },
+      { 'mock-test': 'APPROVED' },
+    );
+    const [other] = (await get(sim, token, PATHS.poll)).body.results as { resultId: string }[];
+    const [resultId] = sim.control.resultIdsOf(link.body.transactionId as string);
+
+    // Act
+    const untouched = await get(sim, token, PATHS.result(other!.resultId));
+    const fetched = [];
+    for (let i = 0; i < 3; i++) fetched.push(await get(sim, token, PATHS.result(resultId!)));
+
+    // Assess
+    expect(set.status).toBe(200);
+    const isBase64 = (body: Record<string, unknown>) =>
+      ((body.images as { data: string }[]) ?? []).every((image) => /^[A-Za-z0-9+/]*={0,2}$/.test(image.data));
+    expect(isBase64(untouched.body)).toBe(true);
+    expect(fetched.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(fetched.map((answer) => isBase64(answer.body))).toEqual([false, false, true]);
+    expect(fetched[2]!.body.result).toBe(fetched[0]!.body.result);
+  });
+
+  it('answers 503 to the first fetches of a transaction named by id and keeps its poll record until served', async () => {
+    // Prepare
+    const { sim, token } = await start();
+    const link = await post(
+      sim,
+      token,
+      PATHS.secureLink,
+      { product: 'IDV_LITE' },
+      { 'mock-test': 'APPROVED' },
+    );
+    const transactionId = link.body.transactionId as string;
+    sim.control.setResultFault({ transactionId, kind: 'unavailable', fetches: 1 });
+    const [resultId] = sim.control.resultIdsOf(transactionId);
+
+    // Act
+    const first = await get(sim, token, PATHS.result(resultId!));
+    const listed = (await get(sim, token, PATHS.poll)).body.results as unknown[];
+    const second = await get(sim, token, PATHS.result(resultId!));
+
+    // Assess
+    expect(first.status).toBe(503);
+    expect(first.body).toMatchObject({ message: 'Unavailable' });
+    expect(listed).toHaveLength(1);
+    expect(second.status).toBe(200);
+  });
+
+  it('refuses a result fault without one target, a known kind or a count', async () => {
+    // Prepare
+    const { sim } = await start();
+    const send = (body: unknown) =>
+      fetch(`${sim.url}/__sim/result-faults`, { method: 'POST', body: JSON.stringify(body) });
+
+    // Act
+    const answers = await Promise.all([
+      send({ kind: 'unavailable', fetches: 1 }),
+      send({ transactionId: 't', customerReference: 'c', kind: 'unavailable', fetches: 1 }),
+      send({ transactionId: 't', kind: 'slow', fetches: 1 }),
+      send({ transactionId: 't', kind: 'unavailable', fetches: -1 }),
+    ]);
+
+    // Assess
+    expect(answers.map((answer) => answer.status)).toEqual([400, 400, 400, 400]);
+  });
+});

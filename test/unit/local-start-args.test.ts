@@ -16,6 +16,26 @@ describe('npm start command line', () => {
   });
 
   it.each([
+    [[], true],
+    [['--demo', '3'], true],
+    [['--no-demo-failure'], false],
+    [['--demo', '0'], false],
+    [['--demo', '1'], false],
+    [['--exit-when-done'], false],
+    [['--once'], false],
+    [
+      ['--service-url', 'http://127.0.0.1:9', '--client-id', 'c', '--client-secret', 's', '--demo', '6'],
+      false,
+    ],
+  ])('has the deliberate demo failure with %j: %s', (argv, demoFailure) => {
+    // Act
+    const args = parseStartArgs(argv);
+
+    // Assess
+    expect(args).toMatchObject({ kind: 'run', options: { demoFailure } });
+  });
+
+  it.each([
     [['--port', '99999'], '--port must be a whole number from 0 to 65535'],
     [['--port', '-1'], '--port needs a value (for one starting with "-", write --port=VALUE)'],
     [['--port=-1'], '--port must be a whole number from 0 to 65535'],

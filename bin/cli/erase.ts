@@ -13,7 +13,11 @@ import {
 } from '../../local/analytics-store';
 import type { AwsTarget } from '../../local/aws-target';
 import { scrubLocalJournals } from '../../local/erase-local-files';
-import { findProjectionObjects, listProjectionObjects } from '../../shared/analytics/erase';
+import {
+  findProjectionObjects,
+  icebergProjectionRows,
+  listProjectionObjects,
+} from '../../shared/analytics/erase';
 import { RESULT_ID_PATTERN, RESULT_ID_RULE } from '../../shared/api/result-id';
 import { ENV } from '../../shared/config';
 import {
@@ -81,12 +85,16 @@ function dataDirOf(ctx: CommandContext): string {
 
 /** The local projection directory of a data directory (`<data-dir>/analytics/results`). */
 
-/** The projection's rows: files under the data directory locally, objects of the analytics bucket on AWS. */
-function projectionRows(
+/**
+ * The projection's rows: the Parquet projection of the data directory locally; on AWS the Iceberg table
+ * through Athena when the deployment has an analytics workgroup (`--workgroup`/`--database` or its stack
+ * outputs), else the records of an older deployment's analytics bucket.
+ */
+async function projectionRows(
   ctx: CommandContext,
   target: AwsTarget,
   analyticsBucket: string | undefined,
-): ProjectionRows {
+): Promise<ProjectionRows> {
   if (target.local) {
     const dataDir = dataDirOf(ctx);
     return {
@@ -94,9 +102,18 @@ function projectionRows(
       remove: (resultId) => eraseLocalProjectionResult(dataDir, resultId),
     };
   }
+  const deployment = await ctx.deployment();
+  const workgroup = str(ctx, 'workgroup') ?? deployment?.AnalyticsWorkgroup;
+  const database = str(ctx, 'database') ?? deployment?.AnalyticsDatabase;
+  if (workgroup && database) {
+    const { AthenaClient } = await import('@aws-sdk/client-athena');
+    const { athenaEngine } = await import('../../shared/analytics/athena');
+    const rows = icebergProjectionRows(athenaEngine({ athena: new AthenaClient({}), workgroup, database }));
+    return { find: rows.find, remove: (resultId) => rows.remove(resultId) };
+  }
   if (!analyticsBucket) {
     throw new UsageError(
-      'no analytics bucket: pass --analytics-bucket or set IDV_ANALYTICS_BUCKET (the projection row must go too)',
+      'no analytics projection: pass --stack NAME (or --workgroup WG --database DB), or --analytics-bucket A for an older deployment (the projection row must go too)',
       'results erase',
     );
   }
@@ -132,7 +149,9 @@ export const resultsEraseCommand: CliCommand = {
   --principal P            who asks, for the erasure record (default: the local user, or on AWS the
                            access key id of the credentials in use)
   --audit-retention-days N how long the erasure record is kept (default ${DEFAULT_AUDIT_RETENTION_DAYS})
-  --analytics-bucket A     IDV_ANALYTICS_BUCKET  analytics bucket of the projection (AWS)
+  --workgroup WG --database DB  the analytics workgroup and database of the Iceberg projection (AWS;
+                           default: the deployment's outputs AnalyticsWorkgroup, AnalyticsDatabase)
+  --analytics-bucket A     IDV_ANALYTICS_BUCKET  analytics bucket of an older deployment's JSON projection
   --event-bus E            IDV_EVENT_BUS         bus for the VerificationResultErased event (AWS)
   --markers-table T        IDV_POLL_MARKERS_TABLE the poll's enqueue markers (AWS)
 Removes, for each result: every S3 object under results/<id>/ and staging/<id>/ with all versions and
@@ -152,10 +171,13 @@ ${TARGET_HELP}`,
     principal: { type: 'string' },
     'audit-retention-days': { type: 'string' },
     'analytics-bucket': { type: 'string' },
+    workgroup: { type: 'string' },
+    database: { type: 'string' },
     'event-bus': { type: 'string' },
     'markers-table': { type: 'string' },
   },
   connection: false,
+  deployment: true,
   run: async (ctx) => {
     const command = 'results erase';
     const selector = selectorOf(ctx);
@@ -182,7 +204,11 @@ ${TARGET_HELP}`,
         bucketName,
         dialect: target.local ? 'local' : 'aws',
         markersTableName: str(ctx, 'markers-table') ?? target.markersTableName,
-        projection: projectionRows(ctx, target, str(ctx, 'analytics-bucket') ?? target.analyticsBucketName),
+        projection: await projectionRows(
+          ctx,
+          target,
+          str(ctx, 'analytics-bucket') ?? target.analyticsBucketName,
+        ),
         events: { publish: (detail) => publishResultErased(target.events, busName!, detail) },
         environment: target.environment,
       };

@@ -5,7 +5,10 @@
  * its rows in local/analytics-store.ts.
  */
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { RESULT_ID_PATTERN } from '../api/result-id';
+import type { QueryEngine } from './engine';
 import { PROJECTION_PREFIX, projectionKeyPart } from './projection';
+import { RESULTS_RAW_TABLE } from './queries';
 
 /** File names of a result's records in a day partition, every status. */
 export function projectionFileNames(resultId: string): string[] {
@@ -72,4 +75,35 @@ export async function listProjectionObjects(
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   return rows;
+}
+
+/**
+ * One result's row of the Iceberg table `results_raw` through Athena (the AWS projection once analytics is on
+ * Iceberg): found with a count, removed with a row-level `DELETE` (Iceberg v2 delete files; the table's
+ * optimizer rewrites the data files and expires the old snapshots, after which no file holds the row).
+ */
+export function icebergProjectionRows(engine: QueryEngine): {
+  find(resultId: string): Promise<string[]>;
+  remove(resultId: string): Promise<number>;
+} {
+  const where = (resultId: string) => {
+    // Ids reach SQL only when they follow the id rule (letters, digits and a few marks, no quote).
+    if (!RESULT_ID_PATTERN.test(resultId))
+      throw new Error('a resultId that breaks the id rule is never put into SQL');
+    return `result_id = '${resultId}'`;
+  };
+  const count = async (resultId: string) =>
+    Number(
+      (await engine.query(`SELECT count(*) AS n FROM ${RESULTS_RAW_TABLE} WHERE ${where(resultId)}`))
+        .rows[0]?.['n'] ?? 0,
+    );
+  return {
+    find: async (resultId) =>
+      (await count(resultId)) > 0 ? [`${RESULTS_RAW_TABLE} (${engine.description})`] : [],
+    remove: async (resultId) => {
+      const rows = await count(resultId);
+      if (rows > 0) await engine.query(`DELETE FROM ${RESULTS_RAW_TABLE} WHERE ${where(resultId)}`);
+      return rows;
+    },
+  };
 }

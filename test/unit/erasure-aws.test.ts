@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { findProjectionObjects } from '../../shared/analytics/erase';
+import { findProjectionObjects, icebergProjectionRows } from '../../shared/analytics/erase';
 import { type ErasureDeps, eraseResult, planErasure, selectResults } from '../../shared/erasure/erase';
 import { publishResultErased } from '../../shared/erasure/erased-event';
 import { ObjectDeletionError, purgePrefix } from '../../shared/erasure/s3-purge';
@@ -284,5 +284,59 @@ describe('erasure against AWS (SDK calls)', () => {
       'analytics/results/day=2026-08-10/abc.stored.json',
       'analytics/results/day=2026-08-11/abc.unavailable.json',
     ]);
+  });
+});
+
+describe('the Iceberg projection row through Athena', () => {
+  it('counts the row, deletes it with one DELETE, and puts no id that breaks the id rule into SQL', async () => {
+    // Prepare: an engine that answers the count and records every statement
+    const statements: string[] = [];
+    const engine = {
+      description: 'Athena workgroup wg (database db)',
+      query: async (sql: string) => {
+        statements.push(sql);
+        return {
+          columns: [],
+          rows: sql.startsWith('SELECT') ? [{ n: statements.length === 1 ? 1 : 0 }] : [],
+        };
+      },
+      close: async () => {},
+    };
+    const rows = icebergProjectionRows(engine);
+
+    // Act
+    const found = await rows.find('res-1');
+    const removed = await rows.remove('res-1');
+    const hostile = await rows.find("x' OR '1'='1").catch((error: unknown) => error);
+
+    // Assess
+    expect(found).toEqual(['results_raw (Athena workgroup wg (database db))']);
+    expect(statements).toEqual([
+      "SELECT count(*) AS n FROM results_raw WHERE result_id = 'res-1'",
+      "SELECT count(*) AS n FROM results_raw WHERE result_id = 'res-1'",
+    ]);
+    expect(removed).toBe(0);
+    expect(hostile).toBeInstanceOf(Error);
+    expect(statements).toHaveLength(2);
+  });
+
+  it('deletes a row it found', async () => {
+    // Prepare
+    const statements: string[] = [];
+    const engine = {
+      description: 'Athena',
+      query: async (sql: string) => {
+        statements.push(sql);
+        return { columns: [], rows: sql.startsWith('SELECT') ? [{ n: 1 }] : [] };
+      },
+      close: async () => {},
+    };
+
+    // Act
+    const removed = await icebergProjectionRows(engine).remove('res-2');
+
+    // Assess
+    expect(removed).toBe(1);
+    expect(statements.at(-1)).toBe("DELETE FROM results_raw WHERE result_id = 'res-2'");
   });
 });

@@ -28,7 +28,9 @@ function s3Operation(method: string, url: URL): string {
       ? 'CreateMultipartUpload'
       : q.has('uploadId')
         ? 'CompleteMultipartUpload'
-        : 'PostObject';
+        : q.has('delete')
+          ? 'DeleteObjects'
+          : 'PostObject';
   if (method === 'DELETE') return q.has('uploadId') ? 'AbortMultipartUpload' : 'DeleteObject';
   if (method === 'HEAD') return 'HeadObject';
   return q.has('uploadId') ? 'ListParts' : 'GetObject';

@@ -35,7 +35,16 @@ export interface BlobNames {
 
 /** A multipart upload in progress. */
 export interface LargeUpload {
-  /** Queues bytes; returns false when the caller should `drained()` before writing more. */
+  /**
+   * Room for the next `bytes` decoded bytes inside the upload's current part, so the decoder writes there
+   * and `write` has nothing to copy; `undefined` when the part has less room left (the bytes then come in a
+   * buffer of their own and are copied).
+   */
+  space(bytes: number): Buffer | undefined;
+  /**
+   * Queues bytes (in place from `space`, or copied: the caller may reuse `bytes` once it returns);
+   * returns false when the caller should `drained()` before writing more.
+   */
   write(bytes: Buffer): boolean;
   /** Resolves when more may be written; rejects if the upload failed. */
   drained(): Promise<void>;
@@ -210,6 +219,7 @@ export class BlobSink {
 
   /** Where the decoder writes next: the rest of the pooled buffer while the blob fits in it. */
   #space(bytes: number): Buffer {
+    if (this.#upload) return this.#upload.space(bytes) ?? Buffer.allocUnsafe(bytes);
     const pool = this.options.pool;
     if (pool && !this.#upload && this.#held.length === 0) {
       this.#arena ??= pool.take();
@@ -268,10 +278,14 @@ export class BlobSink {
         this.options.signal,
       );
       this.options.onLarge?.();
-      const held = this.#joinHeld();
+      // The upload is done with what `write` is given when it returns (it copies into its part), so the
+      // arena goes back at once: the bytes decoded into it are not copied out into a buffer of their own.
+      const arena = this.#arena;
+      const held = arena && this.#held.length === 0 ? arena.subarray(0, this.#heldBytes) : this.#joinHeld();
+      this.#held.length = 0;
       this.#heldBytes = 0;
-      this.#giveArenaBack();
       if (!this.#upload.write(held)) this.#needsDrain = true;
+      this.#giveArenaBack();
     }
   }
 

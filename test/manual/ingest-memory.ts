@@ -123,6 +123,7 @@ async function child(name: string): Promise<void> {
   const target = {
     putSmall: async () => {},
     startLarge: () => ({
+      space: () => undefined,
       write: () => true,
       drained: async () => {},
       finish: async () => {},

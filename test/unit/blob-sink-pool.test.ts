@@ -29,6 +29,7 @@ function recordingTarget() {
       uploads.push(parts);
       return {
         // A copy, as a stream consumer would read the bytes before the pool gets the buffer back.
+        space: () => undefined,
         write: (bytes) => parts.push(Buffer.from(bytes)) > 0,
         drained: async () => {},
         finish: async () => {},

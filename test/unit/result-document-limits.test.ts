@@ -21,6 +21,7 @@ function recordingTarget() {
     startLarge: (stagingKey) => {
       state.started.push(stagingKey);
       return {
+        space: () => undefined,
         write: () => true,
         drained: async () => {},
         finish: async () => {},

@@ -335,6 +335,7 @@ describe('ingestResult staging objects', () => {
       startLarge: (stagingKey) => {
         events.push(`start ${stagingKey}`);
         return {
+          space: () => undefined,
           write: () => true,
           drained: async () => {},
           finish: async () => {

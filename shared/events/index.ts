@@ -3,6 +3,8 @@
  * `source` and `detail-type` values, the JSON Schemas of every `detail`, and the pattern tester that
  * answers as EventBridge's `TestEventPattern` does (try a rule before deploying it). No AWS SDK.
  */
+
+export type { ResultErasedDetail } from '../erasure/erased-event';
 export { DETAIL_TYPES, type DetailType, EVENT_SOURCE } from './names';
 export {
   type CompiledEventPattern,
@@ -16,5 +18,4 @@ export type {
   ResultStoredDetail,
   ResultUnavailableDetail,
 } from './publisher';
-export type { ResultErasedDetail } from '../erasure/erased-event';
 export { EVENT_DETAIL_SCHEMAS, type JsonSchema } from './schemas';

@@ -288,12 +288,12 @@ export async function listLocalProjectionResults(
     const relation = await rawRelationSql(dataDir, columnsOf);
     const rows = (
       await connection.runAndReadAll(
-        `SELECT result_id, CAST(stored_at AS VARCHAR) AS stored_at FROM (${relation})`,
+        `SELECT result_id, epoch_ms(stored_at) AS stored_ms FROM (${relation}) WHERE stored_at IS NOT NULL`,
       )
     ).getRowObjectsJson();
     return rows.map((r) => ({
       resultId: String(r['result_id']),
-      writtenAt: new Date(`${String(r['stored_at'])}Z`),
+      writtenAt: new Date(Number(r['stored_ms'])),
     }));
   });
 }

@@ -3,7 +3,7 @@
  * `--check` exiting 1 with what is past retention (an item whose TTL passed, an old projection row) and 0
  * when nothing is.
  */
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -55,11 +55,13 @@ describe('idv results retention --local', () => {
     await item('fresh-1', now + 5 * DAY_S);
     dynamo.destroy();
     await aws.close();
-    const day = join(dataDir, 'analytics', 'results', 'day=2026-01-01');
-    mkdirSync(day, { recursive: true });
-    writeFileSync(join(day, 'old-row.stored.json'), '{}\n');
+    // A projection row stored 90 days ago, as the local run appends it (analytics/incoming.jsonl).
     const longAgo = new Date(Date.now() - 90 * DAY_S * 1000);
-    utimesSync(join(day, 'old-row.stored.json'), longAgo, longAgo);
+    mkdirSync(join(dataDir, 'analytics'), { recursive: true });
+    writeFileSync(
+      join(dataDir, 'analytics', 'incoming.jsonl'),
+      `${JSON.stringify({ result_id: 'old-row', status: 'STORED', stored_at: longAgo.toISOString(), day: '2026-01-01' })}\n`,
+    );
   }, 60_000);
 
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

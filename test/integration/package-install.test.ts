@@ -86,7 +86,7 @@ describe('the packed idv-pipeline', () => {
 
     // Assess
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
-    for (const name of ['webhook', 'poll', 'fetch-result', 'projector']) {
+    for (const name of ['webhook', 'poll', 'fetch-result', 'projector', 'retention-check']) {
       expect(files).toContain(`package/dist/lambda/${name}/index.mjs`);
     }
     for (const entry of [

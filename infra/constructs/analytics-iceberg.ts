@@ -162,8 +162,8 @@ export class AnalyticsIceberg extends Construct {
         workGroup: this.workgroupName,
         queryString: query.sql,
       });
-      named.addDependency(this.workgroup);
-      named.addDependency(this.view);
+      named.addResourceDependency(this.workgroup);
+      named.addResourceDependency(this.view);
     }
     const analyst = this.createAnalystPolicy(props);
     this.analystPolicy = analyst.policy;
@@ -250,7 +250,7 @@ export class AnalyticsIceberg extends Construct {
         },
       },
     });
-    table.addDependency(this.database);
+    table.addResourceDependency(this.database);
     return table;
   }
 
@@ -279,7 +279,7 @@ export class AnalyticsIceberg extends Construct {
         },
       },
     });
-    view.addDependency(this.table);
+    view.addResourceDependency(this.table);
     return view;
   }
 
@@ -413,7 +413,7 @@ export class AnalyticsIceberg extends Construct {
       },
     });
     stream.node.addDependency(role);
-    stream.addDependency(this.table);
+    stream.addResourceDependency(this.table);
     // Firehose encrypts the stream's buffer with the stack key.
     props.encryptionKey.addToResourcePolicy(
       new iam.PolicyStatement({
@@ -469,7 +469,7 @@ export class AnalyticsIceberg extends Construct {
         'EventBridge retries the Firehose target for 24 hours; an event still undelivered is replayed from the bus archive (upserts on result_id make a replay harmless).',
     });
     rule.addTarget(
-      new targets.KinesisFirehoseStreamV2(
+      new targets.FirehoseDeliveryStream(
         firehose.DeliveryStream.fromDeliveryStreamAttributes(this, 'StreamRef', {
           deliveryStreamArn: this.deliveryStream.attrArn,
           deliveryStreamName: this.deliveryStream.ref,
@@ -534,7 +534,7 @@ export class AnalyticsIceberg extends Construct {
         type,
         tableOptimizerConfiguration: { roleArn: role.roleArn, enabled: true, ...configuration },
       });
-      resource.addDependency(this.table);
+      resource.addResourceDependency(this.table);
       resource.node.addDependency(role);
     };
     optimizer('compaction', {

@@ -152,7 +152,7 @@ export class AnalyticsIceberg extends Construct {
     this.transform = this.createTransform(props);
     this.deliveryStream = this.createDeliveryStream(props);
     this.subscribe(props);
-    this.createOptimizers();
+    this.createOptimizers(props);
     this.workgroup = this.createWorkgroup(props);
     for (const query of savedQueries()) {
       const named = new athena.CfnNamedQuery(this, `Query-${query.name}`, {
@@ -483,7 +483,7 @@ export class AnalyticsIceberg extends Construct {
    * equality deletes, so reads stay fast), snapshot retention (keeps a week of time travel) and orphan-file
    * deletion. They run with a role that reaches this table and its files only.
    */
-  private createOptimizers(): void {
+  private createOptimizers(props: AnalyticsIcebergProps): void {
     const stack = Stack.of(this);
     const role = new iam.Role(this, 'OptimizerRole', {
       assumedBy: new iam.ServicePrincipal('glue.amazonaws.com', {
@@ -510,6 +510,8 @@ export class AnalyticsIceberg extends Construct {
         resources: [this.bucket.arnForObjects(`${ICEBERG_TABLE_PREFIX}*`)],
       }),
     );
+    // The table's files are SSE-KMS with the stack key: compaction reads and rewrites them through S3.
+    role.addToPolicy(keyUseThrough(props.encryptionKey, 's3', ['kms:Decrypt', 'kms:GenerateDataKey']));
     role.addToPolicy(
       new iam.PolicyStatement({
         actions: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'],

@@ -105,6 +105,31 @@ describe('analytics on Iceberg', () => {
     }
   });
 
+  it("lets the optimizers read and rewrite the table's SSE-KMS files: the key through S3", () => {
+    // The optimizer role is the only role Glue assumes here.
+    const [roleId] = Object.keys(
+      template.findResources('AWS::IAM::Role', {
+        Properties: {
+          AssumeRolePolicyDocument: {
+            Statement: [Match.objectLike({ Principal: { Service: 'glue.amazonaws.com' } })],
+          },
+        },
+      }),
+    );
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: roleId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+            Resource: keyArn(),
+            Condition: { StringEquals: { 'kms:ViaService': Match.anyValue() } },
+          }),
+        ]),
+      },
+    });
+  });
+
   it('keeps the table in a KMS-encrypted, TLS-only bucket', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       BucketEncryption: {

@@ -123,11 +123,12 @@ describe('the packed idv-pipeline', () => {
       // Assess
       expect(synth.code, synth.stderr).toBe(0);
       expect(synth.stdout).toContain('synthesised');
-      expect(functions).toHaveLength(8);
+      // Two pipelines: webhook, poll, fetch-result, the retention check and the analytics transform each.
+      expect(functions).toHaveLength(10);
       for (const fn of functions) expect(fn.Properties['Handler']).toBe('index.handler');
       expect(roles.length).toBeGreaterThanOrEqual(9);
       for (const role of roles) expect(role.Properties['PermissionsBoundary']).toBeDefined();
-      expect(assets.filter((a) => existsSync(join(out, a, 'index.mjs'))).length).toBe(4);
+      expect(assets.filter((a) => existsSync(join(out, a, 'index.mjs'))).length).toBe(5);
     },
     5 * MINUTES,
   );
@@ -170,7 +171,7 @@ describe('the packed idv-pipeline', () => {
 
       // Assess
       expect(esm.code, esm.stderr).toBe(0);
-      expect(JSON.parse(esm.stdout)).toEqual({ client: 'function', notFound: true, schemas: 3, match: true });
+      expect(JSON.parse(esm.stdout)).toEqual({ client: 'function', notFound: true, schemas: 4, match: true });
       expect(cjs.stdout.trim()).toBe('function function');
     },
     MINUTES,

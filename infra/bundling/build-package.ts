@@ -52,7 +52,6 @@ const DEV_ONLY_STUBS: Readonly<Record<string, string>> = {
   dynalite: 'export default missing;',
   s3rver: 'export default missing;',
   fauxqs: 'export const buildApp = missing;',
-  // The local DynamoDB files' compaction after an erasure (local/dynamo-compact.ts): a native addon.
   'classic-level': 'export const ClassicLevel = missing;',
 };
 

@@ -21,7 +21,13 @@ import { openLocalAnalytics } from '../local/analytics-duckdb';
 import { compactLocalProjection, localAnalyticsDir, localParquetFile } from '../local/analytics-store';
 import { duckdbType, PROJECTION_COLUMNS } from '../shared/analytics/columns';
 import { type ProjectionRecord, projectEvent, recordKey, recordLine } from '../shared/analytics/projection';
-import { RESULTS_VIEW, resultsViewSql, SAVED_QUERY_NAMES, savedQuery } from '../shared/analytics/queries';
+import {
+  RESULTS_RAW_TABLE,
+  RESULTS_VIEW,
+  resultsViewSql,
+  SAVED_QUERY_NAMES,
+  savedQuery,
+} from '../shared/analytics/queries';
 import { gatherReport } from '../shared/analytics/report';
 import { reportHtml } from '../shared/analytics/report-html';
 import { DETAIL_TYPES } from '../shared/events/names';
@@ -282,7 +288,7 @@ export async function runAnalyticsBench(options: AnalyticsBenchOptions = {}): Pr
     const parquetBytes = statSync(localParquetFile(dataDir)).size;
     const engine = await openLocalAnalytics(dataDir, { compact: false });
     const [{ rows: counts }] = await Promise.all([
-      engine.query('SELECT count(*) AS n, count(DISTINCT result_id) AS d FROM results_raw'),
+      engine.query(`SELECT count(*) AS n, count(DISTINCT result_id) AS d FROM ${RESULTS_RAW_TABLE}`),
     ]);
     const { n, d } = counts[0] as { n: number; d: number };
     if (n !== total || d !== total)
@@ -348,7 +354,7 @@ async function measureJsonLayout(
     const connection = await instance.connect();
     const types = PROJECTION_COLUMNS.map((c) => `${c.name}: '${duckdbType(c.kind)}'`).join(', ');
     await connection.run(
-      `CREATE VIEW results_raw AS SELECT * FROM read_json('${join(dir, 'analytics', 'results', 'day=*', '*.json')}', format = 'newline_delimited', columns = {${types}}, hive_partitioning = false)`,
+      `CREATE VIEW ${RESULTS_RAW_TABLE} AS SELECT * FROM read_json('${join(dir, 'analytics', 'results', 'day=*', '*.json')}', format = 'newline_delimited', columns = {${types}}, hive_partitioning = false)`,
     );
     await connection.run(`CREATE VIEW ${RESULTS_VIEW} AS ${resultsViewSql()}`);
     const [, queryMs] = await timed(() =>

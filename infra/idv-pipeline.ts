@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { CfnOutput, type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, NestedStack, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as events from 'aws-cdk-lib/aws-events';
@@ -19,9 +20,10 @@ import {
   parseEnvironmentConfig,
   type WebhookProtection,
 } from './config';
-import { Analytics, AnalyticsStack } from './constructs/analytics';
+import { AnalyticsIceberg, type AnalyticsIcebergProps } from './constructs/analytics-iceberg';
 import { DataBucket } from './constructs/data-bucket';
 import { admitPipelineServices, EncryptionKey, keyUseThrough } from './constructs/encryption-key';
+import { Erasure } from './constructs/erasure';
 import { EventBus } from './constructs/event-bus';
 import { Monitoring } from './constructs/monitoring';
 import { type FunctionNetwork, PROJECT_ROOT } from './constructs/pipeline-function';
@@ -100,7 +102,10 @@ export interface IdvPipelineProps {
    * may exist only once per VPC). @default true
    */
   readonly vpcEndpoints?: boolean;
-  /** The analytics projection, Glue table, Athena workgroup and analyst policy; `false` leaves them out. @default {} */
+  /**
+   * The analytics delivery stream, Iceberg table, `results` view, Athena workgroup and analyst policy;
+   * `false` leaves them out. @default {}
+   */
   readonly analytics?: false | IdvAnalyticsOptions;
   /**
    * A WAF web ACL on the webhook stage (per-IP rate limit, route allow-list); `false` for none.
@@ -191,7 +196,9 @@ export class IdvPipeline extends Construct {
   /** Alarms and dashboard. */
   readonly monitoring: Monitoring;
   /** The analytics resources, unless `analytics: false`. */
-  readonly analytics?: Analytics;
+  readonly analytics?: AnalyticsIceberg;
+  /** The erasure policy (`grantErase`) and the daily retention check with its alarm. */
+  readonly erasure: Erasure;
   /** The security group of the functions, with a `vpc`. */
   readonly functionSecurityGroup?: ec2.ISecurityGroup;
 
@@ -307,22 +314,44 @@ export class IdvPipeline extends Construct {
     this.alarmTopic = this.monitoring.topic;
 
     if (props.analytics !== false) {
-      const analyticsProps = {
+      const analyticsProps: AnalyticsIcebergProps = {
         config,
         encryptionKey: key,
         bus: this.eventBus,
-        ...(busName !== undefined && { busName }),
         names,
         network,
         accessLogs: data,
-        alarmTopic: this.alarmTopic,
         removalPolicy: dataRemoval,
       };
+      // The nested stack keeps the ids of the analytics it replaced (`Analytics`/`Resources`): the bucket,
+      // database, workgroup, view and analyst policy are updated in place (docs/deploy.md).
       this.analytics =
         props.analytics?.nestedStack === false
-          ? new Analytics(this, 'AnalyticsResources', analyticsProps)
-          : new AnalyticsStack(this, 'Analytics', analyticsProps).analytics;
+          ? new AnalyticsIceberg(this, 'AnalyticsResources', analyticsProps)
+          : new AnalyticsIceberg(
+              new NestedStack(this, 'Analytics', {
+                description: `Analytics of the identity verification results (${config.name})`,
+              }),
+              'Resources',
+              analyticsProps,
+            );
+      this.#alarmAnalytics(this.analytics);
     }
+
+    this.erasure = new Erasure(this, 'Erasure', {
+      config,
+      table: this.resultsTable,
+      markersTable: this.poller.markersTable,
+      dataBucket: this.dataBucket,
+      // The JSON records of the replaced projector, until they expire (docs/deploy.md).
+      ...(this.analytics && { analyticsBucket: this.analytics.bucket }),
+      eventBus: this.eventBus,
+      encryptionKey: key,
+      logRemovalPolicy: dataRemoval,
+      alarmName: names.optional('ResultsPastRetention'),
+      network,
+    });
+    this.monitoring.notifyOn(this.erasure.pastRetentionAlarm, 'ResultsPastRetention');
 
     // cdk-nag Serverless: fetch-result consumes SQS, whose redrive policy is its failure destination.
     Validations.of(this.resultFetcher.fetchResultFunction.function).acknowledge(
@@ -372,8 +401,9 @@ export class IdvPipeline extends Construct {
 
   /**
    * Lets `grantee` query the analytics view as an analyst (the statements of the analyst policy: the
-   * workgroup, the Glue database, the projection and query results, the key only through S3 for the
-   * analytics bucket). Nothing of the data bucket, the results table or the secrets.
+   * workgroup, the Glue database, table and view, reads of the Iceberg table's files, the query results,
+   * the key only through S3 for the analytics bucket). Nothing of the data bucket, the results table,
+   * the delivery stream or the secrets; nothing is deleted.
    * @throws Error when the pipeline was built with `analytics: false`
    */
   grantReadAnalytics(grantee: iam.IGrantable): void {
@@ -381,8 +411,53 @@ export class IdvPipeline extends Construct {
     grantAcknowledged(
       grantee,
       this.analytics.analystStatements,
-      'idv-pipeline grantReadAnalytics: the projection records and query results prefixes of the analytics ' +
-        'bucket (one object per result and per query) and the key only for objects of that bucket.',
+      'idv-pipeline grantReadAnalytics: the Iceberg table and query results prefixes of the analytics ' +
+        'bucket (files per commit and per query) and the key only for objects of that bucket.',
+    );
+  }
+
+  /**
+   * Lets `grantee` run `idv results erase` (docs/pipeline.md, "Erasure"): the erasure policy, attached
+   * as the managed policy when the principal takes one (a role, user or group), else as its statements.
+   * Grant it to an operators' erasure role only: no function of the pipeline and no analyst holds it.
+   */
+  grantErase(grantee: iam.IGrantable): void {
+    const principal = grantee.grantPrincipal;
+    if (principal instanceof iam.Role || principal instanceof iam.User || principal instanceof iam.Group) {
+      principal.addManagedPolicy(this.erasure.policy);
+      return;
+    }
+    grantAcknowledged(
+      grantee,
+      this.erasure.statements,
+      'idv-pipeline grantErase: the objects under results/ and staging/ of the data bucket (one folder per ' +
+        'result, every version) and the index of the results table; deletes only what erasure removes.',
+    );
+  }
+
+  /** Alarms of the analytics delivery, through the pipeline's alarm topic. */
+  #alarmAnalytics(analytics: AnalyticsIceberg): void {
+    const firehose = (metricName: string) =>
+      new cloudwatch.Metric({
+        namespace: 'AWS/Firehose',
+        metricName,
+        dimensionsMap: { DeliveryStreamName: analytics.deliveryStreamName },
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      });
+    this.monitoring.addAlarm(
+      'AnalyticsDeliveryErrors',
+      firehose('DeliveryToIceberg.FailedRowCount'),
+      0,
+      'Firehose could not write rows into the analytics Iceberg table: they are under delivery-errors/ of ' +
+        'the analytics bucket. See the delivery log group, fix, then replay from the bus archive (docs/analytics.md).',
+    );
+    this.monitoring.addAlarm(
+      'AnalyticsTransformErrors',
+      analytics.transform.function.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+      0,
+      'The analytics transformation function failed: Firehose retries, then writes the records to ' +
+        'delivery-errors/. See its log group.',
     );
   }
 
@@ -464,6 +539,14 @@ export class IdvPipeline extends Construct {
       AnalyticsDatabase: [this.analytics?.databaseName, 'Glue database of the results view'],
       AnalyticsBucketName: [this.analytics?.bucket.bucketName, 'S3 bucket of the analytics projection'],
       AnalystPolicyArn: [this.analytics?.analystPolicy.managedPolicyArn, 'Attach to the roles of analysts'],
+      ErasurePolicyArn: [
+        this.erasure.policy.managedPolicyArn,
+        'Attach to the role that runs idv results erase (and to no function or analyst)',
+      ],
+      RetentionCheckFunctionName: [
+        this.erasure.retentionCheck.function.functionName,
+        'Daily retention check (ResultsPastRetention metric)',
+      ],
     };
     for (const [id, [value, description]] of Object.entries(outputs)) {
       if (value !== undefined) new CfnOutput(this, id, { value, description });

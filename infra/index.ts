@@ -6,7 +6,8 @@
 export type { ServiceEnvironment } from '../shared/api/enums';
 export type { CustomerReferenceMode } from '../shared/config';
 export type { EnvironmentConfig, LogLevel, WebhookProtection } from './config';
-export type { Analytics } from './constructs/analytics';
+export type { AnalyticsIceberg } from './constructs/analytics-iceberg';
+export type { Erasure } from './constructs/erasure';
 export type { Monitoring } from './constructs/monitoring';
 export type { Poller } from './constructs/poller';
 export type { ResultFetcher } from './constructs/result-fetcher';

@@ -62,3 +62,22 @@ export function grantAcknowledged(
     },
   });
 }
+
+/**
+ * Acknowledges the `AwsSolutions-IAM5` finding of each wildcard in `resources` on `scope` (a role or
+ * policy that holds them), computed when the app is validated, as {@link grantAcknowledged} does: the
+ * acknowledgement names exactly those grants, not every wildcard the role may get later.
+ */
+export function acknowledgeWildcards(scope: IConstruct, resources: readonly string[], reason: string): void {
+  scope.node.addValidation({
+    validate: () => {
+      const findings = new Set(
+        resources.map((resource) => wildcardResourceFinding(scope, resource)).filter((f) => f.includes('*')),
+      );
+      Validations.of(scope).acknowledge(
+        ...[...findings].map((finding) => ({ id: `AwsSolutions-IAM5[${finding}]`, reason })),
+      );
+      return [];
+    },
+  });
+}

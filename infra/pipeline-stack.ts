@@ -4,7 +4,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { secretNamePrefix } from '../shared/secret-names';
 import type { EnvironmentConfig } from './config';
-import type { Analytics } from './constructs/analytics';
+import type { AnalyticsIceberg } from './constructs/analytics-iceberg';
 import type { Monitoring } from './constructs/monitoring';
 import type { Poller } from './constructs/poller';
 import type { ResultFetcher } from './constructs/result-fetcher';
@@ -71,8 +71,8 @@ export class PipelineStack extends Stack {
   get monitoring(): Monitoring {
     return this.pipeline.monitoring;
   }
-  /** Projection, Glue table and view, Athena workgroup, analyst policy (docs/analytics.md). */
-  get analytics(): Analytics {
+  /** Delivery stream, Iceberg table and view, Athena workgroup, analyst policy (docs/analytics.md). */
+  get analytics(): AnalyticsIceberg {
     return this.pipeline.analytics!;
   }
 }

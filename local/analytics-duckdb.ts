@@ -1,6 +1,6 @@
 /**
  * The local query engine: DuckDB over the projection the local run writes (`<data-dir>/analytics/`:
- * `results.parquet` and the incoming JSON lines, `./analytics-store.ts`), with the same `results_raw`
+ * `results.parquet` and the incoming JSON lines, `./analytics-store.ts`), with the same `result_rows`
  * table and `results` view
  * (names, columns, types, view SQL) as the Glue table and the Athena view, so a saved query runs
  * unchanged on both (docs/analytics.md).

@@ -89,7 +89,7 @@ function typedColumns(available: ReadonlySet<string>): string {
 }
 
 /**
- * `results_raw` for DuckDB: the Parquet file and the incoming lines, every projection column in order
+ * `result_rows` for DuckDB: the Parquet file and the incoming lines, every projection column in order
  * (a Parquet file written before a column existed answers NULL for it), or an empty relation.
  */
 export async function rawRelationSql(

@@ -54,7 +54,7 @@ export const ANALYTICS_ENV = {
   analyticsBucketName: 'IDV_ANALYTICS_BUCKET',
   /** Glue database of the Iceberg table the projection transform routes rows to. */
   analyticsDatabase: 'IDV_ANALYTICS_DATABASE',
-  /** The Iceberg table (`results_raw`). */
+  /** The Iceberg table (`result_rows`). */
   analyticsTable: 'IDV_ANALYTICS_TABLE',
 } as const;
 
@@ -122,12 +122,6 @@ export interface FetchResultConfig extends AwsClientConfig, ServiceAccessConfig 
   readonly retentionDays: number;
   /** Whether the result events carry `customerReference`. */
   readonly eventCustomerReference: CustomerReferenceMode;
-}
-
-/** Configuration of `functions/projector`. */
-export interface ProjectorConfig extends AwsClientConfig {
-  readonly environment: ServiceEnvironment;
-  readonly analyticsBucketName: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -272,15 +266,6 @@ export function loadProjectionTransformConfig(env: Env = process.env): Projectio
     database: required(env, ANALYTICS_ENV.analyticsDatabase),
     table: required(env, ANALYTICS_ENV.analyticsTable),
     customerReference: customerReferenceModeOf(env, environment),
-  };
-}
-
-/** Reads the projector function's configuration; throws `ConfigError` naming the first bad variable. */
-export function loadProjectorConfig(env: Env = process.env): ProjectorConfig {
-  return {
-    ...loadAwsClientConfig(env),
-    environment: environmentOf(env),
-    analyticsBucketName: required(env, ANALYTICS_ENV.analyticsBucketName),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Amazon Data Firehose data transformation: every result event of the pipeline bus → one row of the
- * Iceberg table `results_raw`, upserted on `result_id` (docs/analytics.md, "On AWS").
+ * Iceberg table `result_rows`, upserted on `result_id` (docs/analytics.md, "On AWS").
  * Logic: shared/analytics/iceberg.ts. Only counts are logged, never a record.
  */
 import { type FirehoseInputRecord, transformRecord } from '../../shared/analytics/iceberg';

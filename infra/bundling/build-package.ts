@@ -35,7 +35,8 @@ export const HANDLER_ENTRIES = [
   'functions/webhook/handler.ts',
   'functions/poll/handler.ts',
   'functions/fetch-result/handler.ts',
-  'functions/projector/handler.ts',
+  'functions/projector/transform.ts',
+  'functions/retention-check/handler.ts',
 ] as const;
 
 /** Files a module reads from its own folder at run time: source module → files (globs of one folder). */

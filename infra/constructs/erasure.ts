@@ -12,7 +12,7 @@
  *   retention still stored, into the `ResultsPastRetention` metric; `pastRetentionAlarm` fires above
  *   zero, and when the check did not report at all.
  */
-import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -31,7 +31,8 @@ import { METRICS } from '../../shared/metrics-names';
 import { RESULTS_PREFIX, STAGING_PREFIX } from '../../shared/store/keys';
 import { RESULTS_TABLE } from '../../shared/store/table-schema';
 import type { EnvironmentConfig } from '../config';
-import { PipelineFunction } from './pipeline-function';
+import { acknowledgeWildcards } from '../nag-findings';
+import { type FunctionNetwork, PipelineFunction } from './pipeline-function';
 
 /** Properties of {@link Erasure}. */
 export interface ErasureProps {
@@ -55,12 +56,18 @@ export interface ErasureProps {
   readonly checkSchedule?: events.Schedule;
   /** Where the alarm notifies. @default none (the alarm state stays in CloudWatch) */
   readonly alarmActions?: cloudwatchActions.SnsAction[];
+  /** The alarm's name. @default CloudFormation names it */
+  readonly alarmName?: string;
+  /** The VPC subnets the retention check runs in. @default no VPC */
+  readonly network?: FunctionNetwork;
 }
 
 /** The erasure policy and the scheduled retention check. */
 export class Erasure extends Construct {
   /** Everything `idv results erase` needs; attach with {@link grantErase}. */
   readonly policy: iam.ManagedPolicy;
+  /** The policy's statements, for a principal that takes no managed policy. */
+  readonly statements: iam.PolicyStatement[];
   /** The daily retention check. */
   readonly retentionCheck: PipelineFunction;
   /** Fires when the check finds data past retention, or did not report. */
@@ -68,9 +75,20 @@ export class Erasure extends Construct {
 
   constructor(scope: Construct, id: string, props: ErasureProps) {
     super(scope, id);
+    this.statements = eraseStatements(props);
     this.policy = new iam.ManagedPolicy(this, 'ErasePolicy', {
       description: 'idv results erase: remove one result everywhere (docs/pipeline.md, Erasure)',
-      statements: eraseStatements(props),
+      statements: this.statements,
+    });
+    acknowledgeWildcards(
+      this.policy,
+      this.statements.flatMap((statement) => statement.resources),
+      'Erasure finds a result through the two indexes and removes every version of its objects, one folder per result under results/ and staging/ (unknown in advance).',
+    );
+    Validations.of(this.policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+      reason:
+        'DynamoDB generates data keys of the stack key for the erasure record it writes; only through DynamoDB (kms:ViaService).',
     });
     this.retentionCheck = this.#retentionCheck(props);
     this.pastRetentionAlarm = this.#alarm(props);
@@ -90,10 +108,16 @@ export class Erasure extends Construct {
       timeout: Duration.minutes(10),
       logRemovalPolicy: props.logRemovalPolicy,
       logEncryptionKey: props.encryptionKey,
+      network: props.network,
     });
     // Read-only: a Scan of the table's keys and TTLs, listings of the two buckets' prefixes.
     check.addEnvironment(ENV.resultsTableName, props.table.tableName);
     props.table.grant(check.function, 'dynamodb:Scan');
+    acknowledgeWildcards(
+      check.function.role!,
+      [`${props.table.tableArn}/index/*`],
+      'ITable.grant names the indexes with the table; the check scans the table itself, reading only.',
+    );
     props.encryptionKey.grantDecrypt(check.function);
     check.addEnvironment(ENV.dataBucketName, props.dataBucket.bucketName);
     check.addEnvironment(ENV.retentionDays, String(config.retentionDays));
@@ -104,11 +128,17 @@ export class Erasure extends Construct {
       check.addEnvironment(ANALYTICS_ENV.analyticsBucketName, props.analyticsBucket.bucketName);
       check.function.addToRolePolicy(listStatement(props.analyticsBucket, [PROJECTION_PREFIX], []));
     }
-    new events.Rule(this, 'Schedule', {
+    const schedule = new events.Rule(this, 'Schedule', {
       description: 'Runs the retention check once a day',
       schedule: props.checkSchedule ?? events.Schedule.cron({ hour: '3', minute: '17' }),
       targets: [new targets.LambdaFunction(check.function, { retryAttempts: 2 })],
     });
+    // A failed or missed run reports no metric, which the alarm counts as a finding; the next day's run
+    // checks everything again. A dead-lettered schedule event would hold nothing to redo.
+    const nextRunRepairs =
+      'A failed run publishes no ResultsPastRetention value, which its alarm treats as breaching; the next daily run checks everything again.';
+    Validations.of(schedule).acknowledge({ id: 'Serverless-EventBusDLQ', reason: nextRunRepairs });
+    Validations.of(check.function).acknowledge({ id: 'Serverless-LambdaDLQ', reason: nextRunRepairs });
     return check;
   }
 
@@ -118,7 +148,7 @@ export class Erasure extends Construct {
       metricName: PAST_RETENTION_METRIC,
       // Powertools adds the `service` dimension; the function adds the environment.
       dimensionsMap: {
-        service: METRICS.serviceName,
+        service: props.config.metricsServiceName,
         [METRICS.environmentDimension]: props.config.serviceEnvironment,
       },
       statistic: 'Maximum',
@@ -126,7 +156,7 @@ export class Erasure extends Construct {
     });
     const alarm = new cloudwatch.Alarm(this, 'PastRetentionAlarm', {
       metric,
-      alarmName: `${Stack.of(this).stackName}-ResultsPastRetention`,
+      alarmName: props.alarmName,
       alarmDescription:
         'Results past their retention are still stored (or the daily check did not report): run `idv results retention --check` (docs/pipeline.md, Retention).',
       threshold: 0,

@@ -50,11 +50,15 @@ export class Monitoring extends Construct {
   readonly alarms: Record<string, cloudwatch.Alarm> = {};
   /** The dashboard. */
   readonly dashboard: cloudwatch.Dashboard;
+  /** Where every alarm notifies (the created topic, the given one, or both). */
+  readonly #notify: actions.SnsAction[] = [];
+  readonly #names: ResourceNames;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
     const { config } = props;
-    const notify: actions.SnsAction[] = [];
+    this.#names = props.names;
+    const notify = this.#notify;
     if (props.alarmTopic === undefined || config.alarmEmail !== undefined) {
       const topic = new sns.Topic(this, 'AlarmTopic', {
         displayName: `idv-pipeline ${config.name} alarms`,
@@ -77,11 +81,43 @@ export class Monitoring extends Construct {
     }
     // SNS cannot subscribe a topic to a topic: an existing on-call topic gets every alarm directly.
     if (props.alarmTopic !== undefined) notify.push(new actions.SnsAction(props.alarmTopic));
-    this.#addAlarms(props, notify);
+    this.#addAlarms(props);
     this.dashboard = this.#addDashboard(props);
   }
 
-  #addAlarms(props: MonitoringProps, notify: actions.SnsAction[]): void {
+  /**
+   * An alarm of another part of the pipeline (analytics, erasure) that notifies like the others:
+   * `<prefix>-<key>` with a name prefix, above `threshold` by default, missing data not breaching.
+   */
+  addAlarm(
+    key: string,
+    metric: cloudwatch.IMetric,
+    threshold: number,
+    description: string,
+    options: Partial<cloudwatch.CreateAlarmOptions> = {},
+  ): cloudwatch.Alarm {
+    const created = new cloudwatch.Alarm(this, `${key}Alarm`, {
+      metric,
+      alarmName: this.#names.optional(key),
+      alarmDescription: description,
+      threshold,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      ...options,
+    });
+    this.notifyOn(created, key);
+    return created;
+  }
+
+  /** Lets an alarm created elsewhere notify the alarm topic(s) on ALARM and OK, listed under `key`. */
+  notifyOn(alarm: cloudwatch.Alarm, key: string): void {
+    alarm.addAlarmAction(...this.#notify);
+    alarm.addOkAction(...this.#notify);
+    this.alarms[key] = alarm;
+  }
+
+  #addAlarms(props: MonitoringProps): void {
     const { config, functions } = props;
     const pipelineMetric = metricOf(config);
     const alarm = (
@@ -91,19 +127,7 @@ export class Monitoring extends Construct {
       description: string,
       options: Partial<cloudwatch.CreateAlarmOptions> = {},
     ): void => {
-      const created = new cloudwatch.Alarm(this, `${key}Alarm`, {
-        metric,
-        alarmName: props.names.optional(key),
-        alarmDescription: description,
-        threshold,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        ...options,
-      });
-      created.addAlarmAction(...notify);
-      created.addOkAction(...notify);
-      this.alarms[key] = created;
+      this.addAlarm(key, metric, threshold, description, options);
     };
 
     alarm(
@@ -151,6 +175,22 @@ export class Monitoring extends Construct {
       Duration.minutes(config.pendingAlarmMinutes).toSeconds(),
       `A finished result has waited > ${config.pendingAlarmMinutes} min at the service without being ` +
         'stored; unretrieved results are deleted after the account retention period.',
+    );
+    // The polling metadata of each result (product, completion time; docs/analytics.md): a batch whose one
+    // poll call failed, and results stored after their polling record was already gone.
+    alarm(
+      'PollMetadataFailures',
+      pipelineMetric(METRICS.names.pollMetadataFailures, 'Sum').with({ period: Duration.minutes(5) }),
+      2,
+      'The poll call for result metadata failed 3+ times in 5 minutes: results are stored without product ' +
+        'and completion time (completedKnown: false). Check the service and the credentials.',
+    );
+    alarm(
+      'ResultsWithoutPollRecord',
+      pipelineMetric(METRICS.names.resultsWithoutPollRecord, 'Sum').with({ period: Duration.hours(1) }),
+      5,
+      'More than 5 results in an hour were stored after their polling record was gone (no product, no ' +
+        'completion time): fetch-result lags behind the service, or another client fetches the results.',
     );
   }
 

@@ -1,7 +1,7 @@
 /**
  * The AWS projection path (docs/analytics.md, "On AWS"): the pipeline bus sends every result event to an
  * Amazon Data Firehose stream, whose transformation Lambda (`functions/projector/transform.ts`) turns each
- * event into one row of the Iceberg table `results_raw` with the same projection as the local run
+ * event into one row of the Iceberg table `result_rows` with the same projection as the local run
  * (`./projection.ts`), and tells Firehose to upsert it on `result_id`. Pure: no I/O.
  */
 import { PROJECTION_COLUMNS } from './columns';

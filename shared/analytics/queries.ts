@@ -50,11 +50,15 @@ export function savedQueries(): SavedQuery[] {
 
 /** Name of the view analysts query: exactly one row per result. */
 export const RESULTS_VIEW = 'results';
-/** Name of the table of raw projection records (one per result and status) under the view. */
-export const RESULTS_RAW_TABLE = 'results_raw';
+/**
+ * Name of the table under the view: the Iceberg table on AWS, the Parquet file and incoming lines locally.
+ * Not `results_raw`, the JSON table of the projector it replaced, so that an update creates it beside the
+ * old one in a single deploy (docs/deploy.md).
+ */
+export const RESULTS_RAW_TABLE = 'result_rows';
 
 /**
- * SQL of the `results` view over `results_raw`: one row per result, the STORED record when there is one
+ * SQL of the `results` view over `result_rows`: one row per result, the STORED record when there is one
  * (a result the service answered 404 for and later served), else the latest. The same text defines the
  * Athena view and the DuckDB view.
  */

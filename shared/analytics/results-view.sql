@@ -7,4 +7,4 @@ SELECT
   sanction_list_result, lost_and_stolen_result, vog_status, additional_document_types, identity_messages,
   right_to_work_messages, face_verify_messages, driving_license_messages, payroll_tax_statement_messages,
   digital_signing_messages, vog_messages, face_link_messages
-FROM results_raw
+FROM result_rows

@@ -1,5 +1,5 @@
 /**
- * The AWS side of issue 22, synthesised alone (not yet wired into the pipeline stack): result events →
+ * The AWS side of issue 22, synthesised alone (IdvPipeline composes it: idv-pipeline.test.ts): result events →
  * Firehose (SSE with the stack key) → the Iceberg table in Glue (Parquet, day partition, result_id as
  * unique key), compaction, the results view and saved queries in the encrypted workgroup, and an analyst
  * policy that reaches only the table, the view and the query results.
@@ -12,6 +12,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEnvironments } from '../../infra/config';
 import { AnalyticsIceberg, ICEBERG_TABLE_PREFIX } from '../../infra/constructs/analytics-iceberg';
+import { ResourceNames } from '../../infra/resource-names';
 import { PROJECTION_COLUMNS } from '../../shared/analytics/columns';
 import { SAVED_QUERY_NAMES } from '../../shared/analytics/queries';
 import { DETAIL_TYPES } from '../../shared/events/names';
@@ -33,6 +34,7 @@ beforeAll(() => {
     config: config!,
     encryptionKey: key,
     bus,
+    names: new ResourceNames(stack, 'idv-pipeline-production'),
     accessLogs: { logAccessOf: (_bucket: s3.Bucket, prefix: string) => logged.push(prefix) },
     removalPolicy: RemovalPolicy.RETAIN,
   });
@@ -61,7 +63,7 @@ describe('analytics on Iceberg', () => {
         DestinationTableConfigurationList: [
           Match.objectLike({
             DestinationDatabaseName: 'idv_pipeline_production',
-            DestinationTableName: 'results_raw',
+            DestinationTableName: 'result_rows',
             UniqueKeys: ['result_id'],
           }),
         ],
@@ -96,11 +98,36 @@ describe('analytics on Iceberg', () => {
   it('compacts, expires snapshots and deletes orphan files with Glue table optimizers', () => {
     for (const type of ['compaction', 'retention', 'orphan_file_deletion']) {
       template.hasResourceProperties('AWS::Glue::TableOptimizer', {
-        TableName: 'results_raw',
+        TableName: 'result_rows',
         Type: type,
         TableOptimizerConfiguration: Match.objectLike({ Enabled: true }),
       });
     }
+  });
+
+  it("lets the optimizers read and rewrite the table's SSE-KMS files: the key through S3", () => {
+    // The optimizer role is the only role Glue assumes here.
+    const [roleId] = Object.keys(
+      template.findResources('AWS::IAM::Role', {
+        Properties: {
+          AssumeRolePolicyDocument: {
+            Statement: [Match.objectLike({ Principal: { Service: 'glue.amazonaws.com' } })],
+          },
+        },
+      }),
+    );
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: roleId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+            Resource: keyArn(),
+            Condition: { StringEquals: { 'kms:ViaService': Match.anyValue() } },
+          }),
+        ]),
+      },
+    });
   });
 
   it('keeps the table in a KMS-encrypted, TLS-only bucket', () => {
@@ -141,7 +168,7 @@ describe('analytics on Iceberg', () => {
     );
     expect(fn!['Properties'].Environment.Variables).toMatchObject({
       IDV_ANALYTICS_DATABASE: 'idv_pipeline_production',
-      IDV_ANALYTICS_TABLE: 'results_raw',
+      IDV_ANALYTICS_TABLE: 'result_rows',
       IDV_EVENT_CUSTOMER_REFERENCE: 'omit',
     });
   });
@@ -167,7 +194,7 @@ describe('analytics on Iceberg', () => {
     expect(text).not.toMatch(/firehose|lambda|dynamodb|secretsmanager|sqs|glue:UpdateTable|s3:DeleteObject/i);
     expect(text).toContain(`${ICEBERG_TABLE_PREFIX}*`);
     expect(text).toContain('athena-results/*');
-    expect(text).toContain('table/idv_pipeline_production/results_raw');
+    expect(text).toContain('table/idv_pipeline_production/result_rows');
     expect(text).toContain('table/idv_pipeline_production/results"');
   });
 });

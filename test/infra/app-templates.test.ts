@@ -5,7 +5,7 @@ import { FIXTURE_DIR, normalisedAppTemplates, PINNED_ENVIRONMENTS } from './app-
 
 describe("the app's templates", () => {
   it.each(PINNED_ENVIRONMENTS)(
-    'keeps every resource, property and logical id of %s as pinned before IdvPipeline',
+    'keeps every resource, property and logical id of %s as pinned (fixtures/app-template-<env>.json)',
     (environment) => {
       // Prepare
       const pinned = JSON.parse(

@@ -184,7 +184,7 @@ describe('both environments synthesise with zero unacknowledged cdk-nag findings
         report.violations.map((v) => `${v.ruleName} at ${v.violatingResources[0]?.constructPath}`),
       ),
     ).toEqual([]);
-    template.resourceCountIs('AWS::Lambda::Function', 3);
+    template.resourceCountIs('AWS::Lambda::Function', 4);
   });
 
   it('keeps production data when the stack is deleted', () => {

@@ -1,8 +1,8 @@
 /**
- * The erasure construct in a bare stack (it is not wired into the pipeline stack yet): the managed
+ * The erasure construct in a bare stack (IdvPipeline composes it: idv-pipeline.test.ts): the managed
  * policy holds exactly what `idv results erase` needs, the retention check reads only and runs daily,
- * and its alarm fires on findings and on silence. Plus, over the pipeline stack as deployed today: no
- * role there (fetch-result's included) can delete an object version or write an erasure record.
+ * and its alarm fires on findings and on silence. Plus, over the app's pipeline stack: no function role
+ * there (fetch-result's included) can delete an object version or write an erasure record.
  */
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -175,7 +175,7 @@ describe('Erasure construct', () => {
   });
 });
 
-describe('the pipeline stack as deployed today', () => {
+describe("the app's pipeline stack", () => {
   it('gives no role a way to erase: no DeleteObjectVersion, no erasure record', () => {
     // Prepare
     const { template } = synthesise('staging');

@@ -363,7 +363,7 @@ describe('IdvPipeline, in a VPC', () => {
     const services = Object.values(endpoints).map((e) => JSON.stringify(e.Properties.ServiceName));
 
     // Assess
-    expect(functions).toHaveLength(4);
+    expect(functions).toHaveLength(5);
     for (const fn of functions) expect(fn.Properties.VpcConfig.SubnetIds).toBeDefined();
     for (const service of ['s3', 'dynamodb', 'sqs', 'secretsmanager', 'events', 'xray']) {
       expect(services.some((name) => name.includes(`.${service}`))).toBe(true);
@@ -399,6 +399,84 @@ describe('IdvPipeline, grants', () => {
       's3:PutObject',
     ]);
     expect(nagFindings(reader)).toEqual([]);
+  });
+
+  it('lets only the erasure grantee erase: no function role and no analyst can delete an object version', () => {
+    // Prepare
+    const app = newApp();
+    const stack = new Stack(app, 'Erasers');
+    const pipeline = new IdvPipeline(stack, 'Pipeline', BASE);
+    const operators = new iam.Role(stack, 'Operators', { assumedBy: new iam.AccountRootPrincipal() });
+    const analyst = new iam.Role(stack, 'Analyst', { assumedBy: new iam.AccountRootPrincipal() });
+
+    // Act
+    pipeline.grantErase(operators);
+    pipeline.grantReadAnalytics(analyst);
+    app.synth();
+    const templates = templatesOf(stack);
+    const erasePolicyId = stack.resolve(
+      (pipeline.erasure.policy.node.defaultChild as iam.CfnManagedPolicy).logicalId,
+    ) as string;
+    const statementsOf = (type: string, except?: string) =>
+      templates.flatMap((t) =>
+        Object.entries(t.findResources(type))
+          .filter(([id]) => id !== except)
+          .flatMap(([, r]) => r.Properties.PolicyDocument.Statement as IamStatement[]),
+      );
+    const erases = (a: string) => a === 's3:DeleteObjectVersion' || a === 's3:DeleteObject*' || a === 's3:*';
+
+    // Assess: the inline policies (every function role, Firehose, the optimizer, the analyst grant) and
+    // the other managed policies (the analyst policy) hold no version delete; the erasure policy does.
+    expect(statementsOf('AWS::IAM::Policy').flatMap(actionsOf).filter(erases)).toEqual([]);
+    expect(statementsOf('AWS::IAM::ManagedPolicy', erasePolicyId).flatMap(actionsOf).filter(erases)).toEqual(
+      [],
+    );
+    const root = Template.fromStack(stack);
+    expect(
+      (root.toJSON().Resources[erasePolicyId].Properties.PolicyDocument.Statement as IamStatement[]).flatMap(
+        actionsOf,
+      ),
+    ).toContain('s3:DeleteObjectVersion');
+    const holders = Object.entries(root.findResources('AWS::IAM::Role'))
+      .filter(([, r]) => JSON.stringify(r.Properties.ManagedPolicyArns ?? []).includes(erasePolicyId))
+      .map(([id]) => id);
+    expect(holders).toEqual([stack.resolve((operators.node.defaultChild as iam.CfnRole).logicalId)]);
+    const outputs = Object.entries(root.toJSON().Outputs as Record<string, { Value: unknown }>);
+    expect(outputs.find(([key]) => key.startsWith('PipelineErasurePolicyArn'))?.[1].Value).toEqual({
+      Ref: erasePolicyId,
+    });
+    expect(nagFindings(operators)).toEqual([]);
+  });
+
+  it('alarms on analytics delivery, polling metadata and retention through the alarm topic', () => {
+    // Prepare
+    const app = newApp();
+    const stack = new Stack(app, 'Watched');
+
+    // Act
+    const pipeline = new IdvPipeline(stack, 'Pipeline', BASE);
+    app.synth();
+    const alarms = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm')).map(
+      (a) => a.Properties as Record<string, unknown>,
+    );
+    const topic = stack.resolve(pipeline.alarmTopic.topicArn);
+    const byMetric = (name: string) => alarms.find((a) => a['MetricName'] === name);
+
+    // Assess
+    for (const name of [
+      'DeliveryToIceberg.FailedRowCount',
+      METRICS.names.pollMetadataFailures,
+      METRICS.names.resultsWithoutPollRecord,
+      'ResultsPastRetention',
+    ]) {
+      const alarm = byMetric(name);
+      expect(alarm, name).toBeDefined();
+      expect(alarm!['AlarmActions'], name).toEqual([topic]);
+    }
+    expect(byMetric('DeliveryToIceberg.FailedRowCount')!['Namespace']).toBe('AWS/Firehose');
+    expect(byMetric('ResultsPastRetention')!['Dimensions']).toEqual(
+      expect.arrayContaining([{ Name: 'service', Value: pipeline.settings.metricsServiceName }]),
+    );
   });
 
   it('puts analytics into the pipeline stack itself when asked, still nag-clean', () => {

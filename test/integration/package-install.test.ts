@@ -87,7 +87,7 @@ describe('the packed idv-pipeline', () => {
 
     // Assess
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
-    for (const name of ['webhook', 'poll', 'fetch-result', 'projector']) {
+    for (const name of ['webhook', 'poll', 'fetch-result', 'projector', 'retention-check']) {
       expect(files).toContain(`package/dist/lambda/${name}/index.mjs`);
     }
     for (const entry of [
@@ -124,11 +124,12 @@ describe('the packed idv-pipeline', () => {
       // Assess
       expect(synth.code, synth.stderr).toBe(0);
       expect(synth.stdout).toContain('synthesised');
-      expect(functions).toHaveLength(8);
+      // Two pipelines: webhook, poll, fetch-result, the retention check and the analytics transform each.
+      expect(functions).toHaveLength(10);
       for (const fn of functions) expect(fn.Properties['Handler']).toBe('index.handler');
       expect(roles.length).toBeGreaterThanOrEqual(9);
       for (const role of roles) expect(role.Properties['PermissionsBoundary']).toBeDefined();
-      expect(assets.filter((a) => existsSync(join(out, a, 'index.mjs'))).length).toBe(4);
+      expect(assets.filter((a) => existsSync(join(out, a, 'index.mjs'))).length).toBe(5);
     },
     5 * MINUTES,
   );

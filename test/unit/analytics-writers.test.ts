@@ -1,8 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openLocalAnalytics } from '../../local/analytics-duckdb';
 import { attachAnalyticsSink } from '../../local/analytics-sink';
@@ -10,51 +8,11 @@ import { compactLocalProjection, localIncomingFiles, localParquetFile } from '..
 import type { PipelineEvent } from '../../shared/analytics/projection';
 import { reportText } from '../../shared/analytics/report';
 import { reportHtml } from '../../shared/analytics/report-html';
-import { writeProjectionObject } from '../../shared/analytics/writer';
 import { DETAIL_TYPES } from '../../shared/events/names';
 
 const storedEvent = (resultId: string): PipelineEvent => ({
   'detail-type': DETAIL_TYPES.resultStored,
   detail: { resultId, status: 'STORED', result: 'APPROVED', storedAt: '2026-08-10T12:00:00Z', messages: [] },
-});
-
-describe('the projector core', () => {
-  const s3Mock = mockClient(S3Client);
-  beforeEach(() => s3Mock.reset());
-
-  it('puts one object at the deterministic key of the record', async () => {
-    // Prepare
-    s3Mock.on(PutObjectCommand).resolves({});
-
-    // Act
-    const outcome = await writeProjectionObject(
-      new S3Client({ region: 'eu-west-1' }),
-      'analytics',
-      storedEvent('r-1'),
-    );
-
-    // Assess
-    expect(outcome).toEqual({ written: 'analytics/results/day=2026-08-10/r-1.stored.json' });
-    const input = s3Mock.commandCalls(PutObjectCommand)[0]!.args[0].input;
-    expect(input).toMatchObject({
-      Bucket: 'analytics',
-      Key: 'analytics/results/day=2026-08-10/r-1.stored.json',
-    });
-    expect(JSON.parse(String(input.Body))).toMatchObject({ result_id: 'r-1', status: 'STORED' });
-    expect(input.ServerSideEncryption).toBeUndefined();
-  });
-
-  it('skips events that are not about a result, without calling S3', async () => {
-    // Act
-    const outcome = await writeProjectionObject(new S3Client({ region: 'eu-west-1' }), 'analytics', {
-      'detail-type': DETAIL_TYPES.documentsUploaded,
-      detail: { transactionId: 't' },
-    });
-
-    // Assess
-    expect(outcome).toEqual({ skipped: 'not a result event' });
-    expect(s3Mock.commandCalls(PutObjectCommand)).toHaveLength(0);
-  });
 });
 
 describe('the local analytics sink', () => {

@@ -33,7 +33,7 @@ import { ResultsQueue } from './constructs/results-queue';
 import { ResultsTable } from './constructs/results-table';
 import { Secrets } from './constructs/secrets';
 import { WebhookApi } from './constructs/webhook-api';
-import { grantAcknowledged } from './nag-findings';
+import { acknowledgeWildcards, grantAcknowledged } from './nag-findings';
 import { ResourceNames } from './resource-names';
 
 /** Options of the analytics part (docs/analytics.md); `analytics: false` leaves it out. */
@@ -352,6 +352,17 @@ export class IdvPipeline extends Construct {
       network,
     });
     this.monitoring.notifyOn(this.erasure.pastRetentionAlarm, 'ResultsPastRetention');
+    // The analytics row goes with a row-level DELETE on the Iceberg table, through Athena.
+    if (this.analytics) {
+      const statements = this.analytics.eraseStatements();
+      this.erasure.policy.addStatements(...statements);
+      this.erasure.statements.push(...statements);
+      acknowledgeWildcards(
+        this.erasure.policy,
+        statements.flatMap((statement) => statement.resources),
+        "Erasure deletes one result's row of the Iceberg table through Athena: it reads the table's files and writes its delete files under the table's prefix, and Athena writes the answer under the workgroup's results prefix (file names unknown in advance).",
+      );
+    }
 
     // cdk-nag Serverless: fetch-result consumes SQS, whose redrive policy is its failure destination.
     Validations.of(this.resultFetcher.fetchResultFunction.function).acknowledge(

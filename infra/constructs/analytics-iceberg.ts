@@ -97,8 +97,12 @@ export class AnalyticsIceberg extends Construct {
   /** The analyst policy's statements, for a grant to any principal (`IdvPipeline.grantReadAnalytics`). */
   readonly analystStatements: iam.PolicyStatement[];
 
+  /** The stack key, which encrypts the table's files. */
+  readonly encryptionKey: kms.IKey;
+
   constructor(scope: Construct, id: string, props: AnalyticsIcebergProps) {
     super(scope, id);
+    this.encryptionKey = props.encryptionKey;
     const { config } = props;
     const stack = Stack.of(this);
     this.databaseName = props.names.glueDatabase();
@@ -168,6 +172,34 @@ export class AnalyticsIceberg extends Construct {
     const analyst = this.createAnalystPolicy(props);
     this.analystPolicy = analyst.policy;
     this.analystStatements = analyst.statements;
+  }
+
+  /**
+   * What `idv results erase` needs to delete one result's row (docs/pipeline.md, "Erasure"): the analyst's
+   * access (a query in the workgroup, the catalog, the table's files, the query results) plus a row-level
+   * `DELETE` — the table's catalog entry updated and delete files written under the table's prefix,
+   * through the stack key. Nothing else of the analytics stack.
+   */
+  eraseStatements(): iam.PolicyStatement[] {
+    const stack = Stack.of(this);
+    return [
+      ...this.analystStatements,
+      new iam.PolicyStatement({
+        sid: 'EraseProjectionRowCatalog',
+        actions: ['glue:UpdateTable'],
+        resources: [
+          stack.formatArn({ service: 'glue', resource: 'catalog' }),
+          stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.databaseName }),
+          this.tableArn(),
+        ],
+      }),
+      new iam.PolicyStatement({
+        sid: 'EraseProjectionRowFiles',
+        actions: ['s3:PutObject', 's3:DeleteObject'],
+        resources: [this.bucket.arnForObjects(`${ICEBERG_TABLE_PREFIX}*`)],
+      }),
+      keyUseThrough(this.encryptionKey, 's3', ['kms:GenerateDataKey', 'kms:Decrypt']),
+    ];
   }
 
   /** ARN of the Iceberg table in the Glue catalog. */

@@ -310,10 +310,10 @@ describe('the Iceberg projection row through Athena', () => {
     const hostile = await rows.find("x' OR '1'='1").catch((error: unknown) => error);
 
     // Assess
-    expect(found).toEqual(['results_raw (Athena workgroup wg (database db))']);
+    expect(found).toEqual(['result_rows (Athena workgroup wg (database db))']);
     expect(statements).toEqual([
-      "SELECT count(*) AS n FROM results_raw WHERE result_id = 'res-1'",
-      "SELECT count(*) AS n FROM results_raw WHERE result_id = 'res-1'",
+      "SELECT count(*) AS n FROM result_rows WHERE result_id = 'res-1'",
+      "SELECT count(*) AS n FROM result_rows WHERE result_id = 'res-1'",
     ]);
     expect(removed).toBe(0);
     expect(hostile).toBeInstanceOf(Error);
@@ -337,6 +337,6 @@ describe('the Iceberg projection row through Athena', () => {
 
     // Assess
     expect(removed).toBe(1);
-    expect(statements.at(-1)).toBe("DELETE FROM results_raw WHERE result_id = 'res-2'");
+    expect(statements.at(-1)).toBe("DELETE FROM result_rows WHERE result_id = 'res-2'");
   });
 });

@@ -18,6 +18,7 @@ import {
   icebergProjectionRows,
   listProjectionObjects,
 } from '../../shared/analytics/erase';
+import { RESULTS_RAW_TABLE } from '../../shared/analytics/queries';
 import { RESULT_ID_PATTERN, RESULT_ID_RULE } from '../../shared/api/result-id';
 import { ENV } from '../../shared/config';
 import {
@@ -105,24 +106,34 @@ async function projectionRows(
   const deployment = await ctx.deployment();
   const workgroup = str(ctx, 'workgroup') ?? deployment?.AnalyticsWorkgroup;
   const database = str(ctx, 'database') ?? deployment?.AnalyticsDatabase;
-  if (workgroup && database) {
-    const { AthenaClient } = await import('@aws-sdk/client-athena');
-    const { athenaEngine } = await import('../../shared/analytics/athena');
-    const rows = icebergProjectionRows(athenaEngine({ athena: new AthenaClient({}), workgroup, database }));
-    return { find: rows.find, remove: (resultId) => rows.remove(resultId) };
-  }
-  if (!analyticsBucket) {
+  // The JSON records of an older deployment's projector, while they exist in the analytics bucket.
+  const objects: ProjectionRows | undefined = analyticsBucket
+    ? {
+        find: (resultId) => findProjectionObjects(target.s3, analyticsBucket, resultId),
+        remove: async (_resultId, rows) => {
+          for (const key of rows) await purgePrefix(target.s3, analyticsBucket, key, 'aws', (k) => k === key);
+          return rows.length;
+        },
+      }
+    : undefined;
+  if (!(workgroup && database)) {
+    if (objects) return objects;
     throw new UsageError(
       'no analytics projection: pass --stack NAME (or --workgroup WG --database DB), or --analytics-bucket A for an older deployment (the projection row must go too)',
       'results erase',
     );
   }
+  const { AthenaClient } = await import('@aws-sdk/client-athena');
+  const { athenaEngine } = await import('../../shared/analytics/athena');
+  const table = icebergProjectionRows(athenaEngine({ athena: new AthenaClient({}), workgroup, database }));
   return {
-    find: (resultId) => findProjectionObjects(target.s3, analyticsBucket, resultId),
-    remove: async (_resultId, rows) => {
-      for (const key of rows) await purgePrefix(target.s3, analyticsBucket, key, 'aws', (k) => k === key);
-      return rows.length;
-    },
+    find: async (resultId) => [...(await table.find(resultId)), ...((await objects?.find(resultId)) ?? [])],
+    remove: async (resultId, rows) =>
+      (await table.remove(resultId)) +
+      ((await objects?.remove(
+        resultId,
+        rows.filter((row) => !row.startsWith(`${RESULTS_RAW_TABLE} `)),
+      )) ?? 0),
   };
 }
 

@@ -20,8 +20,8 @@ import type { StackFile } from '../../local/stack-file';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import type { ResultTrace } from '../../shared/queries/trace';
 import { startSimulator } from '../../simulator/server';
+import { CHROMIUM, HEADLESS_FLAGS } from '../support/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
 const FAILING = 'dlq-demo-1';
 
 const stdout: string[] = [];
@@ -339,17 +339,7 @@ describe('the local run for operators (console, DLQ, trace, replay)', () => {
       // Prepare
       const profile = mkdtempSync(join(tmpdir(), 'idv-chromium-'));
       const png = join(process.env.IDV_SCREENSHOT_DIR ?? dataDir, 'console.png');
-      const flags = [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        `--user-data-dir=${profile}`,
-        '--window-size=1280,900',
-      ];
+      const flags = [...HEADLESS_FLAGS, `--user-data-dir=${profile}`, '--window-size=1280,900'];
       const storedIds = readFileSync(join(dataDir, 'events.jsonl'), 'utf8')
         .trim()
         .split('\n')

@@ -18,7 +18,11 @@ export const CHROMIUM_MISSING = existsSync(CHROMIUM)
   ? undefined
   : `${CHROMIUM} is absent (install Debian's chromium: apt-get install -y chromium)`;
 
-const FLAGS = [
+/**
+ * Headless, no sandbox (root), and nothing that reaches for the network on its own: without the
+ * background-networking flags this machine's closed network refuses Chromium's connections many at a time.
+ */
+export const HEADLESS_FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -26,8 +30,9 @@ const FLAGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
-  '--window-size=1200,900',
-];
+] as const;
+
+const FLAGS = [...HEADLESS_FLAGS, '--window-size=1200,900'];
 
 type Message = { id?: number; method?: string; params?: Record<string, unknown>; sessionId?: string };
 type Reply = { id: number; result?: Record<string, unknown>; error?: { message: string } };
@@ -196,12 +201,7 @@ export async function screenshotUrl(
   const dir = await mkdtemp(join(tmpdir(), 'idv-chromium-'));
   try {
     await new Promise<void>((resolve, reject) => {
-      const flags = size
-        ? [
-            ...FLAGS.filter((f) => !f.startsWith('--window-size=')),
-            `--window-size=${size.width},${size.height}`,
-          ]
-        : FLAGS;
+      const flags = size ? [...HEADLESS_FLAGS, `--window-size=${size.width},${size.height}`] : FLAGS;
       const child = spawn(CHROMIUM, [...flags, `--user-data-dir=${dir}`, `--screenshot=${path}`, url], {
         stdio: 'ignore',
       });

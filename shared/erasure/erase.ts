@@ -14,6 +14,7 @@ import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk
 import { resultsByReference, resultsByTransaction } from '../queries/results';
 import type { ResultItem } from '../store/item';
 import { RESULTS_PREFIX, resultIdKeyPart, STAGING_PREFIX } from '../store/keys';
+import { pollRecordKey } from '../store/poll-records';
 import { publicationKey } from '../store/publication';
 import { RESULTS_TABLE } from '../store/table-schema';
 import { erasedDetail, type ResultErasedDetail } from './erased-event';
@@ -190,6 +191,7 @@ export async function eraseResult(
   counts.analyticsRows = await deps.projection.remove(resultId, await deps.projection.find(resultId));
   const deletions = [
     deleteByKey(deps, deps.tableName, publicationKey(resultId)),
+    deleteByKey(deps, deps.tableName, pollRecordKey(resultId)),
     deleteByKey(deps, deps.tableName, resultId),
     ...(deps.markersTableName ? [deleteByKey(deps, deps.markersTableName, resultId)] : []),
   ];

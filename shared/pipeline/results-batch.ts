@@ -17,6 +17,7 @@ import { describeError } from '../errors';
 import { EventBridgePublisher } from '../events/publisher';
 import type { Logger } from '../logger';
 import { METRICS } from '../metrics-names';
+import { PollRecords } from '../store/poll-records';
 import { ResultStore } from '../store/result-store';
 import { inSubsegment, queueMessageIds, type Tracer } from '../tracing';
 import { runBatch } from './batch-runner';
@@ -38,12 +39,14 @@ export function fetchResultDeps(config: FetchResultConfig, tracer: Tracer, logge
     timeoutMs: FETCH_BUDGET.serviceCallTimeoutMs,
     retry: FETCH_BUDGET.retry,
   });
+  const dynamo = createDynamoDocumentClient(tracer);
   return {
     source: client,
     pollSource: client,
+    pollRecords: new PollRecords(dynamo, config.resultsTableName, config.retentionDays),
     store: new ResultStore({
       s3: createS3Client(config, tracer),
-      dynamo: createDynamoDocumentClient(tracer),
+      dynamo,
       bucket: config.dataBucketName,
       table: config.resultsTableName,
     }),
@@ -68,6 +71,12 @@ export type ResultsBatchDeps = FetchResultDeps & {
    * it, results keep only what their message says.
    */
   readonly pollSource?: PollRecordSource;
+  /**
+   * Where the polling records read for the batch are kept until their result is stored, so an attempt
+   * after the first fetch (which removed the record at the service) still finds them. Without it, such an
+   * attempt stores the result without product and completion time.
+   */
+  readonly pollRecords?: Pick<PollRecords, 'keep' | 'get'>;
 };
 
 /** What one batch needs besides its records. */
@@ -145,6 +154,38 @@ export async function processResultsBatch(
   return { batchItemFailures: run.batchItemFailures };
 }
 
+/**
+ * Keeps each polling record the service still had for a result of the batch, and recalls a kept one for a
+ * result whose record the service no longer has (an earlier attempt's fetch removed it). Failures only
+ * cost the metadata, never the result: they are logged and the batch goes on.
+ */
+async function keepOrRecall(
+  needing: ReadonlyMap<string, string>,
+  found: Map<string, PollMetadata>,
+  context: ResultsBatchContext,
+): Promise<void> {
+  const records = context.deps.pollRecords;
+  if (!records) return;
+  const resultIds = new Set(needing.values());
+  await Promise.all(
+    [...resultIds].map(async (resultId) => {
+      try {
+        const read = found.get(resultId);
+        if (read) await records.keep(resultId, read);
+        else {
+          const kept = await records.get(resultId);
+          if (kept) found.set(resultId, kept);
+        }
+      } catch (error) {
+        context.deps.logger.warn('kept polling record not written or read: the result goes on without it', {
+          resultId,
+          error: describeError(error),
+        });
+      }
+    }),
+  );
+}
+
 /** The polling records read for one batch, and the messages whose record was not among them. */
 interface BatchPollMetadata {
   readonly lookup: PollMetadataLookup;
@@ -197,6 +238,7 @@ async function pollMetadataOf(
       error: describeError(error),
     });
   }
+  await keepOrRecall(needing, found, context);
   const missing = new Set([...needing].filter(([, resultId]) => !found.has(resultId)).map(([id]) => id));
   return { lookup: (resultId) => found.get(resultId), missing };
 }

@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { PollResponse } from '../../shared/api/schemas';
 import { NotFoundError, ServiceError } from '../../shared/client/errors';
 import { METRICS } from '../../shared/metrics-names';
-import type { ResultSource } from '../../shared/pipeline/fetch-result';
+import type { PollMetadata, ResultSource } from '../../shared/pipeline/fetch-result';
 import { processResultsBatch, type ResultsBatchDeps } from '../../shared/pipeline/results-batch';
 import { createTracer } from '../../shared/tracing';
 import { chunksOf, FakePublisher, FakeStore, memoryLogger } from '../support/pipeline-fakes';
@@ -18,6 +18,8 @@ class PollingService implements ResultSource {
   readonly results = new Map<string, unknown>();
   pollCalls = 0;
   failNextFetch = false;
+  /** The next fetch removes the record, as any fetch does, then the body breaks off. */
+  breakNextBody = false;
   add(resultId: string, product: string, completed: string): void {
     this.records.set(resultId, {
       resultId,
@@ -46,6 +48,10 @@ class PollingService implements ResultSource {
     const result = this.results.get(resultId);
     if (result === undefined) throw new NotFoundError('service answered 404', { status: 404 });
     this.records.delete(resultId);
+    if (this.breakNextBody) {
+      this.breakNextBody = false;
+      return chunksOf(Buffer.from(JSON.stringify(result).slice(0, 20)));
+    }
     return chunksOf(Buffer.from(JSON.stringify(result)));
   }
 }
@@ -147,6 +153,34 @@ describe('results batch: polling metadata', () => {
       product: 'RTW_PREMIUM',
       completed: '2026-08-10T10:00:00.000Z',
     });
+  });
+
+  it('keeps the metadata of a webhook result whose first fetch removed the record and then failed, for its next attempt', async () => {
+    // Prepare: kept records in memory, as the results table keeps them (`<resultId>#poll`)
+    const kept = new Map<string, PollMetadata>();
+    deps = {
+      ...deps,
+      pollRecords: {
+        keep: async (resultId, metadata) => void kept.set(resultId, metadata),
+        get: async (resultId) => kept.get(resultId),
+      },
+    };
+    service.add('r-7', 'RTW_PREMIUM', '2026-08-10T11:00:00Z');
+    service.breakNextBody = true;
+    const first = await run([webhook('r-7')]);
+    expect(first.batchItemFailures).toEqual([{ itemIdentifier: 'm-r-7' }]);
+    expect(service.records.has('r-7')).toBe(false);
+
+    // Act: the redrive, after the service has removed the record
+    await run([{ messageId: 'm-redriven', body: JSON.stringify({ resultId: 'r-7', source: 'redrive' }) }]);
+
+    // Assess
+    expect(store.items.get('r-7')).toMatchObject({
+      product: 'RTW_PREMIUM',
+      completed: '2026-08-10T11:00:00.000Z',
+      completedKnown: true,
+    });
+    expect(metrics.counts.get(METRICS.names.resultsWithoutPollRecord)).toBeUndefined();
   });
 
   it('keeps a redriven poll message own metadata without asking the service again', async () => {

@@ -5,19 +5,19 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
-import { IdvClient } from '../shared/client';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { attachAnalyticsSink } from './analytics-sink';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
 import { createConsole, type LocalConsole } from './console';
 import { type DlqWatch, startDlqWatch } from './console-dlq';
 import { TraceJournal } from './console-journal';
-import { createDemoTransaction, DEMO_FAILURE_LABEL, demoPlan } from './demo';
+import { type Demo, startDemo } from './demo-run';
 import { LocalRuleSet, loadRuleFiles, RuleFileError, ruleMarks } from './event-rules';
 import { captureHandlerLogs } from './handler-logs';
 import { lambdaContext } from './lambda-context';
 import { clientConfig, type LocalAws, startLocalAws } from './local-aws';
 import { createPipelineResources, type PipelineResources, pipelineEnv } from './pipeline-resources';
+import { printBanner, printHints, reportError, reportRestored } from './run-messages';
 import {
   dataDirFlag,
   EventTally,
@@ -170,13 +170,6 @@ interface Plumbing {
   runPoll(): Promise<void>;
 }
 
-/** The demo transactions being created in the background. */
-interface Demo {
-  /** What `--exit-when-done` waits for: every demo transaction but the deliberate failure. */
-  created: string[];
-  creating: Promise<void>;
-}
-
 /**
  * Runs the whole pipeline locally: emulators, simulator (or an external service), webhook endpoint,
  * poll schedule and SQS event source around the real handler modules, plus demo transactions. Resolves
@@ -195,7 +188,7 @@ export async function runLocal(options: RunOptions, io: RunIo, modules: LocalMod
       visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
       maxReceiveCount: options.maxReceiveCount,
     });
-    reportRestored(run, aws.restoreQueues());
+    reportRestored(io, aws.restoreQueues());
     const webhooks = await startWebhooks(run, aws, await readSecret(aws, resources.webhookSecretId));
     const service = await startService(run, modules, webhooks);
     await checkCredentials(service.url, run.credentials, run.external);
@@ -210,8 +203,14 @@ export async function runLocal(options: RunOptions, io: RunIo, modules: LocalMod
     const plumbing = startPlumbing(run, aws, resources, handlers);
     const consolePath = mountConsole(run, aws, resources, plumbing, webhooks);
     writeStackFile(run, aws, resources, `${webhooks.endpoint.url}${consolePath}`);
-    printBanner(run, service, webhooks, consolePath);
-    const demo = startDemo(run, service);
+    printBanner(io, options, {
+      dataDir: run.dataDir,
+      consoleUrl: `${webhooks.endpoint.url}${consolePath}`,
+      service: run.external ? service.url : `simulator ${service.url} (client id ${LOCAL_CLIENT.clientId})`,
+      webhooksUrl: webhooks.endpoint.url,
+      rules: run.rules.rules,
+    });
+    const demo = beginDemo(run, service);
     const timeout = sleep(options.timeoutSeconds * 1000, 'timeout' as const);
     exit = options.once
       ? await runOnce(run, service, plumbing, demo, timeout)
@@ -275,16 +274,6 @@ function claimDataDir(run: Run): void {
   if (holder) {
     run.io.err(
       `↺ taking over ${run.dataDir} from a local run that ended without stopping (pid ${holder.stack.pid})`,
-    );
-  }
-}
-
-/** Says how many queued messages an earlier run left behind and this one put back. */
-function reportRestored(run: Run, restored: Record<string, number>): void {
-  const total = Object.values(restored).reduce((sum, n) => sum + n, 0);
-  if (total > 0) {
-    run.io.err(
-      `↺ ${total} queued message(s) of the earlier run put back into their queues (queue-journal.jsonl)`,
     );
   }
 }
@@ -495,66 +484,28 @@ function mountConsole(
   return mounted.path;
 }
 
-function printBanner(run: Run, service: Service, webhooks: Webhooks, consolePath: string): void {
-  const { io, options, dataDir } = run;
-  io.out(`Local pipeline running (data in ${dataDir})`);
-  io.out(`  console:  ${webhooks.endpoint.url}${consolePath}  (secret address: this run's owner only)`);
-  io.out(
-    `  service:  ${run.external ? service.url : `simulator ${service.url} (client id ${LOCAL_CLIENT.clientId})`}`,
-  );
-  io.out(`  webhooks: ${webhooks.endpoint.url}/webhooks/<webhook secret>/result  (and …/upload)`);
-  io.out(`  events:   ${join(dataDir, 'events.jsonl')}`);
-  for (const rule of run.rules.rules) io.out(`  rule:     ${rule.name} → ${rule.outputFile}`);
-  const polling = options.once
-    ? `one poll, then the queue is drained (at most ${options.timeoutSeconds}s)`
-    : `poll every ${options.pollIntervalSeconds}s`;
-  io.out(
-    `  ${polling}; queue visibility ${options.visibilityTimeoutSeconds}s, DLQ after ${options.maxReceiveCount} receives`,
-  );
-}
-
-/** Step 7: the demo transactions, created in the background one after another. */
-function startDemo(run: Run, service: Service): Demo {
-  const { options, io, summary } = run;
-  const created: string[] = [];
-  if (options.demo <= 0) return { created, creating: Promise.resolve() };
-  const client = new IdvClient({
-    baseUrl: service.url,
+/** Step 7: the demo transactions, created in the background; the deliberate failure is marked in the run. */
+function beginDemo(run: Run, service: Service): Demo {
+  const { options, io } = run;
+  const demo = startDemo({
+    count: options.demo,
+    spacingMs: options.demoSpacingMs,
+    failure: options.demoFailure === true,
+    maxReceiveCount: options.maxReceiveCount,
     environment: options.environment,
+    serviceUrl: service.url,
     credentials: run.credentials,
-    scopes: ['productapi.secureidlink.write', 'productapi.idverify.write'],
+    control: service.simulator?.control,
+    out: (line) => io.out(line),
+    onCreated: () => {
+      run.summary.created++;
+    },
+    onFailureCreated: (isDemoFailure) => {
+      run.isDemoFailure = isDemoFailure;
+    },
   });
-  const runId = Date.now().toString(36);
-  const control = service.simulator?.control;
-  const withFailure =
-    options.demoFailure === true &&
-    control?.setResultFault !== undefined &&
-    control.resultIdsOf !== undefined;
-  const creating = (async () => {
-    for (const plan of demoPlan(options.demo, runId, withFailure)) {
-      if (plan.failsFirst) {
-        // Set before the transaction exists: a `mock-test` result is announced as soon as it is created.
-        control!.setResultFault!({
-          customerReference: plan.customerReference,
-          kind: 'dataNotBase64',
-          fetches: options.maxReceiveCount,
-        });
-      }
-      const transactionId = await createDemoTransaction(client, plan);
-      if (plan.failsFirst) {
-        run.isDemoFailure = (resultId) => control!.resultIdsOf!(transactionId).includes(resultId);
-      } else {
-        created.push(transactionId);
-      }
-      summary.created++;
-      io.out(
-        `+ created    ${plan.kind === 'secureLink' ? 'secure link ' : 'id upload   '} ${plan.product}  ${plan.mockTest ?? 'completes later'}  tx=${transactionId}${plan.failsFirst ? `  ${DEMO_FAILURE_LABEL}` : ''}`,
-      );
-      if (options.demoSpacingMs > 0) await sleep(options.demoSpacingMs);
-    }
-  })();
-  creating.catch(reportError(io, 'creating demo transactions'));
-  return { created, creating };
+  demo.creating.catch(reportError(io, 'creating demo transactions'));
+  return demo;
 }
 
 /** `--once`: the demo, one poll, drain the queue, exit. */
@@ -593,7 +544,8 @@ async function runUntilStopped(
     reportError(io, 'poll'),
   );
   run.cleanups.push(() => schedule.stop());
-  if (options.demo > 0 && !run.external && !options.exitWhenDone) printHints(run, service);
+  if (options.demo > 0 && !run.external && !options.exitWhenDone)
+    printHints(io, { serviceUrl: service.url, ...LOCAL_CLIENT, dirFlag: run.dirFlag });
   // A plain run goes on until Ctrl-C: the timeout limits only a run that is meant to end by itself.
   if (!options.exitWhenDone) return io.interrupted.then(() => 'signal' as const);
   const done = (async () => {
@@ -603,20 +555,6 @@ async function runUntilStopped(
     return 'done' as const;
   })();
   return Promise.race([done, timeout, io.interrupted.then(() => 'signal' as const)]);
-}
-
-function printHints(run: Run, service: Service): void {
-  const { io, dirFlag } = run;
-  io.out('');
-  io.out('Create more (another terminal):');
-  io.out(
-    `  IDV_BASE_URL=${service.url} IDV_CLIENT_ID=${LOCAL_CLIENT.clientId} IDV_CLIENT_SECRET=${LOCAL_CLIENT.clientSecret} \\`,
-  );
-  io.out('    npx idv secure-link create --product IDV_STANDARD --mock-test APPROVED');
-  io.out(`Query them:   npx idv results list --local${dirFlag}`);
-  io.out(`              npx idv results get RESULT_ID --local${dirFlag} --out ./result`);
-  io.out('Stop:         Ctrl-C');
-  io.out('');
 }
 
 /** The closing lines: a timeout's reason, and the DLQ depth with what to do. */
@@ -635,11 +573,6 @@ async function reportEnd(
   summary.dlq = await dlqDepth(plumbing.sqs, resources.dlqUrl);
   if (summary.dlq > 0)
     io.err(`! ${summary.dlq} message(s) in the DLQ: inspect, then \`npx idv dlq redrive --local${dirFlag}\``);
-}
-
-function reportError(io: RunIo, what: string) {
-  return (error: unknown) =>
-    io.err(`${what} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : 'error'}`);
 }
 
 /** Processes batches until the queue is empty, in-flight (left for redelivery) messages included. */

@@ -1,12 +1,10 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import * as athena from 'aws-cdk-lib/aws-athena';
-import * as events from 'aws-cdk-lib/aws-events';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
+import { ArnFormat, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type * as athena from 'aws-cdk-lib/aws-athena';
+import type * as events from 'aws-cdk-lib/aws-events';
 import * as glue from 'aws-cdk-lib/aws-glue';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
+import type * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
 import type * as kms from 'aws-cdk-lib/aws-kms';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import {
@@ -17,20 +15,15 @@ import {
   trinoType,
 } from '../../shared/analytics/columns';
 import { PROJECTION_PREFIX } from '../../shared/analytics/projection';
-import {
-  RESULTS_RAW_TABLE,
-  RESULTS_VIEW,
-  resultsViewSql,
-  savedQueries,
-} from '../../shared/analytics/queries';
-import { ANALYTICS_ENV, ENV } from '../../shared/config';
-import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
+import { RESULTS_RAW_TABLE, RESULTS_VIEW, resultsViewSql } from '../../shared/analytics/queries';
 import type { EnvironmentConfig } from '../config';
 import { acknowledgeWildcards } from '../nag-findings';
 import type { ResourceNames } from '../resource-names';
+import { createAnalystAccess } from './analytics-iceberg-athena';
+import { createIcebergDelivery } from './analytics-iceberg-delivery';
 import type { AccessLogDestination } from './data-bucket';
 import { keyUseThrough } from './encryption-key';
-import { type FunctionNetwork, PipelineFunction } from './pipeline-function';
+import type { FunctionNetwork, PipelineFunction } from './pipeline-function';
 
 /** Key prefix of the Iceberg table (data and metadata) in the analytics bucket. */
 export const ICEBERG_TABLE_PREFIX = `iceberg/${RESULTS_RAW_TABLE}/`;
@@ -153,23 +146,30 @@ export class AnalyticsIceberg extends Construct {
     });
     this.table = this.createTable();
     this.view = this.createView();
-    this.transform = this.createTransform(props);
-    this.deliveryStream = this.createDeliveryStream(props);
-    this.subscribe(props);
+    const delivery = createIcebergDelivery(this, {
+      ...props,
+      streamName: this.deliveryStreamName,
+      bucket: this.bucket,
+      databaseName: this.databaseName,
+      table: this.table,
+      tableArn: this.tableArn(),
+      tablePrefix: ICEBERG_TABLE_PREFIX,
+      errorsPrefix: DELIVERY_ERRORS_PREFIX,
+    });
+    this.transform = delivery.transform;
+    this.deliveryStream = delivery.deliveryStream;
     this.createOptimizers(props);
-    this.workgroup = this.createWorkgroup(props);
-    for (const query of savedQueries()) {
-      const named = new athena.CfnNamedQuery(this, `Query-${query.name}`, {
-        name: query.name,
-        description: query.description.slice(0, 1024),
-        database: this.databaseName,
-        workGroup: this.workgroupName,
-        queryString: query.sql,
-      });
-      named.addResourceDependency(this.workgroup);
-      named.addResourceDependency(this.view);
-    }
-    const analyst = this.createAnalystPolicy(props);
+    const analyst = createAnalystAccess(this, {
+      ...props,
+      workgroupName: this.workgroupName,
+      bucket: this.bucket,
+      databaseName: this.databaseName,
+      view: this.view,
+      tableArns: [this.tableArn(RESULTS_RAW_TABLE), this.tableArn(RESULTS_VIEW)],
+      tablePrefix: ICEBERG_TABLE_PREFIX,
+      queryResultsPrefix: ICEBERG_QUERY_RESULTS_PREFIX,
+    });
+    this.workgroup = analyst.workgroup;
     this.analystPolicy = analyst.policy;
     this.analystStatements = analyst.statements;
   }
@@ -315,201 +315,6 @@ export class AnalyticsIceberg extends Construct {
     return view;
   }
 
-  /** The projection as Firehose's transformation: it reads events and returns rows, nothing else. */
-  private createTransform(props: AnalyticsIcebergProps): PipelineFunction {
-    const fn = new PipelineFunction(this, 'TransformFunction', {
-      entry: 'functions/projector/transform.ts',
-      description: 'Projects result events into rows of the analytics Iceberg table (no personal data).',
-      config: props.config,
-      timeout: Duration.minutes(1),
-      memorySize: 256,
-      logRemovalPolicy: props.removalPolicy,
-      logEncryptionKey: props.encryptionKey,
-      network: props.network,
-    });
-    fn.addEnvironment(ANALYTICS_ENV.analyticsDatabase, this.databaseName);
-    fn.addEnvironment(ANALYTICS_ENV.analyticsTable, RESULTS_RAW_TABLE);
-    if (props.config.eventCustomerReference) {
-      fn.addEnvironment(ENV.eventCustomerReference, props.config.eventCustomerReference);
-    }
-    return fn;
-  }
-
-  /** The delivery stream: Direct PUT (from the rule), SSE with the stack key, into the Iceberg table. */
-  private createDeliveryStream(props: AnalyticsIcebergProps): firehose.CfnDeliveryStream {
-    const stack = Stack.of(this);
-    const streamName = this.deliveryStreamName;
-    const logGroup = new logs.LogGroup(this, 'DeliveryLogs', {
-      logGroupName: `/aws/kinesisfirehose/${streamName}`,
-      retention: logs.RetentionDays.ONE_MONTH,
-      encryptionKey: props.encryptionKey,
-      removalPolicy: props.removalPolicy,
-    });
-    const logStream = logGroup.addStream('DestinationDelivery', { logStreamName: 'DestinationDelivery' });
-    const role = new iam.Role(this, 'DeliveryRole', {
-      assumedBy: new iam.ServicePrincipal('firehose.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
-      }),
-      description: 'Firehose: writes the analytics Iceberg table, and nothing else of the stack.',
-    });
-    // Glue: the catalog entries of this table only (Firehose commits each batch through them).
-    role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['glue:GetTable', 'glue:GetDatabase', 'glue:UpdateTable'],
-        resources: [
-          stack.formatArn({ service: 'glue', resource: 'catalog' }),
-          stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.databaseName }),
-          this.tableArn(),
-        ],
-      }),
-    );
-    role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:ListBucket', 's3:GetBucketLocation', 's3:ListBucketMultipartUploads'],
-        resources: [this.bucket.bucketArn],
-      }),
-    );
-    role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
-        resources: [
-          this.bucket.arnForObjects(`${ICEBERG_TABLE_PREFIX}*`),
-          this.bucket.arnForObjects(`${DELIVERY_ERRORS_PREFIX}*`),
-        ],
-      }),
-    );
-    role.addToPolicy(keyUseThrough(props.encryptionKey, 's3', ['kms:GenerateDataKey', 'kms:Decrypt']));
-    role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['lambda:InvokeFunction', 'lambda:GetFunctionConfiguration'],
-        resources: [this.transform.function.functionArn],
-      }),
-    );
-    role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['logs:PutLogEvents'], resources: [logGroup.logGroupArn] }),
-    );
-    const stream = new firehose.CfnDeliveryStream(this, 'DeliveryStream', {
-      deliveryStreamName: streamName,
-      deliveryStreamType: 'DirectPut',
-      deliveryStreamEncryptionConfigurationInput: {
-        keyType: 'CUSTOMER_MANAGED_CMK',
-        keyArn: props.encryptionKey.keyArn,
-      },
-      icebergDestinationConfiguration: {
-        roleArn: role.roleArn,
-        catalogConfiguration: {
-          catalogArn: stack.formatArn({ service: 'glue', resource: 'catalog' }),
-        },
-        destinationTableConfigurationList: [
-          {
-            destinationDatabaseName: this.databaseName,
-            destinationTableName: RESULTS_RAW_TABLE,
-            // One row per result: each record is an update keyed by result_id (the transform says so).
-            uniqueKeys: ['result_id'],
-            s3ErrorOutputPrefix: DELIVERY_ERRORS_PREFIX,
-          },
-        ],
-        appendOnly: false,
-        bufferingHints: {
-          intervalInSeconds: (props.bufferInterval ?? Duration.seconds(300)).toSeconds(),
-          sizeInMBs: 128,
-        },
-        // Firehose retries a failed commit for up to an hour, then writes the records to the error prefix.
-        retryOptions: { durationInSeconds: 3600 },
-        processingConfiguration: {
-          enabled: true,
-          processors: [
-            {
-              type: 'Lambda',
-              parameters: [
-                { parameterName: 'LambdaArn', parameterValue: this.transform.function.functionArn },
-                { parameterName: 'BufferSizeInMBs', parameterValue: '1' },
-                { parameterName: 'BufferIntervalInSeconds', parameterValue: '60' },
-              ],
-            },
-          ],
-        },
-        cloudWatchLoggingOptions: {
-          enabled: true,
-          logGroupName: logGroup.logGroupName,
-          logStreamName: logStream.logStreamName,
-        },
-        s3BackupMode: 'FailedDataOnly',
-        s3Configuration: {
-          bucketArn: this.bucket.bucketArn,
-          roleArn: role.roleArn,
-          prefix: DELIVERY_ERRORS_PREFIX,
-          errorOutputPrefix: DELIVERY_ERRORS_PREFIX,
-          encryptionConfiguration: { kmsEncryptionConfig: { awskmsKeyArn: props.encryptionKey.keyArn } },
-        },
-      },
-    });
-    stream.node.addDependency(role);
-    stream.addResourceDependency(this.table);
-    // Firehose encrypts the stream's buffer with the stack key.
-    props.encryptionKey.addToResourcePolicy(
-      new iam.PolicyStatement({
-        principals: [new iam.ServicePrincipal('firehose.amazonaws.com')],
-        actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
-        resources: ['*'],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: {
-            'aws:SourceArn': stack.formatArn({
-              service: 'firehose',
-              resource: 'deliverystream',
-              resourceName: streamName,
-            }),
-          },
-        },
-      }),
-    );
-    acknowledgeWildcards(
-      role,
-      [
-        this.bucket.arnForObjects(`${ICEBERG_TABLE_PREFIX}*`),
-        this.bucket.arnForObjects(`${DELIVERY_ERRORS_PREFIX}*`),
-      ],
-      'Object keys of the Iceberg table and of delivery errors are per file, unknown in advance; limited to those two prefixes of the analytics bucket.',
-    );
-    // Firehose invokes the transformation synchronously and retries it; what still fails goes to
-    // delivery-errors/ (alarmed): an asynchronous-invocation DLQ would never be used.
-    Validations.of(this.transform.function).acknowledge({
-      id: 'Serverless-LambdaDLQ',
-      reason:
-        'Invoked synchronously by Firehose only (data transformation): failed records go to the delivery-errors/ prefix of the analytics bucket, alarmed.',
-    });
-    return stream;
-  }
-
-  /** The rule on the pipeline bus: the two result events go to the delivery stream. */
-  private subscribe(props: AnalyticsIcebergProps): void {
-    const rule = new events.Rule(this, 'ResultEventsRule', {
-      ruleName: props.names.optional('analytics-firehose'),
-      eventBus: props.bus,
-      description: 'Result events of the pipeline → the analytics delivery stream (Iceberg).',
-      eventPattern: {
-        source: [EVENT_SOURCE],
-        detailType: [DETAIL_TYPES.resultStored, DETAIL_TYPES.resultUnavailable],
-      },
-    });
-    // No DLQ on the target: EventBridge retries for 24 hours, and a row it still could not deliver comes
-    // back by replaying the bus archive (every row is an upsert on result_id, docs/analytics.md).
-    Validations.of(rule).acknowledge({
-      id: 'Serverless-EventBusDLQ',
-      reason:
-        'EventBridge retries the Firehose target for 24 hours; an event still undelivered is replayed from the bus archive (upserts on result_id make a replay harmless).',
-    });
-    rule.addTarget(
-      new targets.FirehoseDeliveryStream(
-        firehose.DeliveryStream.fromDeliveryStreamAttributes(this, 'StreamRef', {
-          deliveryStreamArn: this.deliveryStream.attrArn,
-          deliveryStreamName: this.deliveryStream.ref,
-        }),
-      ),
-    );
-  }
-
   /**
    * Glue's managed table optimizers: compaction (merges Firehose's small files and applies the upserts'
    * equality deletes, so reads stay fast), snapshot retention (keeps a week of time travel) and orphan-file
@@ -604,105 +409,6 @@ export class AnalyticsIceberg extends Construct {
       ],
       'Compaction rewrites files of the table prefix only (names unknown in advance) and logs to its own log groups.',
     );
-  }
-
-  /** The workgroup: results always land SSE-KMS encrypted in their prefix, whatever the client asks. */
-  private createWorkgroup(props: AnalyticsIcebergProps): athena.CfnWorkGroup {
-    return new athena.CfnWorkGroup(this, 'Workgroup', {
-      name: this.workgroupName,
-      description: 'Analysts: SQL over the results projection (no personal data).',
-      recursiveDeleteOption: props.removalPolicy === RemovalPolicy.DESTROY,
-      workGroupConfiguration: {
-        enforceWorkGroupConfiguration: true,
-        publishCloudWatchMetricsEnabled: true,
-        bytesScannedCutoffPerQuery: 10 * 1024 ** 3,
-        engineVersion: { selectedEngineVersion: 'Athena engine version 3' },
-        resultConfiguration: {
-          outputLocation: this.bucket.s3UrlForObject(ICEBERG_QUERY_RESULTS_PREFIX),
-          encryptionConfiguration: { encryptionOption: 'SSE_KMS', kmsKey: props.encryptionKey.keyArn },
-        },
-      },
-    });
-  }
-
-  /**
-   * For analysts: Athena in this workgroup; Glue reads of this database, the table and the view; reads of
-   * the table's files; read/write of the query results; the stack key only through S3 for objects of this
-   * bucket. Nothing on the delivery stream, the transform, the data bucket, the results table or secrets.
-   */
-  private createAnalystPolicy(props: AnalyticsIcebergProps): {
-    policy: iam.ManagedPolicy;
-    statements: iam.PolicyStatement[];
-  } {
-    const stack = Stack.of(this);
-    const statements = [
-      new iam.PolicyStatement({
-        sid: 'AthenaWorkgroup',
-        actions: [
-          'athena:StartQueryExecution',
-          'athena:StopQueryExecution',
-          'athena:GetQueryExecution',
-          'athena:GetQueryResults',
-          'athena:GetQueryResultsStream',
-          'athena:BatchGetQueryExecution',
-          'athena:ListQueryExecutions',
-          'athena:GetWorkGroup',
-          'athena:GetNamedQuery',
-          'athena:BatchGetNamedQuery',
-          'athena:ListNamedQueries',
-        ],
-        resources: [
-          stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: this.workgroupName }),
-        ],
-      }),
-      new iam.PolicyStatement({
-        sid: 'GlueCatalog',
-        actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:GetPartitions'],
-        resources: [
-          stack.formatArn({ service: 'glue', resource: 'catalog' }),
-          stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.databaseName }),
-          this.tableArn(RESULTS_RAW_TABLE),
-          this.tableArn(RESULTS_VIEW),
-        ],
-      }),
-      new iam.PolicyStatement({
-        sid: 'ListAnalyticsBucket',
-        actions: ['s3:ListBucket', 's3:GetBucketLocation'],
-        resources: [this.bucket.bucketArn],
-      }),
-      new iam.PolicyStatement({
-        sid: 'ReadTable',
-        actions: ['s3:GetObject'],
-        resources: [this.bucket.arnForObjects(`${ICEBERG_TABLE_PREFIX}*`)],
-      }),
-      new iam.PolicyStatement({
-        sid: 'QueryResults',
-        actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
-        resources: [this.bucket.arnForObjects(`${ICEBERG_QUERY_RESULTS_PREFIX}*`)],
-      }),
-      new iam.PolicyStatement({
-        sid: 'KeyThroughS3ForAnalyticsObjects',
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
-        resources: [props.encryptionKey.keyArn],
-        conditions: {
-          StringEquals: { 'kms:ViaService': `s3.${stack.region}.amazonaws.com` },
-          StringLike: {
-            'kms:EncryptionContext:aws:s3:arn': [this.bucket.bucketArn, this.bucket.arnForObjects('*')],
-          },
-        },
-      }),
-    ];
-    const policy = new iam.ManagedPolicy(this, 'AnalystPolicy', {
-      managedPolicyName: props.names.optional('analysts'),
-      description: 'SQL over the results projection through the analytics workgroup; no access to the data.',
-      statements,
-    });
-    acknowledgeWildcards(
-      policy,
-      statements.flatMap((statement) => statement.resources),
-      'Analysts read the table files and Athena writes query results under their prefixes (names per file and query); the key only through S3 for this bucket.',
-    );
-    return { policy, statements };
   }
 }
 

@@ -1,0 +1,79 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { IdvClient } from '../shared/client';
+import { createDemoTransaction, DEMO_FAILURE_LABEL, demoPlan } from './demo';
+
+/** The simulator's controls the deliberate demo failure needs; an external service has neither. */
+export interface DemoFaultControl {
+  setResultFault?(fault: { customerReference: string; kind: 'dataNotBase64'; fetches: number }): void;
+  resultIdsOf?(transactionId: string): string[];
+}
+
+/** What {@link startDemo} needs of the run. */
+export interface DemoOptions {
+  /** Demo transactions to create; 0 creates none. */
+  count: number;
+  /** Pause between demo transactions. */
+  spacingMs: number;
+  /** One transaction fails on purpose (only when `control` can arrange it). */
+  failure: boolean;
+  /** Receives before the DLQ: how many fetches of the deliberate failure's result are served broken. */
+  maxReceiveCount: number;
+  environment: 'staging' | 'production';
+  serviceUrl: string;
+  credentials: { clientId: string; clientSecret: string };
+  /** The simulator's controls, when the run started one. */
+  control?: DemoFaultControl;
+  /** Where the `+ created` lines go. */
+  out(line: string): void;
+  /** Called once per transaction created, the deliberate failure included. */
+  onCreated(): void;
+  /** Called when the deliberate failure exists, with the test for its results. */
+  onFailureCreated(isDemoFailure: (resultId: string) => boolean): void;
+}
+
+/** The demo transactions being created in the background. */
+export interface Demo {
+  /** What `--exit-when-done` waits for: every demo transaction but the deliberate failure. */
+  created: string[];
+  creating: Promise<void>;
+}
+
+/** The demo transactions, created in the background one after another. */
+export function startDemo(options: DemoOptions): Demo {
+  const created: string[] = [];
+  if (options.count <= 0) return { created, creating: Promise.resolve() };
+  const client = new IdvClient({
+    baseUrl: options.serviceUrl,
+    environment: options.environment,
+    credentials: options.credentials,
+    scopes: ['productapi.secureidlink.write', 'productapi.idverify.write'],
+  });
+  const runId = Date.now().toString(36);
+  const { control } = options;
+  const withFailure =
+    options.failure && control?.setResultFault !== undefined && control.resultIdsOf !== undefined;
+  const creating = (async () => {
+    for (const plan of demoPlan(options.count, runId, withFailure)) {
+      if (plan.failsFirst) {
+        // Set before the transaction exists: a `mock-test` result is announced as soon as it is created.
+        control!.setResultFault!({
+          customerReference: plan.customerReference,
+          kind: 'dataNotBase64',
+          fetches: options.maxReceiveCount,
+        });
+      }
+      const transactionId = await createDemoTransaction(client, plan);
+      if (plan.failsFirst) {
+        options.onFailureCreated((resultId) => control!.resultIdsOf!(transactionId).includes(resultId));
+      } else {
+        created.push(transactionId);
+      }
+      options.onCreated();
+      options.out(
+        `+ created    ${plan.kind === 'secureLink' ? 'secure link ' : 'id upload   '} ${plan.product}  ${plan.mockTest ?? 'completes later'}  tx=${transactionId}${plan.failsFirst ? `  ${DEMO_FAILURE_LABEL}` : ''}`,
+      );
+      if (options.spacingMs > 0) await delay(options.spacingMs, undefined, { ref: false });
+    }
+  })();
+  return { created, creating };
+}

@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+
+/** Where the run's lines go (`RunIo` fits). */
+export interface RunLines {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** The run's settings the banner states (`RunOptions` fits). */
+export interface BannerOptions {
+  once: boolean;
+  timeoutSeconds: number;
+  pollIntervalSeconds: number;
+  visibilityTimeoutSeconds: number;
+  maxReceiveCount: number;
+}
+
+/** Where this run's parts are, for the banner. */
+export interface BannerPlaces {
+  dataDir: string;
+  /** The console's secret address. */
+  consoleUrl: string;
+  /** The service as the banner names it: the external URL, or the simulator's with its client id. */
+  service: string;
+  /** Base URL of the webhook endpoint. */
+  webhooksUrl: string;
+  /** The `--rule` rules. */
+  rules: readonly { name: string; outputFile: string }[];
+}
+
+/** The opening lines: where everything is and how the run polls. */
+export function printBanner(io: RunLines, options: BannerOptions, places: BannerPlaces): void {
+  io.out(`Local pipeline running (data in ${places.dataDir})`);
+  io.out(`  console:  ${places.consoleUrl}  (secret address: this run's owner only)`);
+  io.out(`  service:  ${places.service}`);
+  io.out(`  webhooks: ${places.webhooksUrl}/webhooks/<webhook secret>/result  (and …/upload)`);
+  io.out(`  events:   ${join(places.dataDir, 'events.jsonl')}`);
+  for (const rule of places.rules) io.out(`  rule:     ${rule.name} → ${rule.outputFile}`);
+  const polling = options.once
+    ? `one poll, then the queue is drained (at most ${options.timeoutSeconds}s)`
+    : `poll every ${options.pollIntervalSeconds}s`;
+  io.out(
+    `  ${polling}; queue visibility ${options.visibilityTimeoutSeconds}s, DLQ after ${options.maxReceiveCount} receives`,
+  );
+}
+
+/** How to create more transactions against the simulator and query them, while the run goes on. */
+export function printHints(
+  io: RunLines,
+  hints: { serviceUrl: string; clientId: string; clientSecret: string; dirFlag: string },
+): void {
+  const { dirFlag } = hints;
+  io.out('');
+  io.out('Create more (another terminal):');
+  io.out(
+    `  IDV_BASE_URL=${hints.serviceUrl} IDV_CLIENT_ID=${hints.clientId} IDV_CLIENT_SECRET=${hints.clientSecret} \\`,
+  );
+  io.out('    npx idv secure-link create --product IDV_STANDARD --mock-test APPROVED');
+  io.out(`Query them:   npx idv results list --local${dirFlag}`);
+  io.out(`              npx idv results get RESULT_ID --local${dirFlag} --out ./result`);
+  io.out('Stop:         Ctrl-C');
+  io.out('');
+}
+
+/** Says how many queued messages an earlier run left behind and this one put back. */
+export function reportRestored(io: RunLines, restored: Record<string, number>): void {
+  const total = Object.values(restored).reduce((sum, n) => sum + n, 0);
+  if (total > 0) {
+    io.err(
+      `↺ ${total} queued message(s) of the earlier run put back into their queues (queue-journal.jsonl)`,
+    );
+  }
+}
+
+/** A reporter of a background task's failure: its error's name and message, nothing else. */
+export function reportError(io: RunLines, what: string) {
+  return (error: unknown) =>
+    io.err(`${what} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : 'error'}`);
+}

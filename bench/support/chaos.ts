@@ -354,6 +354,8 @@ async function measure(input: MeasureInput): Promise<ChaosFigures> {
         publications.set(id.slice(0, -PUBLICATION_KEY_SUFFIX.length), item as unknown as PublicationRecord);
         continue;
       }
+      // Other records beside the item (a kept polling record `#poll`, an erasure record): `#` never occurs in a resultId.
+      if (id.includes('#')) continue;
       if (items.has(id)) violations.push(`${id}: more than one item`);
       items.set(id, item);
     }

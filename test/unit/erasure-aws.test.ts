@@ -186,6 +186,7 @@ describe('erasure against AWS (SDK calls)', () => {
     expect(order.at(-1)).toBe('put ERASED');
     expect(order).toContain(`delete ${TABLE}/res-1`);
     expect(order).toContain(`delete ${TABLE}/res-1#publication`);
+    expect(order).toContain(`delete ${TABLE}/res-1#poll`);
     expect(order).toContain(`delete ${MARKERS}/res-1`);
     expect(record).toMatchObject({
       resultId: 'res-1#erasure',
@@ -197,7 +198,8 @@ describe('erasure against AWS (SDK calls)', () => {
         objectVersions: 2,
         deleteMarkers: 1,
         objects: 2,
-        items: 3,
+        // item, publication record, kept polling record, enqueue marker
+        items: 4,
         analyticsRows: 1,
         uploadsAborted: 0,
       },
@@ -215,7 +217,7 @@ describe('erasure against AWS (SDK calls)', () => {
       erasedAt: '2026-09-01T10:00:00.000Z',
       environment: 'production',
       storage: { table: TABLE },
-      removed: { objectVersions: 2, deleteMarkers: 1, items: 3, analyticsRows: 1 },
+      removed: { objectVersions: 2, deleteMarkers: 1, items: 4, analyticsRows: 1 },
     });
   });
 

@@ -6,15 +6,20 @@
  * `IDV_SCREENSHOT_DIR` when set (to look at them), else to a temporary directory.
  */
 import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PATHS } from '../../shared/api/enums';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
 import { CHROMIUM_MISSING, HeadlessPage, screenshotUrl } from '../support/chromium';
-import { callSim, completedResult, SIM_CLIENT, tokenFor } from '../support/simulator-http';
+import {
+  callSim,
+  completedResult,
+  SIM_CLIENT,
+  startWebhookRecorder,
+  tokenFor,
+  type WebhookRecorder,
+} from '../support/simulator-http';
 
 const title = `hosted flow in headless Chromium${CHROMIUM_MISSING ? ` (skipped: ${CHROMIUM_MISSING})` : ''}`;
 
@@ -22,23 +27,12 @@ describe.skipIf(CHROMIUM_MISSING !== undefined)(title, () => {
   let sim: RunningSimulator;
   let token: string;
   let page: HeadlessPage;
-  let hooks: Server;
+  let hooks: WebhookRecorder;
   let shots: string;
-  const received: { path: string; body: Record<string, unknown> }[] = [];
 
   beforeAll(async () => {
-    hooks = createServer((req, res) => {
-      let text = '';
-      req.on('data', (c) => {
-        text += c;
-      });
-      req.on('end', () => {
-        received.push({ path: req.url ?? '', body: JSON.parse(text) as Record<string, unknown> });
-        res.end();
-      });
-    });
-    await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
-    const hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
+    hooks = await startWebhookRecorder();
+    const hookUrl = hooks.url;
     sim = await startSimulator({
       ...SIM_CLIENT,
       seed: 24,
@@ -54,10 +48,10 @@ describe.skipIf(CHROMIUM_MISSING !== undefined)(title, () => {
   afterAll(async () => {
     await page?.close();
     await sim?.close();
-    await new Promise((r) => hooks?.close(r));
+    await hooks?.close();
   });
   beforeEach(() => {
-    received.length = 0;
+    hooks.received.length = 0;
   });
 
   async function newLink(body: Record<string, unknown>): Promise<{ link: string; transactionId: string }> {
@@ -99,7 +93,7 @@ describe.skipIf(CHROMIUM_MISSING !== undefined)(title, () => {
     const doc = await completedResult(sim, token, transactionId);
     expect(doc.result).toBe('DISAPPROVED');
     await sim.control.webhooksIdle();
-    expect(received.map((h) => [h.path, h.body.transactionId])).toEqual([
+    expect(hooks.received.map((h) => [h.path, h.body.transactionId])).toEqual([
       ['/upload', transactionId],
       ['/result', transactionId],
     ]);

@@ -6,34 +6,28 @@
  * every input bounded; the samples and the result's portrait pass the 640 × 480 and face-quality rules;
  * with `linksAwaitBrowser` a link waits for its end user.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PATHS } from '../../shared/api/enums';
 import { imageDimensions, sniffContentType } from '../../shared/image';
 import { pooledImage } from '../../simulator/images';
 import { SAMPLES } from '../../simulator/samples';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
-import { callSim, completedResult, SIM_CLIENT, tokenFor } from '../support/simulator-http';
+import {
+  callSim,
+  completedResult,
+  SIM_CLIENT,
+  startWebhookRecorder,
+  tokenFor,
+  type WebhookRecorder,
+} from '../support/simulator-http';
 
 let sim: RunningSimulator;
 let token: string;
-let hooks: Server;
-const received: { path: string; body: Record<string, unknown> }[] = [];
+let hooks: WebhookRecorder;
 
 beforeAll(async () => {
-  hooks = createServer((req, res) => {
-    let text = '';
-    req.on('data', (c) => {
-      text += c;
-    });
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', body: JSON.parse(text) as Record<string, unknown> });
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
-  const hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
+  hooks = await startWebhookRecorder();
+  const hookUrl = hooks.url;
   sim = await startSimulator({
     ...SIM_CLIENT,
     seed: 24,
@@ -45,10 +39,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sim.close();
-  await new Promise((r) => hooks.close(r));
+  await hooks.close();
 });
 beforeEach(() => {
-  received.length = 0;
+  hooks.received.length = 0;
 });
 
 async function newLink(body: Record<string, unknown> = {}): Promise<{ link: string; transactionId: string }> {
@@ -132,7 +126,7 @@ describe('completing through the link', () => {
     expect(page).toContain('Verification complete');
     expect(page).toContain('<b id="result">APPROVED</b>');
     await sim.control.webhooksIdle();
-    expect(received.map((h) => [h.path, h.body.transactionId, h.body.customerReference])).toEqual([
+    expect(hooks.received.map((h) => [h.path, h.body.transactionId, h.body.customerReference])).toEqual([
       ['/upload', transactionId, 'hf-1'],
       ['/result', transactionId, 'hf-1'],
     ]);

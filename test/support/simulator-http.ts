@@ -2,6 +2,8 @@
  * Plain HTTP helpers for tests that talk to the simulator the way any client would (fetch, JSON), not
  * through the typed client: the request bodies stay exactly what the test wrote.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { KNOWN_SCOPES, PATHS } from '../../shared/api/enums';
 import { resultSchema, type VerificationResultDocument } from '../../shared/api/schemas';
@@ -65,4 +67,33 @@ export async function completedResult(
   const result = await callSim(sim, token, 'GET', PATHS.result(record!.resultId));
   expect(result.status).toBe(200);
   return resultSchema.parse(result.body);
+}
+
+/** A webhook receiver on 127.0.0.1 that records every JSON call (path and body), for the simulator's webhooks. */
+export interface WebhookRecorder {
+  /** Base URL: the simulator is given `${url}/upload` and `${url}/result`. */
+  readonly url: string;
+  readonly received: { path: string; body: Record<string, unknown> }[];
+  close(): Promise<void>;
+}
+
+/** Starts a {@link WebhookRecorder} on port 0. */
+export async function startWebhookRecorder(): Promise<WebhookRecorder> {
+  const received: WebhookRecorder['received'] = [];
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk) => {
+      text += chunk;
+    });
+    req.on('end', () => {
+      received.push({ path: req.url ?? '', body: JSON.parse(text) as Record<string, unknown> });
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

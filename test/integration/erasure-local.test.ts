@@ -15,12 +15,12 @@ import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/clien
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../bin/cli/main';
 import { attachAnalyticsSink } from '../../local/analytics-sink';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { type FetchResultDeps, processQueueRecord } from '../../shared/pipeline/fetch-result';
 import { ResultStore } from '../../shared/store/result-store';
+import { runIdvInProcess } from '../support/cli';
 import { clientConfig, createPipelineResources, type LocalAws, startLocalAws } from '../support/local-aws';
 import { eventValidators, FakeSource, memoryLogger } from '../support/pipeline-fakes';
 
@@ -71,21 +71,7 @@ function filesHolding(dir: string, needle: string): string[] {
     .map((f) => f.path.slice(dir.length));
 }
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      err += t;
-    },
-    env: {},
-    cwd: process.cwd(),
-  });
-  return { code, out, err };
-}
+const cli = runIdvInProcess;
 
 /** Starts the emulators on `dataDir` with clients, a store and fetch-result's dependencies. */
 async function openRun(dataDir: string, source: FakeSource) {

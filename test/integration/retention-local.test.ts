@@ -9,26 +9,12 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../bin/cli/main';
+import { runIdvInProcess } from '../support/cli';
 import { clientConfig, createPipelineResources, startLocalAws } from '../support/local-aws';
 
 const DAY_S = 86_400;
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      err += t;
-    },
-    env: {},
-    cwd: process.cwd(),
-  });
-  return { code, out, err };
-}
+const cli = runIdvInProcess;
 
 describe('idv results retention --local', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'idv-retention-'));

@@ -1,5 +1,6 @@
 /**
- * Runs the real `idv` process (`bin/idv.mjs`, as `npx idv` does) for CLI integration tests.
+ * Runs `idv` for CLI integration tests: the real process (`bin/idv.mjs`, as `npx idv` does), or in this
+ * process when a test needs the emulators it started.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -43,4 +44,23 @@ export function runIdv(
     // A pipe on stdin, like `… | idv setup credentials`; closed at once when there is nothing to send.
     child.stdin?.end(options.input ?? '');
   });
+}
+
+/** `idv ARGS` run in this process (no child): its exit code and what it printed on stdout and stderr. */
+export async function runIdvInProcess(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  // Loaded on use: the tests that run the real process never load the CLI into their own.
+  const { runCli } = await import('../../bin/cli/main');
+  let out = '';
+  let err = '';
+  const code = await runCli(args, {
+    stdout: (text) => {
+      out += text;
+    },
+    stderr: (text) => {
+      err += text;
+    },
+    env: {},
+    cwd: process.cwd(),
+  });
+  return { code, out, err };
 }

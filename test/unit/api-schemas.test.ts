@@ -44,6 +44,23 @@ describe('api schemas', () => {
     expect(pollOf({}).results).toEqual([]);
   });
 
+  it.each([{}, { results: null }])('reads the poll answer %j as no records', (body) => {
+    // Assess
+    expect(pollOf(body).results).toEqual([]);
+  });
+
+  it('parses a result for the CLI when an image or file has no data', () => {
+    // Act
+    const parsed = resultSchema.safeParse({
+      images: [{ documentType: 'PASSPORT' }],
+      files: [{ data: null }],
+    });
+
+    // Assess
+    expect(parsed.success).toBe(true);
+    expect(parsed.data?.images?.[0]?.data).toBe('');
+  });
+
   it('rejects a request with a wrong enum, naming the field', () => {
     const outcome = idVerifyRequestSchema.safeParse({ product: 'IDV_PREMIUM', images: [{ data: 'AA==' }] });
     expect(outcome.success).toBe(false);

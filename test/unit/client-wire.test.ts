@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { IdvClient } from '../../shared/client/client';
 import {
   ConnectionError,
+  GoneError,
   MockTestNotAllowedError,
   NotFoundError,
   RateLimitError,
@@ -12,6 +13,7 @@ import {
   UnauthorizedError,
 } from '../../shared/client/errors';
 import { InMemoryTokenProvider } from '../../shared/client/in-memory-token-provider';
+import { clientOn, serviceFetch } from '../support/service-fetch';
 
 interface Recorded {
   method: string;
@@ -284,7 +286,7 @@ describe('IdvClient on the wire (recorded fetch)', () => {
   });
 });
 
-describe('IdvClient review fixes', () => {
+describe('IdvClient failures: retries, waits, base URL and connection errors', () => {
   it('never re-sends the SDK token GET after a 500: it starts a transaction', async () => {
     // Prepare
     const fake = fakeFetch(() => new Response('', { status: 500 }));
@@ -433,6 +435,51 @@ describe('IdvClient review fixes', () => {
     // Assess
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error.message).toContain('no token endpoint at http://127.0.0.1:9/base/api/v2/oauth/token (404)');
+  });
+});
+
+describe('IdvClient with answers another implementation of the service may give', () => {
+  it('percent-encodes a resultId with other characters in the result URL', async () => {
+    // Prepare
+    const fake = serviceFetch({ accessToken: 't', expiresIn: '3600', tokenType: 'Bearer' }, () =>
+      Response.json({ result: 'APPROVED' }),
+    );
+    const idv = clientOn(fake.fetch);
+
+    // Act
+    await idv.getResult('res.2026:0001');
+    await idv.getResult('acct@eu+7=');
+
+    // Assess
+    const paths = fake.calls.filter((c) => c.url.pathname.includes('/result/')).map((c) => c.url.pathname);
+    expect(paths).toEqual(['/api/v2/result/res.2026%3A0001', '/api/v2/result/acct%40eu%2B7%3D']);
+  });
+
+  it('reads an empty or 204 poll answer as no records', async () => {
+    // Prepare
+    const fake = serviceFetch({ accessToken: 't', expiresIn: 60 }, () => new Response(null, { status: 204 }));
+
+    // Act
+    const response = await clientOn(fake.fetch).poll();
+
+    // Assess
+    expect(response).toEqual({ results: [] });
+  });
+
+  it('maps 410 to a GoneError, which is a NotFoundError', async () => {
+    // Prepare
+    const fake = serviceFetch({ accessToken: 't', expiresIn: 60 }, () =>
+      Response.json({ code: 5, message: 'Expired' }, { status: 410 }),
+    );
+
+    // Act
+    const error = await clientOn(fake.fetch)
+      .getResult('expired.0001')
+      .catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(GoneError);
+    expect(error).toBeInstanceOf(NotFoundError);
   });
 });
 

@@ -1,5 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { NotFoundError } from '../../shared/client/errors';
+import {
+  ForbiddenError,
+  GoneError,
+  NotFoundError,
+  ResponseFormatError,
+  UnauthorizedError,
+} from '../../shared/client/errors';
 import { MalformedMessageError } from '../../shared/errors';
 import { type FetchResultDeps, processMessage, processQueueRecord } from '../../shared/pipeline/fetch-result';
 import type { ResultMessage } from '../../shared/pipeline/messages';
@@ -250,5 +256,117 @@ describe('fetch-result core', () => {
     expect(upload.transactionId).toBe('tx-3');
     expect(upload.resultId).toBeUndefined();
     expect(lines.join('\n')).not.toContain('Jane Example');
+  });
+});
+
+describe('fetch-result core with answers another implementation of the service may give', () => {
+  /** Deps whose source answers every fetch with `body` (or throws it when it is an Error). */
+  function depsOf(body: Buffer | Error): {
+    deps: FetchResultDeps;
+    store: FakeStore;
+    publisher: FakePublisher;
+    lines: string[];
+  } {
+    const store = new FakeStore();
+    const publisher = new FakePublisher();
+    const { logger, lines } = memoryLogger();
+    const deps: FetchResultDeps = {
+      source: sourceOf(async () => {
+        if (body instanceof Error) throw body;
+        return body;
+      }),
+      store,
+      publisher,
+      environment: 'staging',
+      retentionDays: 30,
+      logger,
+    };
+    return { deps, store, publisher, lines };
+  }
+
+  it('stores a result whose id has other characters under its escaped key and names it exactly in the event', async () => {
+    // Prepare
+    const { deps, store, publisher } = depsOf(Buffer.from(JSON.stringify({ result: 'APPROVED' })));
+
+    // Act
+    const outcome = await processQueueRecord(JSON.stringify({ resultId: 'R~42', source: 'poll' }), deps);
+
+    // Assess
+    expect(outcome).toBe('stored');
+    expect(store.items.get('R~42')?.resultKey).toBe('results/R.7E42/result.json');
+    expect(publisher.stored.map((d) => d.resultId)).toEqual(['R~42']);
+  });
+
+  it('records a result the service answers 410 to as UNAVAILABLE, like a 404', async () => {
+    // Prepare
+    const { deps, store } = depsOf(new GoneError('service answered 410', { status: 410 }));
+
+    // Act
+    const outcome = await processMessage({ resultId: 'expired.0001', source: 'poll' }, deps);
+
+    // Assess
+    expect(outcome).toBe('unavailable');
+    expect(store.items.get('expired.0001')).toMatchObject({ status: 'UNAVAILABLE', reason: 'NOT_FOUND' });
+  });
+
+  it.each([
+    [
+      new ForbiddenError('service answered 403: Forbidden', { status: 403 }),
+      'refused the result request (403)',
+    ],
+    [new UnauthorizedError('service answered 401', { status: 401 }), 'even after a refresh (401)'],
+  ])('leaves a %s for redelivery and the DLQ with a clear line', async (error, text) => {
+    // Prepare
+    const { deps, store, lines } = depsOf(error);
+
+    // Act
+    const outcome = processQueueRecord(JSON.stringify({ resultId: 'r-1', source: 'poll' }), deps);
+
+    // Assess
+    await expect(outcome).rejects.toBe(error);
+    expect(store.items.size).toBe(0);
+    expect(lines.join('\n')).toContain(text);
+  });
+
+  it('retries a result body that is not JSON, naming its size but never its content', async () => {
+    // Prepare
+    const { deps, store, lines } = depsOf(Buffer.from('<html>Jantje Testpersoon</html>'));
+
+    // Act
+    const outcome = processQueueRecord(JSON.stringify({ resultId: 'r-1', source: 'poll' }), deps);
+
+    // Assess
+    await expect(outcome).rejects.toBeInstanceOf(ResponseFormatError);
+    expect(store.items.size).toBe(0);
+    expect(lines.join('\n')).toContain('not JSON (31 bytes)');
+    expect(lines.join('\n')).not.toContain('Jantje');
+  });
+
+  it('fails a result body that is a JSON array (redelivered, then the DLQ) and stores and announces nothing', async () => {
+    // Prepare
+    const { deps, store, publisher } = depsOf(Buffer.from('[{"transactionId":"t"}]'));
+
+    // Act
+    const outcome = processMessage({ resultId: 'r-array', source: 'poll' }, deps);
+
+    // Assess
+    await expect(outcome).rejects.toBeInstanceOf(ResponseFormatError);
+    await expect(outcome).rejects.toThrow('JSON that is not an object');
+    expect(store.items.size).toBe(0);
+    expect(store.objectWrites).toBe(0);
+    expect(publisher.stored).toHaveLength(0);
+    expect(publisher.unavailable).toHaveLength(0);
+  });
+
+  it('reads a result body with a byte order mark', async () => {
+    // Prepare
+    const { deps, store } = depsOf(Buffer.from(`\uFEFF${JSON.stringify({ result: 'APPROVED' })}`));
+
+    // Act
+    const outcome = await processMessage({ resultId: 'r-1', source: 'poll' }, deps);
+
+    // Assess
+    expect(outcome).toBe('stored');
+    expect(store.items.get('r-1')?.result).toBe('APPROVED');
   });
 });

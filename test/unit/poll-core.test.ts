@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { EnqueueError } from '../../shared/errors';
 import { parseQueueMessage } from '../../shared/pipeline/messages';
 import { pollAndEnqueue } from '../../shared/pipeline/poll';
-import { memoryLogger } from '../support/pipeline-fakes';
+import { memoryLogger, pollOf } from '../support/pipeline-fakes';
 
 const sqsMock = mockClient(SQSClient);
 const NOW = new Date('2026-08-11T12:00:00.000Z');
@@ -126,5 +126,48 @@ describe('poll core', () => {
       source: 'poll',
       transactionId: 't'.repeat(256),
     });
+  });
+
+  it('skips and counts records that are not objects or have no usable id, and keeps the others', async () => {
+    // Prepare
+    sqsMock.on(SendMessageBatchCommand).resolves({ Failed: [] });
+    const body = {
+      results: [
+        { resultId: 'res.2026:0001', completed: 1786364400000, transactionId: 7, extra: { a: 1 } },
+        'garbage',
+        null,
+        42,
+        { resultId: 90817, completed: '2026-08-10 11:00:00' },
+        { resultId: 1.5 },
+        { resultId: 2 ** 60 },
+        { resultId: '../etc' },
+        { resultId: 'R~42', completed: '10/08/2026 12:00', product: ['x'] },
+      ],
+      nextPage: null,
+    };
+    const parsed = pollOf(body);
+    const { logger, lines } = memoryLogger();
+
+    // Act
+    const summary = await pollAndEnqueue({
+      source: { poll: async () => parsed },
+      sqs: new SQSClient({ region: 'eu-west-1' }),
+      queueUrl: 'https://queue',
+      logger,
+      now: () => new Date('2026-08-10T12:00:00.000Z'),
+    });
+
+    // Assess
+    expect(parsed.results[0]).toMatchObject({ extra: { a: 1 } });
+    expect(summary).toEqual({ pending: 9, enqueued: 3, invalid: 6, oldestAgeSeconds: 3600 });
+    const sent = sqsMock
+      .commandCalls(SendMessageBatchCommand)
+      .flatMap((c) => c.args[0].input.Entries!.map((e) => JSON.parse(e.MessageBody!)));
+    expect(sent).toEqual([
+      { resultId: 'res.2026:0001', source: 'poll' },
+      { resultId: '90817', source: 'poll', completed: '2026-08-10 11:00:00' },
+      { resultId: 'R~42', source: 'poll', completed: '10/08/2026 12:00' },
+    ]);
+    expect(lines.join('\n')).not.toContain('garbage');
   });
 });

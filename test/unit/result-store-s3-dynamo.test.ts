@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  ProvisionedThroughputExceededException,
+} from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -12,8 +17,10 @@ import {
   INLINE_ITEM_BYTES,
   MAX_ITEM_BYTES,
   ResultStore,
+  resultJsonKey,
 } from '../../shared/store/result-store';
 import type { ObjectRef } from '../../shared/stream/blob-sink';
+import { ResultContentError } from '../../shared/stream/errors';
 
 const s3Mock = mockClient(S3Client);
 const ddbMock = mockClient(DynamoDBDocumentClient);
@@ -261,5 +268,195 @@ describe('ResultStore', () => {
     expect(input.Key).toEqual({ resultId: 'r#publication' });
     expect(input.ConditionExpression).toContain('attribute_not_exists(publishedAt)');
     expect(input.ExpressionAttributeValues).toMatchObject({ ':status': 'STORED', ':ttl': 1_800_000_000 });
+  });
+});
+
+describe('ResultStore conditional puts', () => {
+  beforeEach(() => ddbMock.reset());
+
+  const item = buildUnavailableItem({
+    hints: { resultId: 'r-1', source: 'poll' },
+    storedAt: '2026-08-11T08:00:00.000Z',
+    retentionDays: 30,
+  });
+
+  it.each(['putStoredItem', 'putUnavailableItem'] as const)(
+    '%s lets a throttling error propagate (only a failed condition means "already there")',
+    async (method) => {
+      // Prepare
+      ddbMock
+        .on(PutCommand)
+        .rejects(new ProvisionedThroughputExceededException({ message: 'throttled', $metadata: {} }));
+
+      // Act
+      const put = store()[method](item);
+
+      // Assess
+      await expect(put).rejects.toBeInstanceOf(ProvisionedThroughputExceededException);
+    },
+  );
+
+  it.each(['putStoredItem', 'putUnavailableItem'] as const)(
+    '%s answers "not written" with the item DynamoDB returned on the failed condition, reading only its publication',
+    async (method) => {
+      // Prepare: the condition fails with the old item (ALL_OLD); its event was published
+      const old = { ...item, status: 'STORED', result: 'APPROVED' };
+      ddbMock
+        .on(PutCommand)
+        .rejects(
+          new ConditionalCheckFailedException({ message: 'exists', $metadata: {}, Item: marshall(old) }),
+        );
+      ddbMock
+        .on(GetCommand)
+        .resolves({ Item: { status: 'STORED', publishedAt: '2026-08-11T08:01:00.000Z' } });
+
+      // Act
+      const put = await store()[method](item);
+
+      // Assess
+      expect(put).toEqual({
+        written: false,
+        current: { ...old, eventPublishedAt: '2026-08-11T08:01:00.000Z' },
+      });
+      expect(ddbMock.commandCalls(PutCommand)[0]!.args[0].input.ReturnValuesOnConditionCheckFailure).toBe(
+        'ALL_OLD',
+      );
+      const reads = ddbMock.commandCalls(GetCommand).map((call) => call.args[0].input.Key);
+      expect(reads).toEqual([{ resultId: 'r-1#publication' }]);
+    },
+  );
+
+  it('answers a refused publication claim with the record DynamoDB returned, with no second read', async () => {
+    // Prepare
+    const record = { status: 'STORED', publishedAt: '2026-08-11T08:01:00.000Z' };
+    ddbMock
+      .on(UpdateCommand)
+      .rejects(
+        new ConditionalCheckFailedException({ message: 'held', $metadata: {}, Item: marshall(record) }),
+      );
+
+    // Act
+    const result = await store().claimPublication('r-1', 'STORED', { token: 't', expiresAt: 2 }, 1);
+
+    // Assess
+    expect(result).toEqual({ claimed: false, record });
+    expect(ddbMock.commandCalls(UpdateCommand)[0]!.args[0].input.ReturnValuesOnConditionCheckFailure).toBe(
+      'ALL_OLD',
+    );
+    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it.each(['putStoredItem', 'putUnavailableItem'] as const)(
+    '%s reads the item again when the failure came without it',
+    async (method) => {
+      // Prepare
+      ddbMock
+        .on(PutCommand)
+        .rejects(new ConditionalCheckFailedException({ message: 'exists', $metadata: {} }));
+      ddbMock.on(GetCommand).resolves({});
+
+      // Act
+      const put = await store()[method](item);
+
+      // Assess
+      expect(put).toEqual({ written: false, current: undefined });
+      expect(ddbMock.commandCalls(GetCommand)).toHaveLength(2);
+    },
+  );
+});
+
+describe('ResultStore with results another implementation of the service may send', () => {
+  beforeEach(() => s3Mock.reset());
+
+  const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+  const PNG = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    Buffer.from(Array.from({ length: 200 }, (_, i) => (i * 37) & 0xff)),
+  ]);
+  const JFIF = Buffer.from([
+    0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0xfb, 0xff, 0xfe, 0xd9,
+  ]);
+
+  /** A result body as the service streams it, in uneven chunks of 97 bytes. */
+  async function* bodyInChunks(result: unknown): AsyncIterable<Uint8Array> {
+    const bytes = Buffer.from(JSON.stringify(result));
+    for (let at = 0; at < bytes.length; at += 97) yield bytes.subarray(at, at + 97);
+  }
+
+  it('stores every base64 dialect exactly, keeps entries without data and the unknown parts', async () => {
+    // Prepare
+    s3Mock.on(PutObjectCommand).resolves({});
+    const result: Record<string, unknown> = {
+      result: 'PENDING_REVIEW',
+      images: [
+        {
+          data: `data:image/jpeg;base64,${JFIF.toString('base64')}`,
+          documentType: 'PASSPORT',
+          pageType: 'FRONT',
+        },
+        { data: PNG.toString('base64').replace(/(.{76})/g, '$1\r\n'), documentType: 'NEW_TYPE' },
+        { documentType: 'IDENTITY_CARD', pageType: 'BACK' },
+        { data: null, documentType: 'IDENTITY_CARD' },
+        'not an object',
+        { data: JFIF.toString('base64'), documentType: 'LIVE' },
+      ],
+      files: [{ data: PNG.toString('base64url') }],
+      riskAssessment: { result: 'LOW' },
+    };
+
+    // Act
+    const { stored } = await store().storeResult('res.2026:0001', bodyInChunks(result));
+    const bad = { ...result, images: [{ data: 'this is %% not base64', documentType: 'LIVE' }] };
+    const refused = await store()
+      .storeResult('res-bad', bodyInChunks(bad))
+      .catch((error: unknown) => error);
+
+    // Assess
+    const puts = s3Mock.commandCalls(PutObjectCommand).map((c) => c.args[0].input);
+    const bodies = new Map(puts.map((p) => [p.Key!, p.Body as Buffer]));
+    expect([...bodies.keys()]).toEqual([
+      'results/res.2E2026.3A0001/images/01-PASSPORT-FRONT.jpg',
+      'results/res.2E2026.3A0001/images/02-UNKNOWN-UNKNOWN.png',
+      'results/res.2E2026.3A0001/images/06-LIVE-UNKNOWN.jpg',
+      'results/res.2E2026.3A0001/files/01-UNKNOWN.png',
+      'results/res.2E2026.3A0001/result.json',
+    ]);
+    expect(sha(bodies.get('results/res.2E2026.3A0001/images/01-PASSPORT-FRONT.jpg')!)).toBe(sha(JFIF));
+    expect(sha(bodies.get('results/res.2E2026.3A0001/images/02-UNKNOWN-UNKNOWN.png')!)).toBe(sha(PNG));
+    expect(sha(bodies.get('results/res.2E2026.3A0001/files/01-UNKNOWN.png')!)).toBe(sha(PNG));
+    expect(stored.objects).toHaveLength(4);
+    // Not base64 in any form: one rule everywhere — the result is refused with a reason code (the message
+    // then goes to the DLQ), its value is never stored as something else and no result.json is written.
+    expect(refused).toBeInstanceOf(ResultContentError);
+    expect(refused).toMatchObject({ reason: 'DATA_NOT_BASE64', transient: false });
+    expect(String((refused as Error).message)).not.toContain('this is');
+    expect([...bodies.keys()].some((key) => key.includes('res-bad'))).toBe(false);
+    const document = JSON.parse(bodies.get('results/res.2E2026.3A0001/result.json')!.toString()) as {
+      images: unknown[];
+      riskAssessment: unknown;
+      result: string;
+    };
+    expect(document.images.slice(2, 5)).toEqual([
+      { documentType: 'IDENTITY_CARD', pageType: 'BACK' },
+      { data: null, documentType: 'IDENTITY_CARD' },
+      'not an object',
+    ]);
+    expect(document.riskAssessment).toEqual({ result: 'LOW' });
+    expect(document.result).toBe('PENDING_REVIEW');
+  });
+
+  it('falls back to storedAt for a completed time it cannot read', () => {
+    // Act
+    const item = buildStoredItem({
+      hints: { resultId: 'r', completed: '10/08/2026 12:00' },
+      document: {},
+      stored: { resultKey: resultJsonKey('r'), objects: [], documentBytes: 2 },
+      bucket: 'b',
+      storedAt: '2026-08-11T00:00:00.000Z',
+      retentionDays: 1,
+    });
+
+    // Assess
+    expect(item).toMatchObject({ completed: '2026-08-11T00:00:00.000Z', completedKnown: false });
   });
 });

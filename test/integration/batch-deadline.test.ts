@@ -4,23 +4,13 @@
  * invocation's remaining time come back as batch item failures before the deadline; redelivered later they
  * are stored and announced once each: none is lost.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdvClient } from '../../shared/client/client';
 import { runBatch } from '../../shared/pipeline/batch-runner';
 import { FETCH_BUDGET, type FetchBudget } from '../../shared/pipeline/fetch-budget';
 import { type FetchResultDeps, processQueueRecord } from '../../shared/pipeline/fetch-result';
-import { ResultStore } from '../../shared/store/result-store';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
-import {
-  clientConfig,
-  createPipelineResources,
-  type LocalAws,
-  type PipelineResources,
-  startLocalAws,
-} from '../support/local-aws';
+import { type LocalStore, startLocalStore } from '../support/local-store';
 import { FakePublisher, memoryLogger } from '../support/pipeline-fakes';
 
 const CREDENTIALS = { clientId: 'deadline-client', clientSecret: 'deadline-secret-Kp4' };
@@ -32,25 +22,14 @@ const BUDGET: FetchBudget = {
   afterFetchReserveMs: 500,
 };
 
-let aws: LocalAws;
+let local: LocalStore;
 let sim: RunningSimulator;
-let resources: PipelineResources;
-let s3: S3Client;
-let store: ResultStore;
 let client: IdvClient;
 const resultIds: string[] = [];
 
 beforeAll(async () => {
-  aws = await startLocalAws();
-  resources = await createPipelineResources(aws, { prefix: 'idv-deadline' });
+  local = await startLocalStore('idv-deadline');
   sim = await startSimulator({ ...CREDENTIALS, seed: 7 });
-  s3 = new S3Client(clientConfig(aws, 's3'));
-  store = new ResultStore({
-    s3,
-    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb'))),
-    bucket: resources.bucketName,
-    table: resources.tableName,
-  });
   client = new IdvClient({
     baseUrl: sim.url,
     environment: 'staging',
@@ -72,8 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   sim?.control.setFaults(undefined);
   await sim?.close();
-  s3?.destroy();
-  await aws?.close();
+  await local?.close();
 });
 
 describe('a batch against a slow service (simulator slowRate 1)', () => {
@@ -82,7 +60,7 @@ describe('a batch against a slow service (simulator slowRate 1)', () => {
     const publisher = new FakePublisher();
     const deps: FetchResultDeps = {
       source: client,
-      store,
+      store: local.store,
       publisher,
       environment: 'staging',
       retentionDays: 7,
@@ -116,6 +94,6 @@ describe('a batch against a slow service (simulator slowRate 1)', () => {
     expect(slow).toMatchObject({ succeeded: 0, failed: 2, notStarted: 2, unfinished: 0 });
     expect(retry).toMatchObject({ batchItemFailures: [], succeeded: 4 });
     expect(publisher.stored.map((d) => d.resultId).sort()).toEqual([...resultIds].sort());
-    for (const id of resultIds) expect((await store.getItem(id))?.eventPublishedAt).toBeDefined();
+    for (const id of resultIds) expect((await local.store.getItem(id))?.eventPublishedAt).toBeDefined();
   }, 60_000);
 });

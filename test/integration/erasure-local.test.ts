@@ -9,19 +9,18 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachAnalyticsSink } from '../../local/analytics-sink';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { type FetchResultDeps, processQueueRecord } from '../../shared/pipeline/fetch-result';
-import { ResultStore } from '../../shared/store/result-store';
 import { runIdvInProcess } from '../support/cli';
-import { clientConfig, createPipelineResources, type LocalAws, startLocalAws } from '../support/local-aws';
+import { clientConfig } from '../support/local-aws';
+import { startLocalStore } from '../support/local-store';
 import { eventValidators, FakeSource, memoryLogger } from '../support/pipeline-fakes';
 
 const ERASED = 'res-erase-1';
@@ -75,17 +74,16 @@ const cli = runIdvInProcess;
 
 /** Starts the emulators on `dataDir` with clients, a store and fetch-result's dependencies. */
 async function openRun(dataDir: string, source: FakeSource) {
-  const aws: LocalAws = await startLocalAws({ dataDir });
-  const resources = await createPipelineResources(aws);
+  // The local run's default prefix, which `idv … --local` reads.
+  const local = await startLocalStore('idv-local', { dataDir });
+  const { aws, resources, s3, dynamo, store } = local;
   aws.restoreQueues();
-  const s3 = new S3Client(clientConfig(aws, 's3'));
   const sqs = new SQSClient(clientConfig(aws, 'sqs'));
-  const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
   const events = new EventBridgeClient(clientConfig(aws, 'eventBridge'));
   const detach = attachAnalyticsSink(aws.events, dataDir, () => undefined);
   const deps: FetchResultDeps = {
     source,
-    store: new ResultStore({ s3, dynamo, bucket: resources.bucketName, table: resources.tableName }),
+    store,
     publisher: new EventBridgePublisher(events, resources.eventBusName),
     environment: 'staging',
     retentionDays: 30,
@@ -100,8 +98,8 @@ async function openRun(dataDir: string, source: FakeSource) {
     deps,
     async close() {
       detach();
-      for (const client of [s3, dynamo, events, sqs]) client.destroy();
-      await aws.close();
+      for (const client of [events, sqs]) client.destroy();
+      await local.close();
     },
   };
 }

@@ -3,27 +3,21 @@
  * per result per visibility window (enqueue markers in DynamoDB, dynalite here; fauxqs as the queue).
  * Figures printed; published in docs/reliability.md.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PollResponse } from '../../shared/api/schemas';
 import { DynamoEnqueueMarkers } from '../../shared/pipeline/enqueue-markers';
 import { pollAndEnqueue } from '../../shared/pipeline/poll';
-import {
-  clientConfig,
-  createPipelineResources,
-  type LocalAws,
-  type PipelineResources,
-  startLocalAws,
-} from '../support/local-aws';
+import { clientConfig, type PipelineResources } from '../support/local-aws';
+import { type LocalStore, startLocalStore } from '../support/local-store';
 import { memoryLogger } from '../support/pipeline-fakes';
 
 const WINDOW_SECONDS = 300;
 const BACKLOG = 60;
 const T0 = Date.parse('2026-08-11T08:00:00.000Z');
 
-let aws: LocalAws;
+let local: LocalStore;
 let resources: PipelineResources;
 let sqs: SQSClient;
 let dynamo: DynamoDBDocumentClient;
@@ -81,14 +75,14 @@ async function pollAt(prefix: string, atMs: number, withMarkers: boolean, queueU
 
 describe('poll enqueue markers (dynalite + fauxqs)', () => {
   beforeAll(async () => {
-    aws = await startLocalAws();
-    resources = await createPipelineResources(aws, { prefix: 'idv-markers', visibilityTimeoutSeconds: 30 });
-    sqs = new SQSClient(clientConfig(aws, 'sqs'));
-    dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
+    local = await startLocalStore('idv-markers', { resources: { visibilityTimeoutSeconds: 30 } });
+    ({ resources, dynamo } = local);
+    sqs = new SQSClient(clientConfig(local.aws, 'sqs'));
   }, 60_000);
 
   afterAll(async () => {
-    await aws?.close();
+    sqs?.destroy();
+    await local?.close();
   });
 
   it('a backlog polled every minute for 5 minutes yields 1 message per result; the next window 1 more', async () => {

@@ -97,7 +97,7 @@ let local: LocalStore;
 let dir: string;
 
 beforeAll(async () => {
-  local = await startLocalStore('idv-inv', { smallLimit: 1024 * 1024, concurrency: 2 });
+  local = await startLocalStore('idv-inv', { ingest: { smallLimit: 1024 * 1024, concurrency: 2 } });
   dir = await mkdtemp(join(tmpdir(), 'idv-inv-'));
 }, 60_000);
 

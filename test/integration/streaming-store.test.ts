@@ -8,24 +8,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdvClient } from '../../shared/client/client';
 import { ConnectionError } from '../../shared/client/errors';
 import { type FetchResultDeps, processQueueRecord } from '../../shared/pipeline/fetch-result';
 import { objectRefs } from '../../shared/queries/results';
-import { ResultStore } from '../../shared/store/result-store';
+import type { ResultStore } from '../../shared/store/result-store';
 import { S3BlobTarget } from '../../shared/store/s3-blobs';
 import { ResultContentError } from '../../shared/stream/errors';
-import {
-  clientConfig,
-  createPipelineResources,
-  type LocalAws,
-  type PipelineResources,
-  startLocalAws,
-} from '../support/local-aws';
+import { clientConfig, type LocalAws, type PipelineResources } from '../support/local-aws';
+import { type LocalStore, startLocalStore } from '../support/local-store';
 import { FakePublisher, memoryLogger } from '../support/pipeline-fakes';
 
 const PERSONAL = 'Jantje Streaming Testpersoon';
@@ -65,6 +58,7 @@ const BODIES: Record<string, { text: string; cut?: boolean }> = {
   truncated: { text: body([{ data: JPEG.toString('base64'), documentType: 'PASSPORT' }]), cut: true },
 };
 
+let local: LocalStore;
 let aws: LocalAws;
 let resources: PipelineResources;
 let server: Server;
@@ -73,8 +67,8 @@ let store: ResultStore;
 let client: IdvClient;
 
 beforeAll(async () => {
-  aws = await startLocalAws();
-  resources = await createPipelineResources(aws, { prefix: 'idv-stream' });
+  local = await startLocalStore('idv-stream', { ingest: { smallLimit: 1024 * 1024, concurrency: 2 } });
+  ({ aws, resources, s3, store } = local);
   server = createServer((req, res) => {
     const id = decodeURIComponent((req.url ?? '').split('/').pop() ?? '');
     const answer = BODIES[id];
@@ -100,14 +94,6 @@ beforeAll(async () => {
     next();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  s3 = new S3Client(clientConfig(aws, 's3'));
-  store = new ResultStore({
-    s3,
-    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb'))),
-    bucket: resources.bucketName,
-    table: resources.tableName,
-    ingest: { smallLimit: 1024 * 1024, concurrency: 2 },
-  });
   const token = { accessToken: 'tok', tokenType: 'Bearer', expiresAt: Date.now() + 3_600_000, scopes: [] };
   client = new IdvClient({
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -119,8 +105,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   server?.close();
-  s3?.destroy();
-  await aws?.close();
+  await local?.close();
 });
 
 function deps(): { deps: FetchResultDeps; lines: string[]; publisher: FakePublisher } {

@@ -11,18 +11,14 @@ import { ResponseFormatError } from '../../shared/client/errors';
 import { fetchAccessToken, MIN_TOKEN_LIFETIME_SECONDS } from '../../shared/client/oauth';
 import { SecretsTokenProvider } from '../../shared/token-cache/secrets-token-provider';
 import { type HostileService, jsonAnswer, startHostileService } from '../support/hostile-service';
-import {
-  clientConfig,
-  createPipelineResources,
-  type LocalAws,
-  type PipelineResources,
-  startLocalAws,
-} from '../support/local-aws';
+import { clientConfig, type LocalAws, type PipelineResources } from '../support/local-aws';
+import { type LocalStore, startLocalStore } from '../support/local-store';
 
 const CREDENTIALS = { clientId: 'bad-answer-client', clientSecret: 'bad-answer-secret-K2' };
 const SCOPES = ['productapi.poll.read', 'productapi.result.read'];
 const CONTAINERS = 10;
 
+let local: LocalStore;
 let aws: LocalAws;
 let resources: PipelineResources;
 let service: HostileService;
@@ -50,14 +46,14 @@ function container(): { provider: SecretsTokenProvider; waitedMs: () => number }
 
 describe('bad token answers fail fast (10 cold containers, local Secrets Manager)', () => {
   beforeAll(async () => {
-    aws = await startLocalAws();
-    resources = await createPipelineResources(aws, { prefix: 'idv-badtoken', credentials: CREDENTIALS });
+    local = await startLocalStore('idv-badtoken', { resources: { credentials: CREDENTIALS } });
+    ({ aws, resources } = local);
     service = await startHostileService(jsonAnswer(200, {}));
   }, 60_000);
 
   afterAll(async () => {
     await service?.close();
-    await aws?.close();
+    await local?.close();
   });
 
   it.each([

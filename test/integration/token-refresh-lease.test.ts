@@ -13,18 +13,14 @@ import { fetchAccessToken } from '../../shared/client/oauth';
 import { LEASE_STAGE, leaseVersionId } from '../../shared/token-cache/refresh-lease';
 import { SecretsTokenProvider } from '../../shared/token-cache/secrets-token-provider';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
-import {
-  clientConfig,
-  createPipelineResources,
-  type LocalAws,
-  type PipelineResources,
-  startLocalAws,
-} from '../support/local-aws';
+import { clientConfig, type LocalAws, type PipelineResources } from '../support/local-aws';
+import { type LocalStore, startLocalStore } from '../support/local-store';
 
 const CREDENTIALS = { clientId: 'lease-client', clientSecret: 'lease-client-secret-Q7' };
 const SCOPES = ['productapi.poll.read', 'productapi.result.read'];
 const CONTAINERS = 25;
 
+let local: LocalStore;
 let aws: LocalAws;
 let sim: RunningSimulator;
 let resources: PipelineResources;
@@ -51,15 +47,15 @@ async function emptyCache(): Promise<void> {
 
 describe('token refresh lease (local Secrets Manager + simulator)', () => {
   beforeAll(async () => {
-    aws = await startLocalAws();
-    resources = await createPipelineResources(aws, { prefix: 'idv-lease', credentials: CREDENTIALS });
+    local = await startLocalStore('idv-lease', { resources: { credentials: CREDENTIALS } });
+    ({ aws, resources } = local);
     sim = await startSimulator({ ...CREDENTIALS, seed: 8 });
     admin = new SecretsManagerClient(clientConfig(aws, 'secretsManager'));
   }, 60_000);
 
   afterAll(async () => {
     await sim?.close();
-    await aws?.close();
+    await local?.close();
   });
 
   it(`${CONTAINERS} containers starting cold at once make 1 token request and share its token`, async () => {

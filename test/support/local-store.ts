@@ -1,6 +1,7 @@
 /**
- * The store-level integration tests' set-up: the emulators, the pipeline's resources and a real
- * `ResultStore` (and the result's publication records) on them.
+ * The integration tests' one set-up on the local AWS emulators: the emulators, the pipeline's resources
+ * and a real `ResultStore` (and the result's publication records) on them, with the clients a test reads
+ * the emulators through. Every integration test that needs the emulators starts them here.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -12,6 +13,7 @@ import {
   clientConfig,
   createPipelineResources,
   type LocalAws,
+  type PipelineResourceOptions,
   type PipelineResources,
   startLocalAws,
 } from './local-aws';
@@ -27,13 +29,24 @@ export interface LocalStore {
   close(): Promise<void>;
 }
 
+/** How {@link startLocalStore} sets up the emulators and the store. */
+export interface LocalStoreOptions {
+  /** The store's ingest options (small-blob limit, upload concurrency). */
+  ingest?: IngestOptions;
+  /** Persistent state directory of the emulators (as `npm start --data-dir`); absent: in memory. */
+  dataDir?: string;
+  /** The pipeline resources' settings other than their prefix. */
+  resources?: Omit<PipelineResourceOptions, 'prefix'>;
+}
+
 /** Starts the emulators with the pipeline's resources named after `prefix`, and a store on them. */
-export async function startLocalStore(prefix: string, ingest?: IngestOptions): Promise<LocalStore> {
-  const aws = await startLocalAws();
-  const resources = await createPipelineResources(aws, { prefix });
+export async function startLocalStore(prefix: string, options: LocalStoreOptions = {}): Promise<LocalStore> {
+  const aws = await startLocalAws(options.dataDir === undefined ? {} : { dataDir: options.dataDir });
+  const resources = await createPipelineResources(aws, { ...options.resources, prefix });
   const s3 = new S3Client(clientConfig(aws, 's3'));
   const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
   const table = resources.tableName;
+  const { ingest } = options;
   return {
     aws,
     resources,

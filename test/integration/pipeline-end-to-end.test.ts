@@ -3,11 +3,10 @@
  * emulators (dynalite, s3rver, fauxqs, local Secrets Manager and EventBridge), over real connections.
  */
 import { createHash } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWebhookEndpoint, type WebhookEndpoint } from '../../local/api-gateway';
@@ -30,14 +29,9 @@ import { isPublicationKey } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
 import { SecretsTokenProvider } from '../../shared/token-cache/secrets-token-provider';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
-import {
-  clientConfig,
-  createPipelineResources,
-  type LocalAws,
-  type PipelineResources,
-  pipelineEnv,
-  startLocalAws,
-} from '../support/local-aws';
+import { captureOutput, setHandlerEnv, webhookSecretOf } from '../support/handler-env';
+import { clientConfig, type LocalAws, type PipelineResources } from '../support/local-aws';
+import { type LocalStore, startLocalStore } from '../support/local-store';
 import { Crash, eventValidators, memoryLogger, type Step } from '../support/pipeline-fakes';
 
 const CREDENTIALS = { clientId: 'it-client', clientSecret: 'it-client-secret-Zq9' };
@@ -51,6 +45,7 @@ const SCOPES = [
 type ApiHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
+let local: LocalStore;
 let aws: LocalAws;
 let sim: RunningSimulator;
 let resources: PipelineResources;
@@ -123,27 +118,13 @@ async function sendToQueue(body: object): Promise<void> {
 
 describe('results pipeline (simulator + local AWS)', () => {
   beforeAll(async () => {
-    // Every line the handlers log goes through process.stdout (Powertools) or console: keep them all.
-    const keep = (chunk: unknown) => {
-      captured.push(String(chunk));
-      return true;
-    };
-    vi.spyOn(process.stdout, 'write').mockImplementation(keep as never);
-    vi.spyOn(process.stderr, 'write').mockImplementation(keep as never);
-    for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => keep(args.map(String).join(' ')));
-    }
-
-    aws = await startLocalAws();
-    resources = await createPipelineResources(aws, {
-      prefix: 'idv-it',
-      credentials: CREDENTIALS,
-      visibilityTimeoutSeconds: 1,
-      maxReceiveCount: 5,
+    captureOutput(captured);
+    local = await startLocalStore('idv-it', {
+      resources: { credentials: CREDENTIALS, visibilityTimeoutSeconds: 1, maxReceiveCount: 5 },
     });
+    ({ aws, resources, s3, dynamo } = local);
     secrets = new SecretsManagerClient(clientConfig(aws, 'secretsManager'));
-    webhookSecret = (await secrets.send(new GetSecretValueCommand({ SecretId: resources.webhookSecretId })))
-      .SecretString!;
+    webhookSecret = await webhookSecretOf(local);
     // The webhook endpoint exists before the simulator, whose configuration needs its address.
     endpoint = await startWebhookEndpoint({
       handler: async (event) => (webhooksOn ? webhookHandler(event) : { statusCode: 202, body: '{}' }),
@@ -155,23 +136,17 @@ describe('results pipeline (simulator + local AWS)', () => {
       resultWebhookUrl: `${endpoint.url}/webhooks/${webhookSecret}/result`,
       uploadWebhookUrl: `${endpoint.url}/webhooks/${webhookSecret}/upload`,
     });
-    Object.assign(
-      process.env,
-      aws.env(),
-      pipelineEnv(resources, {
-        serviceBaseUrl: sim.url,
-        environment: 'staging',
-        retentionDays: 30,
-        scopes: SCOPES,
-      }),
-    );
+    setHandlerEnv(local, {
+      serviceBaseUrl: sim.url,
+      environment: 'staging',
+      retentionDays: 30,
+      scopes: SCOPES,
+    });
     webhookHandler = (await import('../../functions/webhook/handler')).handler;
     pollHandler = (await import('../../functions/poll/handler')).handler;
     fetchHandler = (await import('../../functions/fetch-result/handler')).handler;
 
     sqs = new SQSClient(clientConfig(aws, 'sqs'));
-    s3 = new S3Client(clientConfig(aws, 's3'));
-    dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
     source = new SqsEventSource({
       sqs,
       queueUrl: resources.queueUrl,
@@ -192,7 +167,9 @@ describe('results pipeline (simulator + local AWS)', () => {
     vi.restoreAllMocks();
     await endpoint?.close();
     await sim?.close();
-    await aws?.close();
+    sqs?.destroy();
+    secrets?.destroy();
+    await local?.close();
   });
 
   it('webhook path: simulator webhook → API Gateway event → queue → fetch-result → item, objects, event', async () => {

@@ -5,21 +5,15 @@
  * docs/reliability.md. Forged but well-formed requests carry planted personal data that must not reach
  * the queue or a log line.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWebhookEndpoint, type WebhookEndpoint } from '../../local/api-gateway';
 import { lambdaContext } from '../../local/lambda-context';
 import { RESULT_ID_PATTERN } from '../../shared/pipeline/messages';
-import {
-  clientConfig,
-  createPipelineResources,
-  type LocalAws,
-  type PipelineResources,
-  pipelineEnv,
-  startLocalAws,
-} from '../support/local-aws';
+import { captureOutput, setHandlerEnv, webhookSecretOf } from '../support/handler-env';
+import { clientConfig, type PipelineResources } from '../support/local-aws';
+import { type LocalStore, startLocalStore } from '../support/local-store';
 
 const PLANTED = ['Jan Planted-Jansen', '1985-03-12', 'NL-PASS-X99', '999999990'];
 
@@ -168,7 +162,7 @@ function malformedCases(secret: string): Case[] {
   return cases;
 }
 
-let aws: LocalAws;
+let local: LocalStore;
 let resources: PipelineResources;
 let endpoint: WebhookEndpoint;
 let secret: string;
@@ -210,41 +204,31 @@ async function receiveAll(): Promise<Record<string, unknown>[]> {
 
 describe('webhook under malformed requests (local API Gateway + real handler + fauxqs)', () => {
   beforeAll(async () => {
-    const keep = (chunk: unknown) => {
-      captured.push(String(chunk));
-      return true;
-    };
-    vi.spyOn(process.stdout, 'write').mockImplementation(keep as never);
-    vi.spyOn(process.stderr, 'write').mockImplementation(keep as never);
-    for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => keep(args.map(String).join(' ')));
-    }
-    aws = await startLocalAws();
-    resources = await createPipelineResources(aws, { prefix: 'idv-fuzz', visibilityTimeoutSeconds: 30 });
-    const secrets = new SecretsManagerClient(clientConfig(aws, 'secretsManager'));
-    secret = (await secrets.send(new GetSecretValueCommand({ SecretId: resources.webhookSecretId })))
-      .SecretString!;
-    Object.assign(
-      process.env,
-      aws.env(),
-      pipelineEnv(resources, {
-        serviceBaseUrl: 'https://service.invalid',
-        environment: 'staging',
-        retentionDays: 30,
-        scopes: ['productapi.result.read'],
-      }),
-    );
+    captureOutput(captured);
+    local = await startLocalStore('idv-fuzz', { resources: { visibilityTimeoutSeconds: 30 } });
+    resources = local.resources;
+    secret = await webhookSecretOf(local);
+    setHandlerEnv(local, {
+      serviceBaseUrl: 'https://service.invalid',
+      environment: 'staging',
+      retentionDays: 30,
+      scopes: ['productapi.result.read'],
+    });
     const { handler } = (await import('../../functions/webhook/handler')) as {
       handler: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
     };
-    endpoint = await startWebhookEndpoint({ handler, context: () => lambdaContext('webhook', aws.region) });
-    sqs = new SQSClient(clientConfig(aws, 'sqs'));
+    endpoint = await startWebhookEndpoint({
+      handler,
+      context: () => lambdaContext('webhook', local.aws.region),
+    });
+    sqs = new SQSClient(clientConfig(local.aws, 'sqs'));
   }, 60_000);
 
   afterAll(async () => {
     vi.restoreAllMocks();
     await endpoint?.close();
-    await aws?.close();
+    sqs?.destroy();
+    await local?.close();
   });
 
   it('refuses every malformed request without a crash and enqueues nothing', async () => {

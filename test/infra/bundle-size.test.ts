@@ -16,7 +16,7 @@ beforeAll(() => {
     .map((fn) => fn.entry);
 });
 
-describe('function bundles (issue 10: small bundles)', () => {
+describe('function bundles stay small', () => {
   it('finds the functions of the stack', () => {
     // Assess
     expect(entries).toEqual(

@@ -14,7 +14,7 @@ function fetchResultMemory(overrides: Record<string, unknown> = {}): number {
   return Stack.of(stack).resolve((fn.node.defaultChild as CfnFunction).memorySize) as number;
 }
 
-describe('cost (issue 10, item 5)', () => {
+describe('the cost settings of the functions', () => {
   it('gives fetch-result 256 MB by default, and what an environment sets', () => {
     // Act
     const byDefault = fetchResultMemory({ fetchResultMemoryMb: undefined });

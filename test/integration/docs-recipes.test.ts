@@ -55,6 +55,16 @@ function startProcess(command: string, args: readonly string[]): Started {
       child.on('close', (code, signal) => resolve(code ?? (signal ? 128 + constants.signals[signal] : null))),
     ),
   };
+  // Detached, so Ctrl-C can reach its whole group; never left behind when this worker ends early.
+  process.once('exit', () => {
+    if (child.pid !== undefined && child.exitCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  });
   const keep = (chunk: Buffer) => {
     started.output += chunk.toString();
   };

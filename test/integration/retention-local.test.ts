@@ -6,11 +6,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runIdvInProcess } from '../support/cli';
-import { clientConfig, createPipelineResources, startLocalAws } from '../support/local-aws';
+import { startLocalStore } from '../support/local-store';
 
 const DAY_S = 86_400;
 
@@ -21,9 +20,9 @@ describe('idv results retention --local', () => {
   const now = Math.floor(Date.now() / 1000);
 
   beforeAll(async () => {
-    const aws = await startLocalAws({ dataDir });
-    const resources = await createPipelineResources(aws);
-    const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
+    // The local run's default prefix, which `idv … --local` reads.
+    const local = await startLocalStore('idv-local', { dataDir });
+    const { resources, dynamo } = local;
     const item = (resultId: string, expiresAt: number) =>
       dynamo.send(
         new PutCommand({
@@ -39,8 +38,7 @@ describe('idv results retention --local', () => {
       );
     await item('expired-1', now - 10 * DAY_S);
     await item('fresh-1', now + 5 * DAY_S);
-    dynamo.destroy();
-    await aws.close();
+    await local.close();
     // A projection row stored 90 days ago, as the local run appends it (analytics/incoming.jsonl).
     const longAgo = new Date(Date.now() - 90 * DAY_S * 1000);
     mkdirSync(join(dataDir, 'analytics'), { recursive: true });

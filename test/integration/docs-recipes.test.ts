@@ -407,7 +407,9 @@ for (const [file, blocks] of documents) {
 
 /** Waits until the running run's deliberate demo failure is in the DLQ, where docs/local-run.md finds it. */
 async function deadLettered(): Promise<void> {
-  const until = Date.now() + 100_000;
+  // The run says so (cheaper to watch than listing the DLQ every second), then the DLQ shows it.
+  await waitFor(running, /✖ (to|in) DLQ/, 100_000);
+  const until = Date.now() + 20_000;
   for (;;) {
     const listed = await idv(['dlq', 'list', '--local', '--data-dir', dataDir], {}, work);
     if (listed.code === 0 && (JSON.parse(listed.out) as unknown[]).length > 0) return;

@@ -8,7 +8,7 @@ import {
   RESULT_IMAGE_PAGE_TYPES,
 } from '../../shared/api/enums';
 import type { VerificationResultDocument } from '../../shared/api/schemas';
-import { decodeBase64Data } from '../../shared/client/base64';
+import { decodeBase64Data } from './base64';
 import { NotFoundError } from '../../shared/client/errors';
 import { sniffContentType } from '../../shared/image';
 import { UsageError } from './errors';

@@ -11,7 +11,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { resultSchema } from '../../shared/api/schemas';
-import { decodeBase64Data } from '../../shared/client/base64';
+import { decodeBase64Data } from '../../bin/cli/base64';
 import { IdvClient } from '../../shared/client/client';
 import {
   ForbiddenError,

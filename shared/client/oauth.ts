@@ -36,6 +36,8 @@ export interface FetchAccessTokenOptions {
   readonly timeoutMs?: number;
   readonly now?: () => number;
   readonly retry?: Partial<RetryOptions>;
+  /** See `TransportOptions.keepErrorText`. @default false */
+  readonly keepErrorText?: boolean;
 }
 
 /** Requests a new access token. 401 → `UnauthorizedError` saying the client credentials were rejected. */
@@ -75,6 +77,7 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
         retry: options.retry ?? {},
         sleep,
         now,
+        ...(options.keepErrorText === true && { keepErrorText: true }),
       },
     );
   } catch (error) {

@@ -1,4 +1,4 @@
-/** `idv result get RESULT_ID [--out DIR]` (§4.9). */
+/** `idv service result get RESULT_ID [--out DIR]` (§4.9): the service's copy, not the stored one. */
 import { constants } from 'node:fs';
 import { access, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -63,25 +63,50 @@ export function splitResult(result: VerificationResultDocument): {
   };
 }
 
+/**
+ * The result as a terminal shows it: each base64 `data` (megabytes of text) replaced by a note of what it
+ * is and its size. The bytes go only to files (`--out`).
+ */
+export function withDataNotes(result: VerificationResultDocument): VerificationResultDocument {
+  const note = (data: string) => {
+    const bytes = data === '' ? undefined : decodeBase64Data(data);
+    if (!bytes) return data;
+    const kind = sniffContentType(bytes).extension.toUpperCase();
+    return `${kind} file, ${bytes.length} bytes (not shown; write it with --out DIR)`;
+  };
+  const images = result.images?.map((image) => ({ ...image, data: note(image.data) }));
+  const files = result.files?.map((file) => ({ ...file, data: note(file.data) }));
+  return { ...result, ...(images && { images }), ...(files && { files }) };
+}
+
 function known(values: readonly string[], value: string | undefined): string {
   return value !== undefined && values.includes(value) ? value : 'UNKNOWN';
 }
 
-/** `idv result get`: prints the result, or with `--out` writes it and its decoded attachments to DIR. */
+const COMMAND = 'service result get';
+
+/**
+ * `idv service result get`: fetches the result from the service; prints it (images and files as notes),
+ * or with `--out` writes it and its decoded attachments to DIR.
+ */
 export const resultGetCommand: CliCommand = {
-  path: ['result', 'get'],
-  summary: 'fetch a result by resultId (GET /api/v2/result/{resultId}); removes its poll record',
-  usage: 'result get RESULT_ID [--out DIR]',
+  path: ['service', 'result', 'get'],
+  summary:
+    'fetch a result from the service (GET /api/v2/result/{resultId}); removes its poll record. Stored results: results get',
+  usage: 'service result get RESULT_ID [--out DIR]',
   help: `  RESULT_ID   from a poll record or a result webhook
   --out DIR   write DIR/result.json (base64 data replaced by file names) and every image and file
               decoded to its own file (01-PASSPORT-FRONT.jpg, 02-TRANSACTION_REPORT.pdf, …);
-              the directory and files are readable by you only. Without --out the result is printed.`,
+              the directory and files are readable by you only. Without --out the result is printed
+              with each image and file shown as a note of its type and size, never its bytes.
+This asks the service, and the service then removes the poll record, so the pipeline's poll no longer
+sees it. To read what the pipeline stored, use "idv results get RESULT_ID".`,
   options: { out: { type: 'string' } },
   positionals: true,
   async run(ctx) {
     const [resultId, ...extra] = ctx.positionals;
-    if (!resultId) throw new UsageError('missing RESULT_ID', 'result get');
-    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`, 'result get');
+    if (!resultId) throw new UsageError('missing RESULT_ID', COMMAND);
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`, COMMAND);
     const out = str(ctx, 'out');
     // Fetching removes the poll record (§3), so a directory we cannot write must fail before the fetch.
     const dir = out === undefined ? undefined : await prepareOutDir(resolve(ctx.io.cwd, out));
@@ -96,7 +121,7 @@ export const resultGetCommand: CliCommand = {
           { cause: error },
         );
       });
-    if (dir === undefined) return result;
+    if (dir === undefined) return withDataNotes(result);
 
     const { json, attachments } = splitResult(result);
     await writeFile(join(dir, 'result.json'), `${JSON.stringify(json, null, 2)}\n`, { mode: 0o600 });
@@ -124,7 +149,7 @@ async function prepareOutDir(dir: string): Promise<string> {
     const code = (error as { code?: unknown }).code;
     throw new UsageError(
       `cannot write to --out ${dir}${typeof code === 'string' ? ` (${code})` : ''}; nothing was fetched`,
-      'result get',
+      COMMAND,
     );
   }
   return dir;

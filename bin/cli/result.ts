@@ -9,7 +9,7 @@ import {
 } from '../../shared/api/enums';
 import type { VerificationResultDocument } from '../../shared/api/schemas';
 import { decodeBase64Data } from './base64';
-import { NotFoundError } from '../../shared/client/errors';
+import { NotFoundError, serviceErrorFields } from '../../shared/client/errors';
 import { sniffContentType } from '../../shared/image';
 import { UsageError } from './errors';
 import { str } from './flags';
@@ -117,7 +117,7 @@ sees it. To read what the pipeline stored, use "idv results get RESULT_ID".`,
         if (!(error instanceof NotFoundError)) throw error;
         throw new NotFoundError(
           `no result with resultId ${resultId} (404): unknown, or removed after the retention period`,
-          { status: error.status, ...(error.code !== undefined && { code: error.code }) },
+          serviceErrorFields(error),
           { cause: error },
         );
       });

@@ -1,6 +1,6 @@
 /** Commands with few flags: `sdk-token`, `vog create`, `reasons`, `facelink-package`, `poll`. */
 import type { SdkTokenInput, VogInput } from '../../shared/client/client';
-import { NotFoundError } from '../../shared/client/errors';
+import { NotFoundError, serviceErrorFields } from '../../shared/client/errors';
 import { compact, flag, int, list, required, str } from './flags';
 import type { CliCommand } from './types';
 
@@ -111,7 +111,7 @@ export const faceLinkPackageCommand: CliCommand = {
         throw new NotFoundError(
           'no FaceLink package for this token (404): it was already retrieved (a package is served once) ' +
             'or the token is unknown',
-          { status: error.status, ...(error.code !== undefined && { code: error.code }) },
+          serviceErrorFields(error),
           { cause: error },
         );
       }),

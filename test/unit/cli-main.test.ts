@@ -94,9 +94,8 @@ describe('runCli dispatch', () => {
     ],
     [
       ['id-verify', '--product', 'IDV_LITE', '--image', 'PASPORT=a.jpg'],
-      'the TYPE of --image PASPORT=a.jpg must be one of ADDITIONAL,',
+      'the TYPE of --image PASPORT=a.jpg must be one of ADDITIONAL, BSN_STATEMENT, COMPARE, DRIVING_LICENSE, IDENTITY_CARD, LIVE, PAPER, PASSPORT, PAYROLL_TAX_STATEMENT, PORTRAIT, RESIDENCE_PERMIT, RTW_DOCUMENT, SIGNATURE, WORK_PERMIT (did you mean PASSPORT?)',
     ],
-    [['id-verify', '--product', 'IDV_LITE', '--image', 'PASPORT=a.jpg'], '(did you mean PASSPORT?)'],
     [['quality', '--image', 'a.jpg,ref=x'], '--image a.jpg,ref=x: quality has no per-image reference'],
     [
       ['poll', '--environment', 'prod'],

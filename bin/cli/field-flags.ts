@@ -4,8 +4,9 @@
  * for a repeated flag (`images[1].data (--image PASSPORT=small.jpg)`: the file, not an index) and, for a
  * value outside an enum, the closest allowed one (`did you mean IDV_STANDARD?`).
  */
-import { RequestValidationError } from '../../shared/client/errors';
+
 import { closest } from '../../shared/args';
+import { RequestValidationError } from '../../shared/client/errors';
 import type { FlagValues } from './flag-values';
 
 /** Spec field paths (indices removed) and the flag that sets them; one table, as flag names are shared. */

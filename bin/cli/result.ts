@@ -8,9 +8,9 @@ import {
   RESULT_IMAGE_PAGE_TYPES,
 } from '../../shared/api/enums';
 import type { VerificationResultDocument } from '../../shared/api/schemas';
-import { decodeBase64Data } from './base64';
 import { NotFoundError, serviceErrorFields } from '../../shared/client/errors';
 import { sniffContentType } from '../../shared/image';
+import { decodeBase64Data } from './base64';
 import { UsageError } from './errors';
 import { str } from './flags';
 import type { CliCommand } from './types';

@@ -36,7 +36,9 @@ export function parseImageSpec(given: string, command: string): ImageSpec {
   const typed = TYPE_PREFIX.exec(head);
   const path = typed ? typed[3]! : head;
   if (path === '') throw new UsageError(`--image ${given}: missing the file after "="`, command);
-  const type = typed ? checkedValue(typed[1]!, `the TYPE of --image ${given}`, UPLOAD_IMAGE_TYPES, command) : undefined;
+  const type = typed
+    ? checkedValue(typed[1]!, `the TYPE of --image ${given}`, UPLOAD_IMAGE_TYPES, command)
+    : undefined;
   return {
     given,
     path,
@@ -96,7 +98,10 @@ export async function typedImages(ctx: CommandContext, command: string): Promise
 function refusePerImageReference(specs: readonly ImageSpec[], command: string, instead: string): void {
   const withRef = specs.find((s) => s.customerReference !== undefined);
   if (withRef) {
-    throw new UsageError(`--image ${withRef.given}: ${command} has no per-image reference${instead}`, command);
+    throw new UsageError(
+      `--image ${withRef.given}: ${command} has no per-image reference${instead}`,
+      command,
+    );
   }
 }
 
@@ -179,10 +184,14 @@ ${IMAGE_HELP}`,
   options: { image: { type: 'string', multiple: true }, 'customer-reference': { type: 'string' } },
   async run(ctx) {
     const specs = imageSpecs(ctx, 'face-quality', '[TYPE=]PATH');
-    if (specs.length > 1) throw new UsageError('face-quality checks one image: pass --image once', 'face-quality');
+    if (specs.length > 1)
+      throw new UsageError('face-quality checks one image: pass --image once', 'face-quality');
     refusePerImageReference(specs, 'face-quality', ' (use --customer-reference R)');
     return ctx.client().checkFaceQuality(
-      compact({ image: await imageData(ctx, specs[0]!), customerReference: str(ctx, 'customer-reference') }),
+      compact({
+        image: await imageData(ctx, specs[0]!),
+        customerReference: str(ctx, 'customer-reference'),
+      }),
     );
   },
 };

@@ -31,8 +31,9 @@ export interface ServiceErrorText {
 }
 
 /** Terminal escape sequences: CSI (`ESC [ … final`), OSC (`ESC ] … BEL|ESC \`) and two-character ones. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|\x9b[0-?]*[ -/]*[@-~]/g;
+const ESCAPES =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+  /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|\x9b[0-?]*[ -/]*[@-~]/g;
 
 /** `text` as one line of printable ASCII, credentials redacted, at most `max` characters (`...` marks a cut). */
 export function printableText(text: string, max: number): string {
@@ -86,7 +87,9 @@ function detailOf(entry: unknown): ServiceErrorDetail | undefined {
   let description = pick(DESCRIPTION_KEYS) as string | undefined;
   if (description === undefined) {
     const pairs = Object.entries(object)
-      .filter(([key, value]) => !key.startsWith('@') && ['string', 'number', 'boolean'].includes(typeof value))
+      .filter(
+        ([key, value]) => !key.startsWith('@') && ['string', 'number', 'boolean'].includes(typeof value),
+      )
       .slice(0, 8)
       .map(([key, value]) => `${key}=${String(value)}`);
     description = pairs.join(', ');

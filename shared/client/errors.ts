@@ -235,7 +235,8 @@ export function serviceErrorFromResponse(
   options: { readonly keepErrorText?: boolean } = {},
 ): ServiceError {
   const errorBody = parseErrorBody(body);
-  const text = options.keepErrorText === true ? serviceErrorText(errorBody.message, errorBody.details) : undefined;
+  const text =
+    options.keepErrorText === true ? serviceErrorText(errorBody.message, errorBody.details) : undefined;
   const fields: ServiceErrorFields = {
     status,
     ...(errorBody.code !== undefined && { code: errorBody.code }),

@@ -22,7 +22,10 @@ const HOSTILE = {
   message: `bad\u001b[31m red\u001b[0m\r\nline\u0007 ${TOKEN_SHAPED} \u001b]0;title\u0007é${'x'.repeat(5_000)}`,
   details: [
     { field: 'images[0].data', description: 'image too small\u001b[2J' },
-    { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'product', description: 'unknown' }] },
+    {
+      '@type': 'type.googleapis.com/google.rpc.BadRequest',
+      fieldViolations: [{ field: 'product', description: 'unknown' }],
+    },
     { requiredScope: 'productapi.idverify.write' },
     'plain words',
     ...Array.from({ length: 20 }, (_, i) => ({ field: `f${i}`, message: 'y'.repeat(1_000) })),
@@ -86,7 +89,11 @@ describe('error body words', () => {
     const error = await failure(true);
 
     // Assess
-    for (const printed of [JSON.stringify(error), inspect(error, { depth: 10 }), JSON.stringify(describeError(error))]) {
+    for (const printed of [
+      JSON.stringify(error),
+      inspect(error, { depth: 10 }),
+      JSON.stringify(describeError(error)),
+    ]) {
       expect(printed).not.toContain('image too small');
       expect(printed).not.toContain('bad red');
     }

@@ -176,7 +176,10 @@ describe('runCli dispatch', () => {
       ['secure-link', 'create', '--product', 'IDV_LITE', '--mode', 'MODE_SMS'],
       'phoneNumber (--phone): is required with MODE_SMS',
     ],
-    [['sdk-token', '--service', 'FACE'], 'services[0] (--service FACE): must be one of FACE_VERIFY, AUTO_CAPTURE, NFC'],
+    [
+      ['sdk-token', '--service', 'FACE'],
+      'services[0] (--service FACE): must be one of FACE_VERIFY, AUTO_CAPTURE, NFC',
+    ],
     [['sdk-token', '--service', 'NFC', '--challenges', '0'], 'numberOfChallenges (--challenges): Too small'],
     [['facelink-package', '--token', ''], 'missing --token'],
   ])('names the flag behind the field for %j', async (argv, message) => {

@@ -10,8 +10,8 @@ import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { resultSchema } from '../../shared/api/schemas';
 import { decodeBase64Data } from '../../bin/cli/base64';
+import { resultSchema } from '../../shared/api/schemas';
 import { IdvClient } from '../../shared/client/client';
 import {
   ForbiddenError,

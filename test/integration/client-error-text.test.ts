@@ -4,6 +4,8 @@
  * is kept apart from the error's message; without it (the pipeline) nothing of the body is kept; and no
  * serialiser a logger uses ever shows it.
  */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -141,5 +143,24 @@ describe('token type', () => {
     // Assess
     expect(service.stats.headers[before]?.authorization).toBe(`${scheme} opaque-test-token`);
     service.answer(jsonAnswer(400, HOSTILE));
+  });
+});
+
+describe('the pipeline never keeps the words', () => {
+  it('no pipeline or function source turns keepErrorText on or reads serviceText', () => {
+    // Prepare
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const path = join(dir, name);
+        return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
+      });
+
+    // Act
+    const offenders = ['shared/pipeline', 'shared/token-cache', 'functions']
+      .flatMap((dir) => files(join(import.meta.dirname, '../..', dir)))
+      .filter((file) => /keepErrorText|serviceText/.test(readFileSync(file, 'utf8')));
+
+    // Assess
+    expect(offenders).toEqual([]);
   });
 });

@@ -9,11 +9,11 @@ import { dirname, resolve } from 'node:path';
 import { NoLocalDataError } from '../../local/aws-target';
 import type { QueryEngine } from '../../shared/analytics/engine';
 import { formatRows, OUTPUT_FORMATS, type OutputFormat } from '../../shared/analytics/format';
-import { SAVED_QUERY_NAMES, type SavedQueryName, savedQuery } from '../../shared/analytics/queries';
+import { SAVED_QUERY_NAMES, savedQuery } from '../../shared/analytics/queries';
 import { gatherReport, reportText } from '../../shared/analytics/report';
 import { reportHtml } from '../../shared/analytics/report-html';
 import { UsageError } from './errors';
-import { str } from './flags';
+import { checkedValue, oneOf, str } from './flags';
 import type { CliCommand, CommandContext } from './types';
 
 /** Environment variable naming the default workgroup. */
@@ -90,11 +90,7 @@ function terminalProgress(ctx: CommandContext): { update(line: string): void; do
 }
 
 function outputFormat(ctx: CommandContext, command: string): OutputFormat {
-  const format = str(ctx, 'format') ?? 'json';
-  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
-    throw new UsageError(`--format must be one of ${OUTPUT_FORMATS.join(', ')}`, command);
-  }
-  return format as OutputFormat;
+  return oneOf(ctx, 'format', OUTPUT_FORMATS, command) ?? 'json';
 }
 
 /** `idv analytics query SQL`. */
@@ -145,10 +141,7 @@ function querySql(ctx: CommandContext): string {
   const text = ctx.positionals.join(' ').trim();
   if (saved !== undefined) {
     if (text !== '') throw new UsageError('pass either SQL or --saved NAME, not both', 'analytics query');
-    if (!(SAVED_QUERY_NAMES as readonly string[]).includes(saved)) {
-      throw new UsageError(`--saved must be one of ${SAVED_QUERY_NAMES.join(', ')}`, 'analytics query');
-    }
-    return savedQuery(saved as SavedQueryName).sql;
+    return savedQuery(checkedValue(saved, '--saved', SAVED_QUERY_NAMES, 'analytics query')).sql;
   }
   if (text === '') throw new UsageError('missing SQL (or --saved NAME)', 'analytics query');
   return text;

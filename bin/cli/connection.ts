@@ -8,6 +8,7 @@ import { RequestValidationError } from '../../shared/client/errors';
 import { ENV, parseScopeList } from '../../shared/config';
 import { UsageError } from './errors';
 import type { FlagValues } from './flag-values';
+import { checkedValue } from './flags';
 import type { CliIo } from './types';
 
 /** Flags every connected command accepts. */
@@ -41,12 +42,7 @@ export function clientFromFlags(values: FlagValues, io: CliIo, command: string):
   if (!baseUrl) throw new UsageError('missing --base-url (or IDV_BASE_URL)', command);
   if (!clientId) throw new UsageError('missing --client-id (or IDV_CLIENT_ID)', command);
   if (!clientSecret) throw new UsageError('missing --client-secret (or IDV_CLIENT_SECRET)', command);
-  if (!(ENVIRONMENTS as readonly string[]).includes(environment)) {
-    throw new UsageError(
-      `--environment (or IDV_ENVIRONMENT) must be one of ${ENVIRONMENTS.join(', ')}`,
-      command,
-    );
-  }
+  checkedValue(environment, '--environment (or IDV_ENVIRONMENT)', ENVIRONMENTS, command);
   const scopesText = pick('scopes', ENV.scopes);
   const scopes = scopesText === undefined ? KNOWN_SCOPES : parseScopeList(scopesText);
   if (scopes.length === 0) {

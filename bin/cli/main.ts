@@ -169,16 +169,29 @@ function findCommand(words: readonly string[], commands: readonly CliCommand[]):
 
 function listHelp(commands: readonly CliCommand[], usage: string): string {
   const width = Math.max(...commands.map((c) => c.path.join(' ').length));
-  const lines = commands.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
+  const line = (c: CliCommand) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`;
+  const service = commands.filter((c) => c.connection !== false);
+  const stored = commands.filter((c) => c.connection === false);
+  // Two headings, so that a command that asks the service and one that reads what the pipeline stored
+  // (`service result get`, `results get`) are never mistaken for each other.
+  const sections = [
+    ...(service.length > 0
+      ? [`Service commands (ask the verification service):\n${service.map(line).join('\n')}`]
+      : []),
+    ...(stored.length > 0
+      ? [
+          `Pipeline commands (a deployment's stored results, queues, events, analytics; or --local):\n${stored.map(line).join('\n')}`,
+        ]
+      : []),
+  ];
   // `idv results --help` and `idv dlq --help` list commands that read AWS, not the service.
-  const connectionHelp = commands.some((c) => c.connection !== false) ? `\n${CONNECTION_HELP}\n` : '';
+  const connectionHelp = service.length > 0 ? `\n${CONNECTION_HELP}\n` : '';
   return `Usage: ${usage}
 
-Commands:
-${lines.join('\n')}
+${sections.join('\n\n')}
 
 Run "idv <command> --help" for its flags. Output is JSON on stdout; errors go to stderr with a
-non-zero exit code (2 for usage errors).
+non-zero exit code (2 for usage errors). "idv --version" prints the version.
 ${connectionHelp}`;
 }
 

@@ -91,8 +91,7 @@ const COMMAND = 'service result get';
  */
 export const resultGetCommand: CliCommand = {
   path: ['service', 'result', 'get'],
-  summary:
-    'fetch a result from the service (GET /api/v2/result/{resultId}); removes its poll record. Stored results: results get',
+  summary: 'fetch a result from the service (GET /api/v2/result/{resultId}); removes its poll record',
   usage: 'service result get RESULT_ID [--out DIR]',
   help: `  RESULT_ID   from a poll record or a result webhook
   --out DIR   write DIR/result.json (base64 data replaced by file names) and every image and file

@@ -130,8 +130,7 @@ function onePositional(ctx: CommandContext, what: string, command: string): stri
 /** `idv results get RESULT_ID [--out DIR]`. */
 export const resultsGetCommand: CliCommand = {
   path: ['results', 'get'],
-  summary:
-    'print a stored result item; with --out also write result.json and every image and file (SHA-256 checked)',
+  summary: "print the pipeline's stored copy of a result; --out also writes its files (SHA-256 checked)",
   usage: 'results get RESULT_ID [--out DIR] [--local | --table T --bucket B]',
   help: `  --out DIR            write result.json and the images and files of the result into DIR\n\n${TARGET_HELP}`,
   options: { ...TARGET_OPTIONS, out: { type: 'string' } },

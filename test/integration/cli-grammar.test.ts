@@ -363,4 +363,35 @@ describe('the service words of a hostile refusal', () => {
     expect(lines[2]).toBe('  - images[0].data (--image PASSPORT=passport.jpg): too small');
     expect(run.err).toContain('(21 more details not shown)');
   });
+
+  it('a token request refused for its scopes says which scopes were asked for, and the service words', async () => {
+    // Prepare
+    const refusing = await startHostileService(
+      jsonAnswer(400, {
+        code: 3,
+        message: 'invalid_scope',
+        details: [{ field: 'scopes[2]', description: 'not granted' }],
+      }),
+    );
+
+    // Act
+    const run = await idv(
+      ['poll', '--scopes', 'productapi.poll.read,productapi.result.read,productapi.sdk.read'],
+      {
+        IDV_BASE_URL: refusing.url,
+        IDV_CLIENT_ID: 'a',
+        IDV_CLIENT_SECRET: 'b',
+      },
+    );
+    await refusing.close();
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.err).toBe(
+      'idv: the service refused the token request for the scopes productapi.poll.read, productapi.result.read, ' +
+        'productapi.sdk.read (400); ask only for the scopes the client is granted\n' +
+        '  service message: invalid_scope\n' +
+        '  - scopes[2]: not granted\n',
+    );
+  });
 });

@@ -325,6 +325,45 @@ describe('exit codes and output', () => {
   });
 });
 
+describe('facelink-package --out', () => {
+  it('writes the one copy to a private file, opened before the request', async () => {
+    // Prepare
+    const premium = JSON.parse(
+      (await idv(['secure-link', 'create', '--product', 'RTW_PREMIUM', '--mock-test', 'APPROVED'])).out,
+    ) as { transactionId: string };
+    const faceLink = JSON.parse(
+      (
+        await idv([
+          'secure-link',
+          'create',
+          '--product',
+          'FACE_LINK',
+          '--linked-transaction-id',
+          premium.transactionId,
+        ])
+      ).out,
+    ) as { transactionId: string };
+    const token = sim.control.faceLinkToken(faceLink.transactionId)!;
+    sim.requests.length = 0;
+
+    // Act
+    const refused = await idv(['facelink-package', '--token', token, '--out', 'passport.jpg/pkg']);
+    const run = await idv(['facelink-package', '--token', token, '--out', 'package.txt']);
+
+    // Assess
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(
+      'cannot write the file of --out passport.jpg/pkg (ENOTDIR); nothing was fetched',
+    );
+    expect(run.code).toBe(0);
+    const answer = JSON.parse(run.out) as { packageFile: string; packageData?: string };
+    expect(answer.packageData).toBeUndefined();
+    expect(answer.packageFile).toBe(join(dir, 'package.txt'));
+    expect((await readFile(answer.packageFile, 'utf8')).length).toBeGreaterThan(0);
+    expect(sim.requests.filter((r) => r.path === '/api/v2/facelinkpackage')).toHaveLength(1);
+  });
+});
+
 describe('the service words of a hostile refusal', () => {
   let hostile: HostileService;
   beforeAll(async () => {

@@ -100,20 +100,21 @@ export const reasonsCommand: CliCommand = {
 
 /**
  * `idv facelink-package`: the encrypted FaceLink package; the service deletes it after this call, so
- * `--out FILE` is opened (mode 0600) before the request: a path that cannot be written must not cost the
+ * `--package-out FILE` is opened (mode 0600) before the request: a path that cannot be written must not cost the
  * only copy.
  */
 export const faceLinkPackageCommand: CliCommand = {
   path: ['facelink-package'],
   summary: 'retrieve a FaceLink package, once (POST /api/v2/facelinkpackage)',
-  usage: 'facelink-package --token T [--out FILE]',
-  help: `  --token T    the one-time accept token of the activation link
-  --out FILE   write packageData to FILE (mode 0600, opened before the request) and print the file
-               name instead of the package; without it the package is printed (it is served once)`,
-  options: { token: { type: 'string' }, out: { type: 'string' } },
+  usage: 'facelink-package --token T [--package-out FILE]',
+  help: `  --token T             the one-time accept token of the activation link
+  --package-out FILE    write packageData to FILE (mode 0600, opened before the request) and print the
+                        file name instead of the package; without it the package is printed (it is
+                        served once). Like --qr-out FILE; --out is a directory everywhere.`,
+  options: { token: { type: 'string' }, 'package-out': { type: 'string' } },
   run: async (ctx) => {
     const token = required(ctx, 'token', 'facelink-package');
-    const out = str(ctx, 'out');
+    const out = str(ctx, 'package-out');
     const file = out === undefined ? undefined : await openOutFile(resolve(ctx.io.cwd, out), out);
     let answer: Awaited<ReturnType<ReturnType<typeof ctx.client>['getFaceLinkPackage']>>;
     try {
@@ -138,7 +139,7 @@ async function openOutFile(path: string, given: string) {
   } catch (error) {
     const code = (error as { code?: string }).code ?? 'error';
     throw new UsageError(
-      `cannot write the file of --out ${given} (${code}); nothing was fetched`,
+      `cannot write the file of --package-out ${given} (${code}); nothing was fetched`,
       'facelink-package',
     );
   }

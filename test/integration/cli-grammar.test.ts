@@ -325,7 +325,7 @@ describe('exit codes and output', () => {
   });
 });
 
-describe('facelink-package --out', () => {
+describe('facelink-package --package-out', () => {
   it('writes the one copy to a private file, opened before the request', async () => {
     // Prepare
     const premium = JSON.parse(
@@ -347,13 +347,13 @@ describe('facelink-package --out', () => {
     sim.requests.length = 0;
 
     // Act
-    const refused = await idv(['facelink-package', '--token', token, '--out', 'passport.jpg/pkg']);
-    const run = await idv(['facelink-package', '--token', token, '--out', 'package.txt']);
+    const refused = await idv(['facelink-package', '--token', token, '--package-out', 'passport.jpg/pkg']);
+    const run = await idv(['facelink-package', '--token', token, '--package-out', 'package.txt']);
 
     // Assess
     expect(refused.code).toBe(2);
     expect(refused.err).toContain(
-      'cannot write the file of --out passport.jpg/pkg (ENOTDIR); nothing was fetched',
+      'cannot write the file of --package-out passport.jpg/pkg (ENOTDIR); nothing was fetched',
     );
     expect(run.code).toBe(0);
     const answer = JSON.parse(run.out) as { packageFile: string; packageData?: string };

@@ -159,13 +159,21 @@ function baseUrlOf(env: Env): string {
   return base;
 }
 
-function scopesOf(env: Env): readonly string[] {
-  const raw = env[ENV.scopes]?.trim();
-  if (!raw) return DEFAULT_PIPELINE_SCOPES;
-  const scopes = raw
+/**
+ * The scopes of an `IDV_SCOPES` value: comma-separated, spaces around names and empty entries ignored.
+ * One reading for the pipeline and the `idv` CLI (`--scopes`, `IDV_SCOPES`), so the two cannot drift.
+ */
+export function parseScopeList(raw: string): string[] {
+  return raw
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+}
+
+function scopesOf(env: Env): readonly string[] {
+  const raw = env[ENV.scopes]?.trim();
+  if (!raw) return DEFAULT_PIPELINE_SCOPES;
+  const scopes = parseScopeList(raw);
   if (scopes.length === 0) throw new ConfigError(ENV.scopes, 'must list at least one scope');
   return scopes;
 }

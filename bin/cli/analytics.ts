@@ -3,17 +3,17 @@
  * workgroup, or with `--local` DuckDB over the local run's projection. Same view `results`, same columns,
  * same saved queries on both.
  */
-import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { constants, existsSync } from 'node:fs';
+import { access, stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { NoLocalDataError } from '../../local/aws-target';
 import type { QueryEngine } from '../../shared/analytics/engine';
 import { formatRows, OUTPUT_FORMATS, type OutputFormat } from '../../shared/analytics/format';
-import { SAVED_QUERY_NAMES, type SavedQueryName, savedQuery } from '../../shared/analytics/queries';
+import { SAVED_QUERY_NAMES, savedQuery } from '../../shared/analytics/queries';
 import { gatherReport, reportText } from '../../shared/analytics/report';
 import { reportHtml } from '../../shared/analytics/report-html';
 import { UsageError } from './errors';
-import { str } from './flags';
+import { checkedValue, oneOf, str } from './flags';
 import type { CliCommand, CommandContext } from './types';
 
 /** Environment variable naming the default workgroup. */
@@ -90,11 +90,7 @@ function terminalProgress(ctx: CommandContext): { update(line: string): void; do
 }
 
 function outputFormat(ctx: CommandContext, command: string): OutputFormat {
-  const format = str(ctx, 'format') ?? 'json';
-  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
-    throw new UsageError(`--format must be one of ${OUTPUT_FORMATS.join(', ')}`, command);
-  }
-  return format as OutputFormat;
+  return oneOf(ctx, 'format', OUTPUT_FORMATS, command) ?? 'json';
 }
 
 /** `idv analytics query SQL`. */
@@ -103,9 +99,11 @@ export const analyticsQueryCommand: CliCommand = {
   summary: 'run SQL against the results view (Athena, or DuckDB with --local)',
   usage:
     'analytics query [--local [--data-dir DIR] | --workgroup WG] [--format json|table|csv] (SQL | --saved NAME)',
-  help: `  SQL                  one statement over the view "results" (quote it), e.g.
+  help: `  SQL                  one query (SELECT or EXPLAIN) over the view "results" (quote it), e.g.
                        "SELECT product, result, count(*) AS n FROM results GROUP BY product, result"
-                       (SQL that starts with "-", such as a comment: put -- before it)
+                       (SQL that starts with "-", such as a comment: put -- before it). With --local
+                       it runs sandboxed: one statement, no files outside the projection, no COPY,
+                       ATTACH, INSTALL, LOAD or SET; several statements are refused, none run.
   --saved NAME         a saved query instead: ${SAVED_QUERY_NAMES.join(', ')}
   --format F           json (default: an array of row objects), table (aligned), csv (with a header)
 
@@ -143,10 +141,7 @@ function querySql(ctx: CommandContext): string {
   const text = ctx.positionals.join(' ').trim();
   if (saved !== undefined) {
     if (text !== '') throw new UsageError('pass either SQL or --saved NAME, not both', 'analytics query');
-    if (!(SAVED_QUERY_NAMES as readonly string[]).includes(saved)) {
-      throw new UsageError(`--saved must be one of ${SAVED_QUERY_NAMES.join(', ')}`, 'analytics query');
-    }
-    return savedQuery(saved as SavedQueryName).sql;
+    return savedQuery(checkedValue(saved, '--saved', SAVED_QUERY_NAMES, 'analytics query')).sql;
   }
   if (text === '') throw new UsageError('missing SQL (or --saved NAME)', 'analytics query');
   return text;
@@ -165,6 +160,22 @@ function dayFlag(ctx: CommandContext, flag: 'since' | 'until'): string | undefin
     throw new UsageError(`--${flag} must be a day, yyyy-MM-dd (got "${value}")`, 'analytics report');
   }
   return value;
+}
+
+/** `path` when a file can be written there (its directory exists and is writable, it is no directory). */
+async function writableFile(path: string, given: string): Promise<string> {
+  try {
+    await access(dirname(path), constants.W_OK);
+    if ((await stat(path).catch(() => undefined))?.isDirectory()) {
+      throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    }
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const why =
+      code === 'ENOENT' ? 'its directory does not exist' : typeof code === 'string' ? code : 'not writable';
+    throw new UsageError(`cannot write --html ${given} (${why}); nothing was run`, 'analytics report');
+  }
+  return path;
 }
 
 /** `idv analytics report`. */
@@ -189,15 +200,16 @@ ${ENGINE_HELP}`,
     const since = dayFlag(ctx, 'since');
     const until = dayFlag(ctx, 'until');
     if (since && until && since > until) throw new UsageError('--since is after --until', 'analytics report');
+    const html = str(ctx, 'html');
+    // Checked before any query: a report printed and then a raw ENOENT helps nobody.
+    const file = html === undefined ? undefined : await writableFile(resolve(ctx.io.cwd, html), html);
     const engine = await openEngine(ctx, 'analytics report');
     const bar = terminalProgress(ctx);
     try {
       const data = await gatherReport(engine, { since, until }, (name) => bar.update(`running ${name}`));
       bar.done();
       ctx.io.stdout(reportText(data));
-      const html = str(ctx, 'html');
-      if (html) {
-        const file = resolve(ctx.io.cwd, html);
+      if (file) {
         await writeFile(file, reportHtml(data));
         ctx.io.stderr(`wrote ${file}\n`);
       }

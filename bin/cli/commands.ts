@@ -28,6 +28,29 @@ import { simulatorTriggerCommand } from './simulator-trigger';
 import type { CliCommand } from './types';
 import { faceQualityCommand, faceVerifyCommand, idVerifyCommand, qualityCommand } from './uploads';
 
+/** A spelling that is no longer a command, and what to type instead (a usage error, exit 2). */
+export interface MovedCommand {
+  readonly path: readonly string[];
+  readonly message: string;
+  /** The command whose `--help` the error points at. */
+  readonly to: string;
+}
+
+/**
+ * Old spellings. `idv result get` is not kept as an alias: it was one letter away from `idv results get`
+ * (the stored copy), and fetching from the service removes the poll record the pipeline reads, so a
+ * slip must not quietly do that.
+ */
+export const MOVED_COMMANDS: readonly MovedCommand[] = [
+  {
+    path: ['result', 'get'],
+    message:
+      '"idv result get" is now "idv service result get" (asks the service, which then removes the poll ' +
+      'record); did you mean "idv results get" (the copy the pipeline stored)?',
+    to: 'service result get',
+  },
+];
+
 /** Every command, in the order `idv --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
   secureLinkCreateCommand,

@@ -24,7 +24,7 @@ import {
 import { patternOfRuleDocument } from '../../shared/events/rule-document';
 import { getResult } from '../../shared/queries/results';
 import { UsageError } from './errors';
-import { readInput, required, str } from './flags';
+import { checkedValue, readInput, required, str } from './flags';
 import { openTarget, progress } from './results';
 import type { CliCommand, CommandContext } from './types';
 
@@ -263,10 +263,12 @@ function toEntry(event: RecordedEvent, busName: string, replayName: string) {
 async function replayResult(ctx: CommandContext, resultId: string) {
   const local = ctx.values['local'] === true;
   const environmentText = str(ctx, 'environment') ?? ctx.io.env[ENV.environment] ?? 'staging';
-  if (!(ENVIRONMENTS as readonly string[]).includes(environmentText)) {
-    throw new UsageError(`--environment must be one of ${ENVIRONMENTS.join(', ')}`, 'events replay');
-  }
-  const environment = environmentText as ServiceEnvironment;
+  const environment: ServiceEnvironment = checkedValue(
+    environmentText,
+    '--environment',
+    ENVIRONMENTS,
+    'events replay',
+  );
   const dataDir = resolve(ctx.io.cwd, str(ctx, 'data-dir') ?? '.local');
   const stack = local ? readLiveStack(dataDir) : undefined;
   if (local && !stack) {

@@ -1,8 +1,13 @@
 /**
  * Request field → `idv` flag, so a validation error the client raises (naming spec fields such as
- * `languagePrefix` or `images[0].data`) also names the flag the user typed.
+ * `languagePrefix` or `images[0].data`) also names the flag the user typed, with the value it was given
+ * for a repeated flag (`images[1].data (--image PASSPORT=small.jpg)`: the file, not an index) and, for a
+ * value outside an enum, the closest allowed one (`did you mean IDV_STANDARD?`).
  */
+
+import { closest } from '../../shared/args';
 import { RequestValidationError } from '../../shared/client/errors';
+import type { FlagValues } from './flag-values';
 
 /** Spec field paths (indices removed) and the flag that sets them; one table, as flag names are shared. */
 const FIELD_FLAGS: Readonly<Record<string, string>> = {
@@ -46,12 +51,60 @@ export function flagOfField(path: string): string | undefined {
   return undefined;
 }
 
-/** The same error with each issue written `path (--flag): message`; other errors unchanged. */
-export function withFlagNames(error: unknown): unknown {
+/**
+ * The flag of `path` as the user typed it: with its value for a repeated flag and for `--image`
+ * (`--image PASSPORT=a.jpg` for `images[0].data`), else the bare flag; `undefined` when no flag sets the field.
+ */
+export function typedFlagOfField(path: string, values: FlagValues = {}): string | undefined {
+  const flag = flagOfField(path);
+  if (!flag?.startsWith('--')) return flag;
+  const given = values[flag.slice(2)];
+  const index = /\[([0-9]+)\]/.exec(path)?.[1];
+  // A repeated flag (and --image, which names a file) says which value; a single one is plain enough.
+  if (!Array.isArray(given) && flag !== '--image') return flag;
+  const value = Array.isArray(given) ? given[Number(index ?? 0)] : given;
+  return typeof value === 'string' && value.length <= 200 ? `${flag} ${value}` : flag;
+}
+
+/**
+ * `Invalid option: expected one of "A"|"B"` (zod's enum message) or `must be one of A, B` (the client's
+ * own) → the values it allows.
+ */
+function allowedOf(message: string): string[] | undefined {
+  const plain = /^must be one of ([A-Za-z0-9_]+(?:, [A-Za-z0-9_]+)*)$/.exec(message)?.[1];
+  if (plain) return plain.split(', ');
+  const list = /expected one of (.+)$/.exec(message)?.[1];
+  if (!list) return undefined;
+  const values = [...list.matchAll(/"([^"]*)"/g)].map((m) => m[1]!);
+  return values.length > 0 ? values : undefined;
+}
+
+/** The value typed for the field at `path`, when one flag gives it whole (not an `--image` spec). */
+function typedValue(path: string, values: FlagValues): string | undefined {
+  const flag = flagOfField(path);
+  if (!flag?.startsWith('--') || flag === '--image') return undefined;
+  const given = values[flag.slice(2)];
+  const index = /\[([0-9]+)\]/.exec(path)?.[1];
+  const value = Array.isArray(given) ? given[Number(index ?? 0)] : given;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The same error with each issue written `path (--flag value): message`, and `(did you mean X?)` after an
+ * enum value with a close allowed one; other errors unchanged.
+ */
+export function withFlagNames(error: unknown, values: FlagValues = {}): unknown {
   if (!(error instanceof RequestValidationError)) return error;
   const issues = error.issues.map((issue) => {
-    const flag = flagOfField(issue.path);
-    return flag ? { ...issue, path: `${issue.path} (${flag})` } : issue;
+    if (/\(--|\(RESULT_ID\)/.test(issue.path)) return issue;
+    const flag = typedFlagOfField(issue.path, values);
+    const allowed = allowedOf(issue.message);
+    const typed = allowed ? typedValue(issue.path, values) : undefined;
+    const guess = typed === undefined ? undefined : closest(typed.toUpperCase(), allowed!);
+    const message = allowed
+      ? `must be one of ${allowed.join(', ')}${guess ? ` (did you mean ${guess}?)` : ''}`
+      : issue.message;
+    return { path: flag ? `${issue.path} (${flag})` : issue.path, message };
   });
   return new RequestValidationError(issues, error.context);
 }

@@ -3,6 +3,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { closest } from '../../shared/args';
 import { UsageError } from './errors';
 import type { CommandContext } from './types';
 
@@ -37,6 +38,37 @@ export function int(ctx: CommandContext, name: string, command: string): number 
   if (value === undefined) return undefined;
   if (!/^[0-9]+$/.test(value)) throw new UsageError(`--${name} must be a whole number`, command);
   return Number(value);
+}
+
+/**
+ * A flag that must be one of `allowed` (`undefined` when absent); a usage error listing them and naming the
+ * closest when it is not. Filters compare exactly, so a typo would otherwise answer `[]` as if nothing
+ * matched, and a request would be refused only after the token request.
+ */
+export function oneOf<T extends string>(
+  ctx: CommandContext,
+  flag: string,
+  allowed: readonly T[],
+  command: string,
+): T | undefined {
+  const value = str(ctx, flag);
+  if (value === undefined) return undefined;
+  return checkedValue(value, `--${flag}`, allowed, command);
+}
+
+/** `value` when it is one of `allowed`, else a usage error naming `what` and the closest allowed value. */
+export function checkedValue<T extends string>(
+  value: string,
+  what: string,
+  allowed: readonly T[],
+  command: string,
+): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  const guess = closest(value.toUpperCase(), allowed) ?? closest(value, allowed);
+  throw new UsageError(
+    `${what} must be one of ${allowed.join(', ')}${guess ? ` (did you mean ${guess}?)` : ''}`,
+    command,
+  );
 }
 
 /** Reads a file named on the command line; the error names the flag, not the content. */

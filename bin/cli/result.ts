@@ -1,4 +1,4 @@
-/** `idv result get RESULT_ID [--out DIR]` (§4.9). */
+/** `idv service result get RESULT_ID [--out DIR]` (§4.9): the service's copy, not the stored one. */
 import { constants } from 'node:fs';
 import { access, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -8,9 +8,9 @@ import {
   RESULT_IMAGE_PAGE_TYPES,
 } from '../../shared/api/enums';
 import type { VerificationResultDocument } from '../../shared/api/schemas';
-import { decodeBase64Data } from '../../shared/client/base64';
-import { NotFoundError } from '../../shared/client/errors';
+import { NotFoundError, serviceErrorFields } from '../../shared/client/errors';
 import { sniffContentType } from '../../shared/image';
+import { decodeBase64Data } from './base64';
 import { UsageError } from './errors';
 import { str } from './flags';
 import type { CliCommand } from './types';
@@ -63,25 +63,49 @@ export function splitResult(result: VerificationResultDocument): {
   };
 }
 
+/**
+ * The result as a terminal shows it: each base64 `data` (megabytes of text) replaced by a note of what it
+ * is and its size. The bytes go only to files (`--out`).
+ */
+export function withDataNotes(result: VerificationResultDocument): VerificationResultDocument {
+  const note = (data: string) => {
+    const bytes = data === '' ? undefined : decodeBase64Data(data);
+    if (!bytes) return data;
+    const kind = sniffContentType(bytes).extension.toUpperCase();
+    return `${kind} file, ${bytes.length} bytes (not shown; write it with --out DIR)`;
+  };
+  const images = result.images?.map((image) => ({ ...image, data: note(image.data) }));
+  const files = result.files?.map((file) => ({ ...file, data: note(file.data) }));
+  return { ...result, ...(images && { images }), ...(files && { files }) };
+}
+
 function known(values: readonly string[], value: string | undefined): string {
   return value !== undefined && values.includes(value) ? value : 'UNKNOWN';
 }
 
-/** `idv result get`: prints the result, or with `--out` writes it and its decoded attachments to DIR. */
+const COMMAND = 'service result get';
+
+/**
+ * `idv service result get`: fetches the result from the service; prints it (images and files as notes),
+ * or with `--out` writes it and its decoded attachments to DIR.
+ */
 export const resultGetCommand: CliCommand = {
-  path: ['result', 'get'],
-  summary: 'fetch a result by resultId (GET /api/v2/result/{resultId}); removes its poll record',
-  usage: 'result get RESULT_ID [--out DIR]',
+  path: ['service', 'result', 'get'],
+  summary: 'fetch a result from the service (GET /api/v2/result/{resultId}); removes its poll record',
+  usage: 'service result get RESULT_ID [--out DIR]',
   help: `  RESULT_ID   from a poll record or a result webhook
   --out DIR   write DIR/result.json (base64 data replaced by file names) and every image and file
               decoded to its own file (01-PASSPORT-FRONT.jpg, 02-TRANSACTION_REPORT.pdf, …);
-              the directory and files are readable by you only. Without --out the result is printed.`,
+              the directory and files are readable by you only. Without --out the result is printed
+              with each image and file shown as a note of its type and size, never its bytes.
+This asks the service, and the service then removes the poll record, so the pipeline's poll no longer
+sees it. To read what the pipeline stored, use "idv results get RESULT_ID".`,
   options: { out: { type: 'string' } },
   positionals: true,
   async run(ctx) {
     const [resultId, ...extra] = ctx.positionals;
-    if (!resultId) throw new UsageError('missing RESULT_ID', 'result get');
-    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`, 'result get');
+    if (!resultId) throw new UsageError('missing RESULT_ID', COMMAND);
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`, COMMAND);
     const out = str(ctx, 'out');
     // Fetching removes the poll record (§3), so a directory we cannot write must fail before the fetch.
     const dir = out === undefined ? undefined : await prepareOutDir(resolve(ctx.io.cwd, out));
@@ -92,11 +116,11 @@ export const resultGetCommand: CliCommand = {
         if (!(error instanceof NotFoundError)) throw error;
         throw new NotFoundError(
           `no result with resultId ${resultId} (404): unknown, or removed after the retention period`,
-          { status: error.status, ...(error.code !== undefined && { code: error.code }) },
+          serviceErrorFields(error),
           { cause: error },
         );
       });
-    if (dir === undefined) return result;
+    if (dir === undefined) return withDataNotes(result);
 
     const { json, attachments } = splitResult(result);
     await writeFile(join(dir, 'result.json'), `${JSON.stringify(json, null, 2)}\n`, { mode: 0o600 });
@@ -124,7 +148,7 @@ async function prepareOutDir(dir: string): Promise<string> {
     const code = (error as { code?: unknown }).code;
     throw new UsageError(
       `cannot write to --out ${dir}${typeof code === 'string' ? ` (${code})` : ''}; nothing was fetched`,
-      'result get',
+      COMMAND,
     );
   }
   return dir;

@@ -8,7 +8,6 @@ import { type AwsTarget, NoLocalDataError, openAwsTarget } from '../../local/aws
 import { journalSteps } from '../../local/console-journal';
 import { formatRows, OUTPUT_FORMATS, type OutputFormat } from '../../shared/analytics/format';
 import { PRODUCTS, RESULT_VALUES } from '../../shared/api/enums';
-import { closest } from '../../shared/args';
 import {
   cloudWatchLogsInsights,
   type LogsInsightsPort,
@@ -27,7 +26,7 @@ import {
 import { buildTrace, type ResultTrace } from '../../shared/queries/trace';
 import { Publications } from '../../shared/store/publication';
 import { UsageError } from './errors';
-import { str } from './flags';
+import { oneOf, str } from './flags';
 import type { CliCommand, CliIo, CommandContext } from './types';
 
 /** Values of `results list --result`: the overall results, plus UNAVAILABLE for the status. */
@@ -131,8 +130,7 @@ function onePositional(ctx: CommandContext, what: string, command: string): stri
 /** `idv results get RESULT_ID [--out DIR]`. */
 export const resultsGetCommand: CliCommand = {
   path: ['results', 'get'],
-  summary:
-    'print a stored result item; with --out also write result.json and every image and file (SHA-256 checked)',
+  summary: "print the pipeline's stored copy of a result; --out also writes its files (SHA-256 checked)",
   usage: 'results get RESULT_ID [--out DIR] [--local | --table T --bucket B]',
   help: `  --out DIR            write result.json and the images and files of the result into DIR\n\n${TARGET_HELP}`,
   options: { ...TARGET_OPTIONS, out: { type: 'string' } },
@@ -194,12 +192,12 @@ export const resultsListCommand: CliCommand = {
   connection: false,
   deployment: true,
   run: async (ctx) => {
-    const format = oneOf(ctx, 'format', OUTPUT_FORMATS) ?? 'json';
+    const format = oneOf(ctx, 'format', OUTPUT_FORMATS, 'results list') ?? 'json';
     // Flags first: a wrong one must not wait for (or start) the local emulators.
     const until = parseDate(str(ctx, 'until'), 'until') ?? new Date();
     const since = parseDate(str(ctx, 'since'), 'since') ?? new Date(until.getTime() - 7 * 86_400_000);
-    const result = oneOf(ctx, 'result', LIST_RESULTS);
-    const product = oneOf(ctx, 'product', PRODUCTS);
+    const result = oneOf(ctx, 'result', LIST_RESULTS, 'results list');
+    const product = oneOf(ctx, 'product', PRODUCTS, 'results list');
     const unavailable = result === 'UNAVAILABLE';
     return withTarget(ctx, 'results list', async (target, tableName) => {
       const bar = progress(ctx.io);
@@ -262,20 +260,6 @@ export const resultsByReferenceCommand: CliCommand = {
       );
     }),
 };
-
-/**
- * A flag that must be one of `allowed`: the filters compare exactly, so a typo would answer `[]` as if
- * nothing were stored.
- */
-function oneOf<T extends string>(ctx: CommandContext, flag: string, allowed: readonly T[]): T | undefined {
-  const value = str(ctx, flag);
-  if (value === undefined || (allowed as readonly string[]).includes(value)) return value as T | undefined;
-  const guess = closest(value.toUpperCase(), allowed);
-  throw new UsageError(
-    `--${flag} must be one of ${allowed.join(', ')}${guess ? ` (did you mean ${guess}?)` : ''}`,
-    'results list',
-  );
-}
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 

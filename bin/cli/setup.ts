@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { type EnvironmentConfig, loadEnvironments } from '../../infra/config';
 import { fetchAccessToken } from '../../shared/client';
+import { printableText } from '../../shared/client/error-text';
 import { UnauthorizedError } from '../../shared/client/errors';
 import { DEFAULT_PIPELINE_SCOPES } from '../../shared/config';
 import { fromDeployment } from './deployment';
@@ -114,6 +115,26 @@ async function verify(baseUrl: string, clientId: string, clientSecret: string, s
   }
 }
 
+/** What went wrong with an AWS call, in words a user can act on; the SDK's own message scrubbed and bounded. */
+export function awsFailure(error: unknown): string {
+  const name = error instanceof Error ? error.name : 'error';
+  const message = error instanceof Error ? error.message : String(error);
+  if (name === 'CredentialsProviderError' || /Could not load credentials/i.test(message)) {
+    return 'no AWS credentials: sign in (aws sso login --profile P) and set AWS_PROFILE';
+  }
+  if (/Region is missing/i.test(message)) return 'no AWS region: set AWS_REGION (or a region in the profile)';
+  if (name === 'AccessDeniedException' || name === 'AccessDenied' || /not authorized/i.test(message)) {
+    return 'access denied: these AWS credentials may not call secretsmanager:PutSecretValue on this secret';
+  }
+  if (/ExpiredToken|token.*expired/i.test(`${name} ${message}`)) {
+    return 'the AWS session has expired: sign in again (aws sso login --profile P)';
+  }
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return `cannot reach AWS (${code})`;
+  const detail = printableText(message, 200);
+  return `${name}${detail && detail !== name ? `: ${detail}` : ''}`;
+}
+
 async function putSecret(secretId: string, value: string): Promise<string | undefined> {
   const client = new SecretsManagerClient({});
   try {
@@ -125,11 +146,7 @@ async function putSecret(secretId: string, value: string): Promise<string | unde
         `secret ${secretId} does not exist in this account and region: deploy the stack first or check AWS_PROFILE and AWS_REGION`,
       );
     }
-    const name = error instanceof Error ? error.name : 'error';
-    if (name === 'CredentialsProviderError') {
-      throw new Error('no AWS credentials: sign in (aws sso login --profile P) and set AWS_PROFILE');
-    }
-    throw new Error(`writing ${secretId} failed: ${name}`);
+    throw new Error(`writing ${secretId} failed: ${awsFailure(error)}; nothing was written`);
   } finally {
     client.destroy();
   }

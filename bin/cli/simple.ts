@@ -1,8 +1,11 @@
 /** Commands with few flags: `sdk-token`, `vog create`, `reasons`, `facelink-package`, `poll`. */
+import { type FileHandle, open, unlink } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { SdkTokenInput, VogInput } from '../../shared/client/client';
-import { NotFoundError } from '../../shared/client/errors';
+import { NotFoundError, serviceErrorFields } from '../../shared/client/errors';
+import { UsageError } from './errors';
 import { compact, flag, int, list, required, str } from './flags';
-import type { CliCommand } from './types';
+import type { CliCommand, CommandContext } from './types';
 
 /** `idv sdk-token`: a token for the capture SDKs; starts a transaction. */
 export const sdkTokenCommand: CliCommand = {
@@ -95,27 +98,68 @@ export const reasonsCommand: CliCommand = {
   run: (ctx) => ctx.client().getReasons(),
 };
 
-/** `idv facelink-package`: the encrypted FaceLink package; the service deletes it after this call. */
+/**
+ * `idv facelink-package`: the encrypted FaceLink package; the service deletes it after this call, so
+ * `--package-out FILE` is opened (mode 0600) before the request: a path that cannot be written must not cost the
+ * only copy.
+ */
 export const faceLinkPackageCommand: CliCommand = {
   path: ['facelink-package'],
   summary: 'retrieve a FaceLink package, once (POST /api/v2/facelinkpackage)',
-  usage: 'facelink-package --token T',
-  help: '  --token T   the one-time accept token of the activation link',
-  options: { token: { type: 'string' } },
-  run: (ctx) =>
-    ctx
-      .client()
-      .getFaceLinkPackage({ token: required(ctx, 'token', 'facelink-package') })
-      .catch((error: unknown) => {
-        if (!(error instanceof NotFoundError)) throw error;
-        throw new NotFoundError(
-          'no FaceLink package for this token (404): it was already retrieved (a package is served once) ' +
-            'or the token is unknown',
-          { status: error.status, ...(error.code !== undefined && { code: error.code }) },
-          { cause: error },
-        );
-      }),
+  usage: 'facelink-package --token T [--package-out FILE]',
+  help: `  --token T             the one-time accept token of the activation link
+  --package-out FILE    write packageData to FILE (mode 0600, opened before the request) and print the
+                        file name instead of the package; without it the package is printed (it is
+                        served once). Like --qr-out FILE; --out is a directory everywhere.`,
+  options: { token: { type: 'string' }, 'package-out': { type: 'string' } },
+  run: async (ctx) => {
+    const token = required(ctx, 'token', 'facelink-package');
+    const out = str(ctx, 'package-out');
+    const file = out === undefined ? undefined : await openOutFile(resolve(ctx.io.cwd, out), out);
+    let answer: Awaited<ReturnType<ReturnType<typeof ctx.client>['getFaceLinkPackage']>>;
+    try {
+      answer = await fetchPackage(ctx, token);
+    } catch (error) {
+      await file?.close();
+      if (file) await unlink(file.path).catch(() => undefined);
+      throw error;
+    }
+    if (!file) return answer;
+    const { packageData, ...rest } = answer;
+    await file.handle.writeFile(String(packageData ?? ''), 'utf8');
+    await file.close();
+    return { ...rest, packageFile: file.path };
+  },
 };
+
+async function openOutFile(path: string, given: string) {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'w', 0o600);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? 'error';
+    throw new UsageError(
+      `cannot write the file of --package-out ${given} (${code}); nothing was fetched`,
+      'facelink-package',
+    );
+  }
+  return { handle, path, close: () => handle.close() };
+}
+
+function fetchPackage(ctx: CommandContext, token: string) {
+  return ctx
+    .client()
+    .getFaceLinkPackage({ token })
+    .catch((error: unknown) => {
+      if (!(error instanceof NotFoundError)) throw error;
+      throw new NotFoundError(
+        'no FaceLink package for this token (404): it was already retrieved (a package is served once) ' +
+          'or the token is unknown',
+        serviceErrorFields(error),
+        { cause: error },
+      );
+    });
+}
 
 /** `idv poll`: the pending polling records. */
 export const pollCommand: CliCommand = {

@@ -4,10 +4,14 @@
  * (`ConnectionError`), and the errors raised before anything is sent.
  *
  * None of these ever carries credentials, tokens, Authorization headers or any text of a response body
- * (its `message` and `details` included): a body can hold personal data or an echoed request, and errors
- * end up in logs. A service error says the status, the service's numeric `code` and a reason of ours.
+ * in its `message` (nor in anything a logger or `JSON.stringify` prints): a body can hold personal data or
+ * an echoed request, and errors end up in logs. A service error says the status, the service's numeric
+ * `code` and a reason of ours. Only a client built with `keepErrorText` (the `idv` CLI) also keeps a
+ * printable copy of the body's `message` and `details` in the non-enumerable `serviceText`, for the person
+ * who made the request (./error-text.ts).
  */
 import { parseErrorBody } from '../api/responses';
+import { type ServiceErrorText, serviceErrorText } from './error-text';
 
 /** Base of every error thrown by the client. */
 export class IdvError extends Error {
@@ -25,6 +29,8 @@ export interface ServiceErrorFields {
   readonly requestId?: string;
   /** From a `Retry-After` header, in milliseconds from when the answer arrived. */
   readonly retryAfterMs?: number;
+  /** The printable copy of the body's `message` and `details` (only with `keepErrorText`). */
+  readonly serviceText?: ServiceErrorText;
 }
 
 /** The service answered with a non-success status. */
@@ -34,6 +40,12 @@ export class ServiceError extends IdvError {
   readonly code?: number;
   readonly requestId?: string;
   readonly retryAfterMs?: number;
+  /**
+   * The service's own words (its `message` and each `details` entry), bounded, printable ASCII and
+   * scrubbed, for the person who made the request; only with `keepErrorText`. Non-enumerable, so no logger,
+   * `JSON.stringify` or `util.inspect` prints it: read it by name, never log it.
+   */
+  declare readonly serviceText?: ServiceErrorText;
 
   constructor(message: string, fields: ServiceErrorFields, options?: { cause?: unknown }) {
     super(message, options);
@@ -41,6 +53,9 @@ export class ServiceError extends IdvError {
     if (fields.code !== undefined) this.code = fields.code;
     if (fields.requestId !== undefined) this.requestId = fields.requestId;
     if (fields.retryAfterMs !== undefined) this.retryAfterMs = fields.retryAfterMs;
+    if (fields.serviceText !== undefined) {
+      Object.defineProperty(this, 'serviceText', { value: fields.serviceText, enumerable: false });
+    }
   }
 }
 
@@ -53,6 +68,7 @@ export function serviceErrorFields(error: ServiceError): ServiceErrorFields {
     status: error.status,
     ...(error.code !== undefined && { code: error.code }),
     ...(error.requestId !== undefined && { requestId: error.requestId }),
+    ...(error.serviceText !== undefined && { serviceText: error.serviceText }),
   };
 }
 
@@ -208,7 +224,7 @@ const REQUEST_ID_HEADERS = ['x-request-id', 'x-amzn-requestid', 'x-correlation-i
  * Builds the error for a non-success answer: the subclass is chosen by status, `code` comes from the
  * default error body (§7) when it has that shape, `requestId` and `retryAfterMs` from headers. The message
  * is `service answered <status> (<reason of ours>[, code <n>])`: the body's `message` and `details` are
- * never copied, since a service (or a proxy in front of it) may echo submitted data or the request's
+ * never copied into it (only into `serviceText`, with `keepErrorText`), since a service (or a proxy in front of it) may echo submitted data or the request's
  * Authorization header there, and errors end up in logs.
  */
 export function serviceErrorFromResponse(
@@ -216,13 +232,17 @@ export function serviceErrorFromResponse(
   body: unknown,
   headers: Headers,
   now: () => number = Date.now,
+  options: { readonly keepErrorText?: boolean } = {},
 ): ServiceError {
   const errorBody = parseErrorBody(body);
+  const text =
+    options.keepErrorText === true ? serviceErrorText(errorBody.message, errorBody.details) : undefined;
   const fields: ServiceErrorFields = {
     status,
     ...(errorBody.code !== undefined && { code: errorBody.code }),
     ...optional('requestId', firstHeader(headers, REQUEST_ID_HEADERS)),
     ...optional('retryAfterMs', parseRetryAfter(headers.get('retry-after'), now())),
+    ...(text && (text.message !== undefined || text.detailsTotal > 0) && { serviceText: text }),
   };
   const code = errorBody.code === undefined ? '' : `, code ${errorBody.code}`;
   const message = `service answered ${status} (${statusReason(status)}${code})`;

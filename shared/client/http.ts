@@ -60,6 +60,12 @@ export interface TransportOptions {
    * @default DEFAULT_MAX_BODY_BYTES (16 MiB)
    */
   readonly maxBodyBytes?: number;
+  /**
+   * Keep a printable copy of an error body's `message` and `details` on the `ServiceError`
+   * (`serviceText`), for a person who made the request (the CLI). Never set where errors are logged.
+   * @default false
+   */
+  readonly keepErrorText?: boolean;
 }
 
 /** One read of a body stream. */
@@ -319,7 +325,9 @@ async function statusError(
   } catch {
     body = undefined;
   }
-  return serviceErrorFromResponse(response.status, body, response.headers, options.now);
+  return serviceErrorFromResponse(response.status, body, response.headers, options.now, {
+    keepErrorText: options.keepErrorText === true,
+  });
 }
 
 /** Origin and path only: the query may hold a customerReference. */

@@ -17,6 +17,8 @@ export interface InMemoryTokenProviderOptions {
   readonly now?: () => number;
   /** Timeout of the token request. @default 15000 */
   readonly timeoutMs?: number;
+  /** See `TransportOptions.keepErrorText`. @default false */
+  readonly keepErrorText?: boolean;
 }
 
 /** Caches one token; concurrent callers share a single token request (single flight). */
@@ -62,6 +64,7 @@ export class InMemoryTokenProvider implements TokenProvider {
         now: this.#now,
         ...(o.fetch && { fetch: o.fetch }),
         ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
+        ...(o.keepErrorText === true && { keepErrorText: true }),
       })
         .then((token) => {
           this.#token = token;

@@ -15,6 +15,7 @@ export type {
   VogInput,
 } from './client';
 export { IdvClient } from './client';
+export type { ServiceErrorDetail, ServiceErrorText } from './error-text';
 export type { ServiceErrorFields, ValidationIssue } from './errors';
 export {
   BadRequestError,
@@ -41,6 +42,7 @@ export { type ClientOptions, ResultsClient } from './results-client';
 export type { RetryDecision, RetryInput, RetryOptions } from './retry';
 export { DEFAULT_RETRY_OPTIONS, shouldRetry } from './retry';
 export type { AccessToken, TokenProvider } from './token-provider';
+export { authorizationOf } from './token-provider';
 export {
   encodeBulkCsv,
   validateFaceVerifyRequest,

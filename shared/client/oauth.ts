@@ -7,6 +7,8 @@
 import { PATHS } from '../api/enums';
 import { parseTokenResponse } from '../api/responses';
 import {
+  BadRequestError,
+  ForbiddenError,
   NotFoundError,
   RequestValidationError,
   ResponseFormatError,
@@ -36,6 +38,8 @@ export interface FetchAccessTokenOptions {
   readonly timeoutMs?: number;
   readonly now?: () => number;
   readonly retry?: Partial<RetryOptions>;
+  /** See `TransportOptions.keepErrorText`. @default false */
+  readonly keepErrorText?: boolean;
 }
 
 /** Requests a new access token. 401 → `UnauthorizedError` saying the client credentials were rejected. */
@@ -75,12 +79,23 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
         retry: options.retry ?? {},
         sleep,
         now,
+        ...(options.keepErrorText === true && { keepErrorText: true }),
       },
     );
   } catch (error) {
     if (error instanceof UnauthorizedError) {
       throw new UnauthorizedError(
         'the service rejected the client credentials (401 on the token request)',
+        serviceErrorFields(error),
+        { cause: error },
+      );
+    }
+    if (error instanceof BadRequestError || error instanceof ForbiddenError) {
+      // Credentials fine, scopes not: a client granted fewer or other scopes than asked for.
+      const Refused = error instanceof BadRequestError ? BadRequestError : ForbiddenError;
+      throw new Refused(
+        `the service refused the token request for the scopes ${body.scopes.join(', ')} (${error.status}); ` +
+          'ask only for the scopes the client is granted',
         serviceErrorFields(error),
         { cause: error },
       );

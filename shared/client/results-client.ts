@@ -33,7 +33,7 @@ import {
 import { InMemoryTokenProvider } from './in-memory-token-provider';
 import { fetchAccessToken, serviceUrl } from './oauth';
 import type { RetryOptions } from './retry';
-import type { AccessToken, TokenProvider } from './token-provider';
+import { type AccessToken, authorizationOf, type TokenProvider } from './token-provider';
 import { validateMockTest, validateResultId } from './validate-ids';
 
 /** Options of `ResultsClient` and `IdvClient`. */
@@ -56,6 +56,12 @@ export interface ClientOptions {
   readonly userAgent?: string;
   /** Waits between retries (tests make it instant). @default setTimeout-based */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * Keep a printable copy of each error body's `message` and `details` on `ServiceError.serviceText`, for
+   * the person who made the request (the CLI prints it). Not for the pipeline: its errors are logged.
+   * @default false
+   */
+  readonly keepErrorText?: boolean;
 }
 
 /**
@@ -115,6 +121,7 @@ export class ResultsClient {
       retry: options.retry ?? {},
       sleep: options.sleep ?? sleep,
       now: Date.now,
+      ...(options.keepErrorText === true && { keepErrorText: true }),
     };
     this.#userAgent = options.userAgent ?? 'idv-pipeline-client';
     if (options.tokenProvider) {
@@ -127,6 +134,7 @@ export class ResultsClient {
         scopes: this.#scopes,
         fetch: this.#transport.fetch,
         timeoutMs: this.#transport.timeoutMs,
+        ...(options.keepErrorText === true && { keepErrorText: true }),
       });
     } else {
       throw new IdvError('the client needs a tokenProvider or credentials');
@@ -150,6 +158,7 @@ export class ResultsClient {
       fetch: this.#transport.fetch,
       timeoutMs: this.#transport.timeoutMs,
       retry: this.#transport.retry,
+      ...(this.#transport.keepErrorText === true && { keepErrorText: true }),
     });
   }
 
@@ -250,7 +259,7 @@ export class ResultsClient {
         {
           method: spec.method,
           url,
-          headers: { ...headers, authorization: `Bearer ${token.accessToken}` },
+          headers: { ...headers, authorization: authorizationOf(token) },
           ...(body !== undefined && { body }),
           mayHaveCreated: spec.mayHaveCreated,
         },

@@ -32,3 +32,19 @@ export function tokenIsFresh(token: AccessToken, now: number, marginMs: number, 
   const margin = issuedAt === undefined ? marginMs : Math.min(marginMs, (token.expiresAt - issuedAt) / 2);
   return token.expiresAt - margin > now;
 }
+
+/**
+ * Token types of the OAuth access token type registry that are HTTP authentication schemes the token is
+ * presented with (RFC 6750 `Bearer`, RFC 9449 `DPoP`), by their lower-case spelling.
+ */
+const KNOWN_TOKEN_SCHEMES: Readonly<Record<string, string>> = { bearer: 'Bearer', dpop: 'DPoP' };
+
+/**
+ * The `Authorization` header value for `token`: its `tokenType` as the scheme when it is a known one (in
+ * its registered spelling), else `Bearer` (the spec does not say how a token is presented, and a missing or
+ * unknown type must not put arbitrary text into a header).
+ */
+export function authorizationOf(token: AccessToken): string {
+  const scheme = KNOWN_TOKEN_SCHEMES[token.tokenType.trim().toLowerCase()] ?? 'Bearer';
+  return `${scheme} ${token.accessToken}`;
+}

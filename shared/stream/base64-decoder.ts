@@ -1,6 +1,6 @@
 /**
  * Incremental decoding of a base64 `data` value that arrives in pieces split anywhere. Accepts every
- * form `shared/client/base64.ts` accepts (a `data:…;base64,` prefix, whitespace and line breaks, the
+ * form `bin/cli/base64.ts` accepts (a `data:…;base64,` prefix, whitespace and line breaks, the
  * URL-safe alphabet, missing padding) and gives the same bytes; anything else is a `Base64DataError`
  * naming the problem and its position, never the value.
  */

@@ -121,7 +121,7 @@ describe('idv secure-link bulk and the CSV', () => {
     });
 
     // Assess
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain('row 3 has 3 fields, expected 5');
     expect(sim.requests.some((r) => r.path === '/api/v2/secureidlinks')).toBe(false);
   });
@@ -148,7 +148,7 @@ describe('idv id-verify and the document formats', () => {
     expect(run.json()).toEqual({ transactionId: expect.any(String) });
   });
 
-  it('refuses a PDF as an identity document with exit 1, naming the image, and sends nothing', async () => {
+  it('refuses a PDF as an identity document with exit 2, naming the file, and sends nothing', async () => {
     // Act
     const run = await runIdv(
       ['id-verify', '--product', 'IDV_STANDARD', '--image', 'PASSPORT=statement.pdf'],
@@ -159,8 +159,8 @@ describe('idv id-verify and the document formats', () => {
     );
 
     // Assess
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('images[0].data');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('images[0].data (--image PASSPORT=statement.pdf)');
     expect(run.stderr).toContain('is not a readable JPEG or PNG image');
     expect(sim.requests.some((r) => r.path === '/api/v2/idverify')).toBe(false);
   });

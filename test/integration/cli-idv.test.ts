@@ -55,7 +55,7 @@ describe('idv against the simulator: the new-user walkthrough', () => {
       .json<{ results: { resultId: string; transactionId: string }[] }>()
       .results.find((r) => r.transactionId === transactionId);
     const out = join(dir, 'result-out');
-    const fetched = await runIdv(['result', 'get', record!.resultId, '--out', out], { env });
+    const fetched = await runIdv(['service', 'result', 'get', record!.resultId, '--out', out], { env });
     const after = await runIdv(['poll'], { env });
 
     // Assess
@@ -282,13 +282,13 @@ describe('idv errors', () => {
     const runs = await Promise.all([
       runIdv(['--help']),
       runIdv(['secure-link', '--help']),
-      runIdv(['result', 'get', '--help']),
+      runIdv(['service', 'result', 'get', '--help']),
     ]);
 
     // Assess
     expect(runs.map((r) => r.code)).toEqual([0, 0, 0]);
     expect(runs[0]?.stdout).toContain('secure-link create');
-    expect(runs[2]?.stdout).toContain('Usage: idv result get RESULT_ID [--out DIR]');
+    expect(runs[2]?.stdout).toContain('Usage: idv service result get RESULT_ID [--out DIR]');
   });
 
   it('exits 2 with a clear message on usage errors, without a stack trace', async () => {
@@ -315,7 +315,7 @@ describe('idv errors', () => {
     expect(run.stderr + run.stdout).not.toContain('wrong-secret-value');
   });
 
-  it('exits 1 on a too-small image or mock-test on production, and sends nothing', async () => {
+  it('exits 2 on a too-small image (naming the file), 1 on mock-test on production, and sends nothing', async () => {
     // Act
     const small = await runIdv(['id-verify', '--product', 'IDV_LITE', '--image', 'PASSPORT=small.jpg'], {
       env,
@@ -329,8 +329,8 @@ describe('idv errors', () => {
     );
 
     // Assess
-    expect(small.code).toBe(1);
-    expect(small.stderr).toContain('images[0].data (--image): image is 320×240 pixels');
+    expect(small.code).toBe(2);
+    expect(small.stderr).toContain('images[0].data (--image PASSPORT=small.jpg): image is 320×240 pixels');
     expect(production.code).toBe(1);
     expect(production.stderr).toContain('mock-test');
     expect(sim.requests).toEqual([]);
@@ -338,12 +338,12 @@ describe('idv errors', () => {
 
   it('exits 1 with NotFound for an unknown result', async () => {
     // Act
-    const run = await runIdv(['result', 'get', 'no-such-result'], { env });
+    const run = await runIdv(['service', 'result', 'get', 'no-such-result'], { env });
 
     // Assess
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(
-      'idv: no result with resultId no-such-result (404): unknown, or removed after the retention period\n',
+    expect(run.stderr).toMatch(
+      /^idv: no result with resultId no-such-result \(404\): unknown, or removed after the retention period\n {2}service message: .+\n$/,
     );
   });
 
@@ -360,7 +360,10 @@ describe('idv errors', () => {
     sim.requests.length = 0;
 
     // Act: a directory below a regular file cannot be created.
-    const run = await runIdv(['result', 'get', resultId!, '--out', 'passport.jpg/out'], { env, cwd: dir });
+    const run = await runIdv(['service', 'result', 'get', resultId!, '--out', 'passport.jpg/out'], {
+      env,
+      cwd: dir,
+    });
 
     // Assess
     expect(run.code).toBe(2);

@@ -46,7 +46,7 @@ describe('runCli dispatch', () => {
 
     // Assess
     expect(helpCode).toBe(0);
-    expect(help.stdout()).toContain('result get');
+    expect(help.stdout()).toContain('service result get');
     expect(noneCode).toBe(2);
     expect(none.stderr()).toContain('Usage: idv <command>');
   });
@@ -83,15 +83,25 @@ describe('runCli dispatch', () => {
 
   it.each([
     [['frobnicate'], 'unknown command "frobnicate"'],
+    [['resutls', 'list'], 'unknown command "resutls" (did you mean "idv results"?)'],
+    [['result', 'get', 'r-1'], '"idv result get" is now "idv service result get"'],
     [['secure-link'], '"idv secure-link" is not a command; try: secure-link create, secure-link bulk'],
     [['poll', 'extra'], 'unexpected argument "extra"'],
     [['sdk-token', '--service', 'NFC', '--challenges', 'two'], '--challenges must be a whole number'],
-    [['id-verify', '--product', 'IDV_LITE', '--image', 'passport.jpg'], '--image must be TYPE=PATH'],
+    [
+      ['id-verify', '--product', 'IDV_LITE', '--image', 'passport.jpg'],
+      '--image passport.jpg: id-verify needs the image type, TYPE=PATH (e.g. PASSPORT=passport.jpg)',
+    ],
+    [
+      ['id-verify', '--product', 'IDV_LITE', '--image', 'PASPORT=a.jpg'],
+      'the TYPE of --image PASPORT=a.jpg must be one of ADDITIONAL, BSN_STATEMENT, COMPARE, DRIVING_LICENSE, IDENTITY_CARD, LIVE, PAPER, PASSPORT, PAYROLL_TAX_STATEMENT, PORTRAIT, RESIDENCE_PERMIT, RTW_DOCUMENT, SIGNATURE, WORK_PERMIT (did you mean PASSPORT?)',
+    ],
+    [['quality', '--image', 'a.jpg,ref=x'], '--image a.jpg,ref=x: quality has no per-image reference'],
     [
       ['poll', '--environment', 'prod'],
       '--environment (or IDV_ENVIRONMENT) must be one of staging, production',
     ],
-    [['result', 'get'], 'missing RESULT_ID'],
+    [['service', 'result', 'get'], 'missing RESULT_ID'],
     [
       ['poll', '--base-url', 'localhost:4010'],
       '--base-url (or IDV_BASE_URL) must start with http:// or https://',
@@ -130,7 +140,7 @@ describe('runCli dispatch', () => {
     expect(fake.stderr()).toContain('Run "idv quality --help" for usage.');
   });
 
-  it('names the field of a request the spec forbids (exit 1, nothing sent)', async () => {
+  it('names the field of a request the spec forbids (exit 2: a wrong command line, nothing sent)', async () => {
     // Prepare
     const fake = fakeIo();
 
@@ -141,23 +151,35 @@ describe('runCli dispatch', () => {
     );
 
     // Assess
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(fake.stderr()).toMatch(
-      /^idv: invalid secure link request: product \(--product\): .*; languagePrefix \(--language\): /,
+      /^idv: invalid secure link request: product \(--product\): must be one of FACE_LINK, .*; languagePrefix \(--language\): /,
     );
+    expect(fake.stderr()).toContain('Run "idv secure-link create --help" for usage.');
     expect(fake.requests).toHaveLength(0);
   });
 
   it.each([
     [
       ['secure-link', 'create', '--product', 'IDV_LITE', '--mock-test', 'approved'],
-      'mockTest (--mock-test): must be one of',
+      'mockTest (--mock-test): must be one of APPROVED, APPROVED_EU, APPROVED_NON_EU, APPROVED_RP, DISAPPROVED, TECHNICAL_REJECT (did you mean APPROVED?)',
+    ],
+    [
+      ['secure-link', 'create', '--product', 'IDV_STANDRD'],
+      'product (--product): must be one of FACE_LINK, IDV_LITE, IDV_STANDARD, IDV_PREMIUM, RTW_STANDARD, RTW_PREMIUM (did you mean IDV_STANDARD?)',
+    ],
+    [
+      ['secure-link', 'create', '--product', 'IDV_LITE', '--mode', 'MODE_EMAIL', '--mode', 'MODE_SMSS'],
+      'communicationModes[1] (--mode MODE_SMSS): must be one of MODE_EMAIL, MODE_SMS, MODE_WHATSAPP (did you mean MODE_SMS?)',
     ],
     [
       ['secure-link', 'create', '--product', 'IDV_LITE', '--mode', 'MODE_SMS'],
       'phoneNumber (--phone): is required with MODE_SMS',
     ],
-    [['sdk-token', '--service', 'FACE'], 'services[0] (--service): Invalid option'],
+    [
+      ['sdk-token', '--service', 'FACE'],
+      'services[0] (--service FACE): must be one of FACE_VERIFY, AUTO_CAPTURE, NFC',
+    ],
     [['sdk-token', '--service', 'NFC', '--challenges', '0'], 'numberOfChallenges (--challenges): Too small'],
     [['facelink-package', '--token', ''], 'missing --token'],
   ])('names the flag behind the field for %j', async (argv, message) => {
@@ -178,8 +200,8 @@ describe('runCli dispatch', () => {
     const debug = fakeIo({ IDV_DEBUG: '1' });
 
     // Act
-    await runCli(['result', 'get', '../x'], quiet.io);
-    await runCli(['result', 'get', '../x'], debug.io);
+    await runCli(['service', 'result', 'get', '../x'], quiet.io);
+    await runCli(['service', 'result', 'get', '../x'], debug.io);
 
     // Assess
     expect(quiet.stderr()).not.toMatch(/\n\s+at /);
@@ -208,7 +230,7 @@ describe('runCli dispatch', () => {
   });
 });
 
-describe('splitResult (result get --out)', () => {
+describe('splitResult (service result get --out)', () => {
   const jpegBytes = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0]);
   const pdfBytes = Buffer.from('%PDF-1.4\n');
 

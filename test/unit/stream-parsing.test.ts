@@ -1,9 +1,9 @@
 /**
  * The streaming parts of fetch-result at every split position: the byte tokenizer against JSON.parse, and
- * the incremental base64 decoder against the whole-value decoder (shared/client/base64.ts).
+ * the incremental base64 decoder against the whole-value decoder (bin/cli/base64.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { decodeBase64Data } from '../../shared/client/base64';
+import { decodeBase64Data } from '../../bin/cli/base64';
 import { resultBlobNames } from '../../shared/store/keys';
 import { Base64DataError, Base64StreamDecoder } from '../../shared/stream/base64-decoder';
 import type { BlobTarget } from '../../shared/stream/blob-sink';

@@ -1,10 +1,10 @@
 /**
- * The base64 dialects of result data (shared/client/base64.ts) another implementation of the service may
+ * The base64 dialects of result data (bin/cli/base64.ts) another implementation of the service may
  * send: each decodes byte-identically; anything that is not base64 in any form is refused.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeBase64Data } from '../../shared/client/base64';
+import { decodeBase64Data } from '../../bin/cli/base64';
 
 const JPEG = Buffer.from([
   0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0xfb, 0xff, 0xfe, 0xd9,

@@ -1,0 +1,98 @@
+/**
+ * `idv analytics query --local` runs the analyst's SQL sandboxed (local/analytics-duckdb.ts): one query
+ * statement, no file outside the projection, no COPY/ATTACH/INSTALL/LOAD/SET, and the refusal says why.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../bin/cli/main';
+import { appendRecord } from '../../local/analytics-store';
+import { projectEvent } from '../../shared/analytics/projection';
+import { DETAIL_TYPES } from '../../shared/events/names';
+
+let dataDir: string;
+let outside: string;
+
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'idv-sandbox-'));
+  outside = mkdtempSync(join(tmpdir(), 'idv-sandbox-out-'));
+  appendRecord(
+    dataDir,
+    projectEvent({
+      'detail-type': DETAIL_TYPES.resultStored,
+      detail: {
+        resultId: 'a1',
+        product: 'IDV_STANDARD',
+        status: 'STORED',
+        result: 'APPROVED',
+        sections: { identity: 'APPROVED' },
+        messages: [],
+        completed: '2026-08-01T10:00:00.000Z',
+        storedAt: '2026-08-01T10:00:04.000Z',
+        environment: 'staging',
+        imageCount: 2,
+        fileCount: 1,
+      },
+    })!,
+  );
+});
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+async function query(sql: string): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(['analytics', 'query', '--local', '--data-dir', dataDir, '--', sql], {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
+    env: {},
+    cwd: process.cwd(),
+  });
+  return { code, out, err };
+}
+
+describe('idv analytics query --local sandbox', () => {
+  it('answers a query over the results view', async () => {
+    // Act
+    const run = await query('SELECT result_id, result FROM results');
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.out)).toEqual([{ result_id: 'a1', result: 'APPROVED' }]);
+  });
+
+  it.each([
+    [
+      "SELECT * FROM read_text('/etc/hostname')",
+      /Permission Error: Cannot access file "\/etc\/hostname"[\s\S]*reads only the results view/,
+    ],
+    ["SELECT * FROM read_csv('/etc/passwd')", /Permission Error/],
+    [
+      "COPY (SELECT * FROM results) TO 'OUT/leak.csv'",
+      /Permission Error: Cannot access file|not a COPY statement: the local engine is read-only/,
+    ],
+    ["ATTACH 'OUT/other.db'", /not a ATTACH statement/],
+    ['INSTALL httpfs', /not a EXTENSION statement|not a LOAD statement/],
+    ['LOAD httpfs', /not a LOAD statement/],
+    ['SET enable_external_access = true', /not a (SET|VARIABLE_SET) statement/],
+    ['CREATE TABLE t AS SELECT 1', /not a CREATE statement/],
+    ['SELECT 1; SELECT 2', /2 statements given; one query runs at a time \(nothing was run\)/],
+  ])('refuses %s with a clear error, writing nothing', async (sql, message) => {
+    // Act
+    const run = await query(sql.replaceAll('OUT', outside));
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.out).toBe('');
+    expect(run.err).toMatch(message);
+    expect(existsSync(join(outside, 'leak.csv'))).toBe(false);
+    expect(existsSync(join(outside, 'other.db'))).toBe(false);
+  });
+});

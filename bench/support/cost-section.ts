@@ -7,7 +7,7 @@
  */
 import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseEnvironmentConfig } from '../../infra/config';
 import type { BundleFigures } from '../bundles';
 import { runSizeBench, SIZE_PROFILES, type SizeFigures, type SizeProfile } from '../sizes';
@@ -371,4 +371,15 @@ export function costSectionOf(run: {
       : []),
   ].join('\n');
   return { text, figures: { assumptions, costs, tracing: run.tracing } };
+}
+
+// `npx tsx bench/support/cost-section.ts [REPEATS]`: the tracing A/B alone (REPEATS results per arm).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const repeats = Number(process.argv[2] ?? 3);
+  if (!Number.isInteger(repeats) || repeats < 1 || repeats > 50) {
+    console.error('usage: npx tsx bench/support/cost-section.ts [REPEATS 1..50]');
+    process.exit(2);
+  }
+  const figures = await runTracingAb({ repeats, log: console.error });
+  console.log(tracingTable(figures, costAssumptions({}).assumptions));
 }

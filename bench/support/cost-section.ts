@@ -229,6 +229,10 @@ export function fixedMonthly(a: CostAssumptions): string {
 /** One profile of the tracing A/B. */
 export interface TracingFigures {
   profile: string;
+  /** The size bench's own environment: no Lambda variables, so the X-Ray SDK is not in Lambda mode. */
+  benchCpuMs: number;
+  benchMs: number;
+  /** Lambda's environment with tracing off, and traced. */
   offCpuMs: number;
   onCpuMs: number;
   offMs: number;
@@ -242,9 +246,10 @@ export interface TracingFigures {
 const TRACING_PROFILES = ['10mb', '50mb', 'many'];
 
 /**
- * Runs each profile untraced (the tracer loaded but disabled: `tracing: off`) and traced (a Lambda
- * environment with a sampled trace header per result and a local daemon), alternating, in one size
- * bench run; the handler's median CPU and time per result of each.
+ * Runs each profile three ways, one after the other in one size bench run: in the size bench's own
+ * environment (no Lambda variables), in Lambda's (`AWS_EXECUTION_ENV`, `LAMBDA_TASK_ROOT`: the X-Ray SDK
+ * in Lambda mode) with the tracer off (`tracing: off`), and traced (a sampled trace header per result,
+ * a local daemon); the handler's median CPU and time per result of each.
  */
 export async function runTracingAb(options: {
   repeats?: number;
@@ -261,18 +266,23 @@ export async function runTracingAb(options: {
   });
   await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
   const address = `127.0.0.1:${daemon.address().port}`;
-  const traced = {
+  const lambdaEnv = {
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     LAMBDA_TASK_ROOT: '/var/task',
-    POWERTOOLS_TRACE_ENABLED: 'true',
     AWS_XRAY_DAEMON_ADDRESS: address,
     AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
+  };
+  const off = { ...lambdaEnv, POWERTOOLS_TRACE_ENABLED: 'false' };
+  const traced = {
+    ...lambdaEnv,
+    POWERTOOLS_TRACE_ENABLED: 'true',
     _X_AMZN_TRACE_ID: newTraceHeader(),
     BENCH_XRAY_TRACED: '1',
   };
   const profiles: SizeProfile[] = SIZE_PROFILES.filter((p) => TRACING_PROFILES.includes(p.name)).flatMap(
     (p) => [
-      { ...p, name: `${p.name}/off`, noBaseline: true, workerEnv: { POWERTOOLS_TRACE_ENABLED: 'false' } },
+      { ...p, name: `${p.name}/bench`, noBaseline: true },
+      { ...p, name: `${p.name}/off`, noBaseline: true, workerEnv: off },
       { ...p, name: `${p.name}/xray`, noBaseline: true, workerEnv: traced },
     ],
   );
@@ -289,13 +299,16 @@ export async function runTracingAb(options: {
     });
     const figures: TracingFigures[] = [];
     for (const name of TRACING_PROFILES) {
+      const bench = rows.find((r) => r.profile === `${name}/bench`);
       const off = rows.find((r) => r.profile === `${name}/off`);
       const on = rows.find((r) => r.profile === `${name}/xray`);
-      if (!off?.store || !on?.store) continue;
+      if (!bench?.store || !off?.store || !on?.store) continue;
       // The warm-up result is traced too: one more than the repeats.
       const got = received.get(`${name}/xray`) ?? { datagrams: 0, bytes: 0 };
       figures.push({
         profile: name,
+        benchCpuMs: bench.store.cpuMs,
+        benchMs: bench.store.ms,
         offCpuMs: off.store.cpuMs,
         onCpuMs: on.store.cpuMs,
         offMs: off.store.ms,
@@ -315,9 +328,11 @@ export function tracingTable(figures: readonly TracingFigures[], a: CostAssumpti
   return formatTable(
     [
       'profile',
+      'CPU ms bench env',
       'CPU ms off',
       'CPU ms X-Ray',
       'CPU +%',
+      'ms bench env',
       'ms off',
       'ms X-Ray',
       'segments/result',
@@ -330,9 +345,11 @@ export function tracingTable(figures: readonly TracingFigures[], a: CostAssumpti
       const gbs = (a.memoryMb / 1024) * (extraCpuS / Math.min(1, a.memoryMb / 1769));
       return [
         f.profile,
+        f.benchCpuMs,
         f.offCpuMs,
         f.onCpuMs,
         round((100 * (f.onCpuMs - f.offCpuMs)) / f.offCpuMs, 1),
+        f.benchMs,
         f.offMs,
         f.onMs,
         f.segmentsPerResult,
@@ -365,7 +382,7 @@ export function costSectionOf(run: {
     fixedMonthly(assumptions),
     ...(run.tracing && run.tracing.length > 0
       ? [
-          '\nX-Ray tracing A/B (the handler with the tracer disabled vs traced with a sampled header per result; medians)',
+          "\nX-Ray tracing A/B (medians per result: the size bench's environment; Lambda's with tracing off; traced with a sampled header per result)",
           tracingTable(run.tracing, assumptions),
         ]
       : []),

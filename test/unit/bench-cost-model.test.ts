@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { SizeFigures } from '../../bench/sizes';
 import {
   type CostAssumptions,
   fullCost,
@@ -7,6 +8,7 @@ import {
   storagePerResult,
   xraySampledShare,
 } from '../../bench/support/cost-model';
+import { costTable, profileCosts } from '../../bench/support/cost-section';
 import { PRICE_SOURCES, PRICES } from '../../bench/support/prices';
 import { newTraceHeader } from '../../bench/support/trace-header';
 
@@ -147,5 +149,49 @@ describe('full cost model (issue 25, item 3)', () => {
     // Assess
     expect(header).toMatch(/^Root=1-[0-9a-f]{8}-[0-9a-f]{24};Parent=[0-9a-f]{16};Sampled=1$/);
     expect(header.slice(7, 15)).toBe((Date.UTC(2026, 10, 27) / 1000).toString(16));
+  });
+});
+
+describe('cost section', () => {
+  it('costs the pipeline and the naive peer of a measured row, the peer at the memory its peak needs', () => {
+    // Prepare: a 200mb-like row whose naive peer peaked at 800 MiB
+    const row: SizeFigures = {
+      profile: '200mb',
+      ok: true,
+      bodyBytes: 200 * 1024 * 1024,
+      images: 40,
+      store: {
+        ms: 9000,
+        cpuMs: 1700,
+        mbPerSecond: 22,
+        rssGrowthBytes: 0,
+        peakRssBytes: 190 * 1024 ** 2,
+        samples: [],
+      },
+      requests: RUN.requests,
+      itemBytes: 500,
+      indexesWritten: 3,
+      logBytes: 800,
+      coldStartRequests: COLD,
+      naive: {
+        ms: 8000,
+        cpuMs: 3000,
+        rssGrowthBytes: 0,
+        peakRssBytes: 800 * 1024 ** 2,
+        logBytes: 0,
+        requests: RUN.requests,
+      },
+    };
+
+    // Act
+    const [cost] = profileCosts([row, { ...row, profile: 'failed', ok: false }], ASSUMPTIONS);
+    const table = costTable(cost ? [cost] : []);
+
+    // Assess: the failed row is left out; 40 images of 3.75 MiB stored; the naive peer billed at 880 MB
+    expect(cost?.shape).toEqual({ images: 40, imageBytes: 3840 * 1024 });
+    expect(cost?.pipeline.memoryMb).toBe(256);
+    expect(cost?.naive?.memoryMb).toBe(880);
+    expect(table).toContain('pipeline');
+    expect(table).toMatch(/naive\s+880/);
   });
 });

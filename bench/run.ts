@@ -16,6 +16,7 @@ import { bundleTable, DEFAULT_BUNDLE_OPTIONS, runBundleBench } from './bundles';
 import { fetchResultTable, runFetchResultBench, runSizesOf } from './fetch-result';
 import { sizeDetails, sizeTable } from './sizes';
 import { optionsOrExit, parseBenchArgs } from './support/args';
+import { costSectionOf, runTracingAb } from './support/cost-section';
 import { RUN_FLAGS, RUN_USAGE, runOptionsFromValues } from './support/run-args';
 import { mib, round } from './support/stats';
 import { runWebhookBench, webhookTable } from './webhook';
@@ -62,8 +63,15 @@ const fetchResult =
 // Size bench (issue 10): 1–200 MiB results beside a raw copy, request counts and cost; with --huge 1 GiB.
 const sizes =
   only === undefined || only === 'fetch-result' ? await runSizesOf({ ...fetchOptions, log }) : undefined;
+// Tracing A/B (issue 25): the handler's CPU with X-Ray on and off, alternating.
+const tracing = sizes
+  ? await runTracingAb({ ...(fetchOptions.repeats !== undefined && { repeats: fetchOptions.repeats }), log })
+  : undefined;
 // Bundle sizes and cold import times of every function, as CDK bundles them.
 const bundles = only === undefined ? await runBundleBench({ ...DEFAULT_BUNDLE_OPTIONS, log }) : undefined;
+
+// Full cost per 1,000 results beside the naive peer (issue 25), from this run's figures.
+const cost = sizes ? costSectionOf({ sizes, webhook, bundles, tracing }) : undefined;
 
 const report = {
   date: new Date().toISOString(),
@@ -86,6 +94,7 @@ const report = {
   sizes,
   bundles,
   analytics,
+  cost: cost?.figures,
 };
 if (!webhook && !fetchResult && !analytics) {
   // Cannot happen with a valid --only; never replace the last figures with an empty report.
@@ -115,6 +124,7 @@ if (sizes) {
   console.log(sizeTable(sizes));
   console.log(sizeDetails(sizes));
 }
+if (cost) console.log(`\n${cost.text}`);
 if (analytics) {
   console.log(
     '\nanalytics: 1,000,000 projected results, Parquet through DuckDB (targets: each saved query and the report ≤ 2 s, ≤ 200 bytes/result)',

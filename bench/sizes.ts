@@ -22,6 +22,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { measureBundle } from '../infra/bundling/bundle-size';
 import { clientConfig, startLocalAws } from '../local/local-aws';
 import { createPipelineResources, pipelineEnv } from '../local/pipeline-resources';
+import { METRICS } from '../shared/metrics-names';
 import { dynamoItemSize } from '../shared/store/result-store';
 import { RESULTS_TABLE } from '../shared/store/table-schema';
 import { startChild } from './support/child';
@@ -39,8 +40,10 @@ export interface SizeProfile {
   imageBytes: number;
   /** Hold the handler process to this many MB (heap limit + RSS watchdog); none when unset. */
   memoryLimitMb?: number;
-  /** Skip the raw-copy baseline (the 1 GiB run: its point is the memory bound). */
+  /** Skip the raw-copy baseline and the naive peer (the 1 GiB run: its point is the memory bound). */
   noBaseline?: boolean;
+  /** Variables added to the handler process's environment (the tracing A/B, `support/cost-section.ts`). */
+  workerEnv?: Record<string, string>;
 }
 
 /** The default profiles: bodies of about 1, 10, 50 and 200 MiB, and 1,000 images of 8 KiB. */
@@ -105,7 +108,25 @@ export interface SizeFigures {
   serviceGets?: number;
   requests?: RequestCounts;
   itemBytes?: number;
+  /** Indexes whose keys the item has (each item write is also a write to each of them). */
+  indexesWritten?: number;
   cost?: Cost;
+  /** Median bytes the handler wrote to stdout per result (log lines and metrics: CloudWatch Logs). */
+  logBytes?: number;
+  /** Requests of the warm-up result, the first of a fresh process (what a cold start adds). */
+  coldStartRequests?: RequestCounts;
+  /** The naive peer (`support/naive-peer.ts`) on the same body in the same process, after the results. */
+  naive?: NaiveFigures;
+}
+
+/** Medians of the naive peer's runs; its requests are those of its first run. */
+export interface NaiveFigures {
+  ms: number;
+  cpuMs: number;
+  rssGrowthBytes: number;
+  peakRssBytes: number;
+  logBytes: number;
+  requests: RequestCounts;
 }
 
 /** Runs every profile; never throws for a profile's failure (that is a row). */
@@ -142,8 +163,10 @@ export async function runSizeBench(options: SizeBenchOptions): Promise<SizeFigur
         scopes: ['productapi.poll.read', 'productapi.result.read'],
       }),
       ...proxies.env,
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      POWERTOOLS_LOG_LEVEL: 'WARN',
+      // As deployed (INFO, metrics as EMF lines): the bytes it logs are what CloudWatch Logs bills.
+      POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
+      POWERTOOLS_SERVICE_NAME: METRICS.serviceName,
+      POWERTOOLS_LOG_LEVEL: 'INFO',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };
     const rows: SizeFigures[] = [];
@@ -156,6 +179,7 @@ export async function runSizeBench(options: SizeBenchOptions): Promise<SizeFigur
           serviceUrl,
           bucket: resources.bucketName,
           table: resources.tableName,
+          eventBus: resources.eventBusName,
           service,
           proxies,
           dynamo,
@@ -176,6 +200,7 @@ interface Harness {
   serviceUrl: string;
   bucket: string;
   table: string;
+  eventBus: string;
   service: ReturnType<typeof startChild>;
   proxies: Awaited<ReturnType<typeof startCountingProxies>>;
   dynamo: DynamoDBDocumentClient;
@@ -280,14 +305,16 @@ async function runProfile(profile: SizeProfile, repeats: number, h: Harness): Pr
     images: profile.images,
     ...(profile.memoryLimitMb && { memoryLimitMb: profile.memoryLimitMb }),
   };
-  const worker = startWorker(h.worker, h.env, profile.memoryLimitMb);
+  const worker = startWorker(h.worker, { ...h.env, ...profile.workerEnv }, profile.memoryLimitMb);
   try {
     await worker.ready;
     // Warm-up: module-level work, the token (Secrets Manager, OAuth) and first connections.
     const warmId = id('warm');
     await add(warmId, 1, 10 * 1024);
+    h.proxies.reset();
     const warm = (await worker.request({ type: 'handle', resultId: warmId })) as unknown as Measured;
     if (warm.failed > 0) throw new Error('the warm-up result failed');
+    row.coldStartRequests = h.proxies.counts();
     if (!profile.noBaseline) {
       // As many raw copies as results, so both are medians of warm runs.
       const raws: Measured[] = [];
@@ -325,6 +352,10 @@ async function runProfile(profile: SizeProfile, repeats: number, h: Harness): Pr
     const after = await h.service.request<{ tokenRequests: number; gets: Record<string, number> }>({
       type: 'stats',
     });
+    row.logBytes = median(measured.map((m) => m.logBytes));
+    if (!profile.noBaseline) {
+      row.naive = await runNaive(worker, runs, h, id, (rid) => add(rid, profile.images, profile.imageBytes));
+    }
     const samples = measured.map((m) => ({ ms: round(m.ms), cpuMs: round(m.cpuMs) }));
     const ms = median(samples.map((x) => x.ms));
     const cpuMs = median(samples.map((x) => x.cpuMs));
@@ -350,6 +381,7 @@ async function runProfile(profile: SizeProfile, repeats: number, h: Harness): Pr
           (index) => Item[index.partitionKey] !== undefined && Item[index.sortKey] !== undefined,
         ).length
       : 0;
+    row.indexesWritten = indexesWritten;
     row.cost = costPerThousand({
       requests,
       itemBytes: row.itemBytes,
@@ -368,6 +400,42 @@ async function runProfile(profile: SizeProfile, repeats: number, h: Harness): Pr
     worker.close();
   }
   return row;
+}
+
+/** The naive peer `runs` times on fresh copies of the profile's body; requests of the first run. */
+async function runNaive(
+  worker: ReturnType<typeof startWorker>,
+  runs: number,
+  h: Harness,
+  id: (suffix: string) => string,
+  add: (resultId: string) => Promise<number>,
+): Promise<NaiveFigures> {
+  const measured: Measured[] = [];
+  let requests: RequestCounts = {};
+  for (let i = 0; i < runs; i++) {
+    const resultId = id(`naive${i}`);
+    await add(resultId);
+    h.proxies.reset();
+    measured.push(
+      (await worker.request({
+        type: 'naive',
+        url: `${h.serviceUrl}/raw/${resultId}`,
+        resultId,
+        bucket: h.bucket,
+        table: h.table,
+        eventBus: h.eventBus,
+      })) as unknown as Measured,
+    );
+    if (i === 0) requests = h.proxies.counts();
+  }
+  return {
+    ms: round(median(measured.map((m) => m.ms))),
+    cpuMs: round(median(measured.map((m) => m.cpuMs))),
+    rssGrowthBytes: Math.max(...measured.map((m) => m.hwm - m.rssBefore)),
+    peakRssBytes: Math.max(...measured.map((m) => m.hwm)),
+    logBytes: median(measured.map((m) => m.logBytes)),
+    requests,
+  };
 }
 
 const count = (requests: RequestCounts | undefined, service: string) =>

@@ -13,6 +13,23 @@ export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL'
 /** A Powertools log level. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/**
+ * X-Ray tracing of a function (docs/deploy.md, "Tracing and its cost"): `active` — Lambda records a
+ * trace for 1 request a second and 5 % of the rest (a rate Lambda does not let anyone configure);
+ * `pass-through` — a trace only when the caller's trace header says it is sampled; `off` — none, and
+ * the tracer is disabled in the function too.
+ */
+export const TRACING_MODES = ['active', 'pass-through', 'off'] as const;
+/** A tracing mode. */
+export type TracingMode = (typeof TRACING_MODES)[number];
+/** The functions whose tracing is set one by one: their folders under `functions/`. */
+export const TRACED_FUNCTIONS = ['webhook', 'poll', 'fetch-result', 'projector', 'retention-check'] as const;
+/** One of {@link TRACED_FUNCTIONS}. */
+export type TracedFunction = (typeof TRACED_FUNCTIONS)[number];
+
+/** How tracing is set: one mode for every function, or modes by function with a `default`. */
+export type TracingSetting = TracingMode | Partial<Record<TracedFunction | 'default', TracingMode>>;
+
 /** Everything that differs between two deployments of the pipeline, validated and with defaults applied. */
 export interface EnvironmentConfig {
   /** Environment name (`staging`, `production`, ...): part of the stack name and of every resource name. */
@@ -80,6 +97,11 @@ export interface EnvironmentConfig {
    * alarms and the dashboard watch. @default 'idv-pipeline' (`METRICS.serviceName`)
    */
   readonly metricsServiceName: string;
+  /**
+   * X-Ray tracing per function: `"tracing": "active"` for all of them, or
+   * `{ "default": "active", "fetch-result": "off" }`. @default 'active' for every function
+   */
+  readonly tracing: Readonly<Record<TracedFunction, TracingMode>>;
 }
 
 /** Settings of the webhook stage's WAF web ACL. */
@@ -163,6 +185,29 @@ function webhookProtection(raw: Raw, env: string): WebhookProtection | false {
     throw problem;
   }
   return { wafRateLimitPer5Min: limit };
+}
+
+function tracing(raw: Raw, env: string): Record<TracedFunction, TracingMode> {
+  const value = raw['tracing'] ?? 'active';
+  const problem = new EnvironmentConfigError(
+    `${env}: tracing must be one of ${TRACING_MODES.join(', ')}, or an object of those by function ` +
+      `("default", ${TRACED_FUNCTIONS.map((f) => `"${f}"`).join(', ')})`,
+  );
+  const mode = (v: unknown): TracingMode => {
+    if (typeof v !== 'string' || !(TRACING_MODES as readonly string[]).includes(v)) throw problem;
+    return v as TracingMode;
+  };
+  if (!isRecord(value)) {
+    const all = mode(value);
+    return Object.fromEntries(TRACED_FUNCTIONS.map((f) => [f, all])) as Record<TracedFunction, TracingMode>;
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== 'default' && !(TRACED_FUNCTIONS as readonly string[]).includes(key)) throw problem;
+  }
+  const fallback = value['default'] === undefined ? 'active' : mode(value['default']);
+  return Object.fromEntries(
+    TRACED_FUNCTIONS.map((f) => [f, value[f] === undefined ? fallback : mode(value[f])]),
+  ) as Record<TracedFunction, TracingMode>;
 }
 
 /** Options of {@link parseEnvironmentConfig}. */
@@ -325,6 +370,7 @@ export function parseEnvironmentConfig(
     removalPolicy,
     eventCustomerReference: eventCustomerReference as CustomerReferenceMode,
     metricsServiceName: METRICS.serviceName,
+    tracing: tracing(raw, name),
   };
 }
 

@@ -18,6 +18,7 @@ import {
   type EnvironmentConfig,
   type LogLevel,
   parseEnvironmentConfig,
+  type TracingSetting,
   type WebhookProtection,
 } from './config';
 import { AnalyticsIceberg, type AnalyticsIcebergProps } from './constructs/analytics-iceberg';
@@ -56,10 +57,7 @@ export interface IdvPipelineProps {
   readonly serviceBaseUrl: string;
   /** How long stored results are kept (DynamoDB TTL, S3 lifecycle, event archive): whole days. */
   readonly retention: Duration;
-  /**
-   * Which service environment `serviceBaseUrl` is (`IDV_ENVIRONMENT`, the metric dimension).
-   * @default environmentName when it is `staging` or `production`
-   */
+  /** Which service environment `serviceBaseUrl` is (`IDV_ENVIRONMENT`). @default environmentName (staging, production) */
   readonly serviceEnvironment?: ServiceEnvironment;
   /**
    * Prefix of every physical name (bus, archive, API, alarms, dashboard, workgroup, Glue database, key
@@ -126,6 +124,8 @@ export interface IdvPipelineProps {
   readonly fetchConcurrency?: number;
   /** Memory of fetch-result in MB (it streams each result). @default 256 */
   readonly fetchResultMemorySize?: number;
+  /** X-Ray tracing, all functions or by function (docs/deploy.md, "Tracing and its cost"). @default 'active' */
+  readonly tracing?: TracingSetting;
   /** Powertools log level of the functions. @default 'INFO' */
   readonly logLevel?: LogLevel;
   /** Alarm when a finished result waits longer than this at the service. @default Duration.minutes(30) */
@@ -577,6 +577,7 @@ function settingsOf(props: IdvPipelineProps): EnvironmentConfig {
     scopes: props.scopes,
     fetchConcurrency: props.fetchConcurrency,
     fetchResultMemoryMb: props.fetchResultMemorySize,
+    tracing: props.tracing,
     logLevel: props.logLevel,
     pendingAlarmMinutes: props.pendingAlarmThreshold?.toMinutes(),
     webhookRateLimit: props.webhookRateLimit,

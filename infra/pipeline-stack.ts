@@ -98,6 +98,7 @@ function pipelinePropsOf(scope: Construct, config: EnvironmentConfig): IdvPipeli
     scopes: [...config.scopes],
     fetchConcurrency: config.fetchConcurrency,
     fetchResultMemorySize: config.fetchResultMemoryMb,
+    tracing: config.tracing,
     logLevel: config.logLevel,
     pendingAlarmThreshold: Duration.minutes(config.pendingAlarmMinutes),
     eventCustomerReference: config.eventCustomerReference,

@@ -1,7 +1,9 @@
 /**
- * AWS list prices the size bench turns request counts into (USD). Region us-east-1, on-demand/standard
- * tiers, free tiers ignored; from the public price pages as of 2025-11 (this machine has no network to
- * re-check them: compare with the price pages before quoting a figure).
+ * AWS list prices the benches turn measured requests, bytes and seconds into (USD): the one place for
+ * them. Region us-east-1 (US East, N. Virginia), on-demand/standard tiers, first pricing tier, free
+ * tiers ignored; as of 2025-11 from the public price page named in {@link PRICE_SOURCES} for each price.
+ * This machine has no network to re-check them: compare with those pages before quoting a figure, and
+ * change `date` with any price.
  */
 export const PRICES = {
   region: 'us-east-1',
@@ -10,21 +12,116 @@ export const PRICES = {
   dynamoWriteUnit: 0.625 / 1e6,
   /** DynamoDB on-demand read request unit (4 KB strongly consistent). */
   dynamoReadUnit: 0.125 / 1e6,
+  /** DynamoDB Standard table storage, per GB-month (items, index copies, 100 bytes of overhead each). */
+  dynamoStorageGbMonth: 0.25,
   /** S3 Standard PUT, COPY, POST, LIST (UploadPart and the multipart calls are billed as PUT). */
   s3Put: 0.005 / 1e3,
-  /** S3 Standard GET and other requests. */
+  /** S3 Standard GET and other requests (DELETE and CANCEL are free). */
   s3Get: 0.0004 / 1e3,
+  /** S3 Standard storage, first 50 TB, per GB-month. */
+  s3StandardGbMonth: 0.023,
+  /** S3 Standard-Infrequent Access storage per GB-month (30-day minimum, 128 KB minimum object). */
+  s3StandardIaGbMonth: 0.0125,
+  /** S3 Glacier Instant Retrieval storage per GB-month (90-day minimum, 128 KB minimum object). */
+  s3GlacierIrGbMonth: 0.004,
+  /** S3 Glacier Instant Retrieval PUT (a direct write or a lifecycle transition into it). */
+  s3GlacierIrPut: 0.02 / 1e3,
+  /** S3 Glacier Instant Retrieval data retrieval, per GB read. */
+  s3GlacierIrRetrievalGb: 0.03,
+  /** S3 Intelligent-Tiering monitoring and automation, per object-month (objects of 128 KB or more). */
+  s3IntelligentTieringMonitoringObjectMonth: 0.0025 / 1e3,
   /** EventBridge custom event (per 64 KB chunk). */
   eventBridgeEvent: 1 / 1e6,
+  /** EventBridge archive: event data archived (processed), per GB. */
+  eventBridgeArchiveGb: 0.1,
+  /** EventBridge archive storage per GB-month. */
+  eventBridgeArchiveStorageGbMonth: 0.023,
   /** SQS standard queue request (per 64 KB chunk). */
   sqsRequest: 0.4 / 1e6,
-  /** Lambda Arm duration, per GB-second. */
+  /** Lambda Arm duration, per GB-second (the INIT phase of a cold start is billed too since 2025-08-01). */
   lambdaGbSecond: 0.0000133334,
   /** Lambda request. */
   lambdaRequest: 0.2 / 1e6,
-  /** Secrets Manager API call. */
+  /** Secrets Manager API call (GetSecretValue, PutSecretValue). */
   secretsCall: 0.05 / 1e4,
+  /** Secrets Manager secret, per month. */
+  secretMonth: 0.4,
+  /** KMS request (Decrypt, GenerateDataKey) on a symmetric key. */
+  kmsRequest: 0.03 / 1e4,
+  /** KMS customer managed key, per month. */
+  kmsKeyMonth: 1,
+  /** API Gateway REST API request, first 333 million a month. */
+  apiGatewayRestRequest: 3.5 / 1e6,
+  /** AWS WAF request inspected by a web ACL (the same in every region). */
+  wafRequest: 0.6 / 1e6,
+  /** AWS WAF web ACL per month, and each of its rules per month. */
+  wafWebAclMonth: 5,
+  wafRuleMonth: 1,
+  /** CloudWatch Logs ingestion (Standard class, and the first tier of Lambda's vended logs), per GB. */
+  logsIngestGb: 0.5,
+  /** CloudWatch Logs storage, per GB-month (billed on the compressed size). */
+  logsStorageGbMonth: 0.03,
+  /** X-Ray trace recorded. */
+  xrayTraceRecorded: 5 / 1e6,
+  /** X-Ray trace retrieved or scanned. */
+  xrayTraceRetrieved: 0.5 / 1e6,
+  /** Amazon Data Firehose Direct PUT ingestion, per GB, each record rounded up to a multiple of 5 KB. */
+  firehoseIngestGb: 0.029,
+  /** Glue Data Catalog requests beyond the first million a month (Firehose's commits). */
+  glueRequest: 1 / 1e6,
+  /** Glue table optimizer (compaction) per DPU-hour. */
+  glueDpuHour: 0.44,
+  /** CloudWatch custom metric per month (first 10,000), and standard alarm per month. */
+  cloudWatchMetricMonth: 0.3,
+  cloudWatchAlarmMonth: 0.1,
 } as const;
+
+/** The names of the prices in {@link PRICES}. */
+export type PriceName = Exclude<keyof typeof PRICES, 'region' | 'date'>;
+
+const LAMBDA = 'https://aws.amazon.com/lambda/pricing/';
+const S3 = 'https://aws.amazon.com/s3/pricing/';
+const DYNAMODB = 'https://aws.amazon.com/dynamodb/pricing/on-demand/';
+const EVENTBRIDGE = 'https://aws.amazon.com/eventbridge/pricing/';
+const CLOUDWATCH = 'https://aws.amazon.com/cloudwatch/pricing/';
+
+/** Where each price comes from (the public price page of its service, us-east-1 selected). */
+export const PRICE_SOURCES: Record<PriceName, string> = {
+  dynamoWriteUnit: DYNAMODB,
+  dynamoReadUnit: DYNAMODB,
+  dynamoStorageGbMonth: DYNAMODB,
+  s3Put: S3,
+  s3Get: S3,
+  s3StandardGbMonth: S3,
+  s3StandardIaGbMonth: S3,
+  s3GlacierIrGbMonth: S3,
+  s3GlacierIrPut: S3,
+  s3GlacierIrRetrievalGb: S3,
+  s3IntelligentTieringMonitoringObjectMonth: S3,
+  eventBridgeEvent: EVENTBRIDGE,
+  eventBridgeArchiveGb: EVENTBRIDGE,
+  eventBridgeArchiveStorageGbMonth: EVENTBRIDGE,
+  sqsRequest: 'https://aws.amazon.com/sqs/pricing/',
+  lambdaGbSecond: LAMBDA,
+  lambdaRequest: LAMBDA,
+  secretsCall: 'https://aws.amazon.com/secrets-manager/pricing/',
+  secretMonth: 'https://aws.amazon.com/secrets-manager/pricing/',
+  kmsRequest: 'https://aws.amazon.com/kms/pricing/',
+  kmsKeyMonth: 'https://aws.amazon.com/kms/pricing/',
+  apiGatewayRestRequest: 'https://aws.amazon.com/api-gateway/pricing/',
+  wafRequest: 'https://aws.amazon.com/waf/pricing/',
+  wafWebAclMonth: 'https://aws.amazon.com/waf/pricing/',
+  wafRuleMonth: 'https://aws.amazon.com/waf/pricing/',
+  logsIngestGb: CLOUDWATCH,
+  logsStorageGbMonth: CLOUDWATCH,
+  xrayTraceRecorded: 'https://aws.amazon.com/xray/pricing/',
+  xrayTraceRetrieved: 'https://aws.amazon.com/xray/pricing/',
+  firehoseIngestGb: 'https://aws.amazon.com/firehose/pricing/',
+  glueRequest: 'https://aws.amazon.com/glue/pricing/',
+  glueDpuHour: 'https://aws.amazon.com/glue/pricing/',
+  cloudWatchMetricMonth: CLOUDWATCH,
+  cloudWatchAlarmMonth: CLOUDWATCH,
+};
 
 /** Requests of one result, per service and operation (as the counting proxies saw them). */
 export type RequestCounts = Record<string, Record<string, number>>;
@@ -57,7 +154,8 @@ export const LAMBDA_MB_PER_VCPU = 1769;
 /** Write units of a claim or mark (an UpdateItem of the publication record, < 1 KB). */
 const PUBLICATION_RECORD_UNITS = 1;
 
-const sum = (ops: Record<string, number> | undefined, names?: readonly string[]): number =>
+/** Requests of `ops` named in `names` (all of them without `names`). */
+export const sum = (ops: Record<string, number> | undefined, names?: readonly string[]): number =>
   Object.entries(ops ?? {}).reduce(
     (n, [op, count]) => n + (names === undefined || names.includes(op) ? count : 0),
     0,
@@ -89,7 +187,9 @@ export function costPerThousand(input: CostInput): Cost {
     'CompleteMultipartUpload',
     'PostObject',
   ]);
-  const s3Others = sum(requests['S3']) - s3Puts;
+  // DELETE (and DeleteObjects) requests are free; everything else is a GET-class request.
+  const s3Free = sum(requests['S3'], ['DeleteObject', 'DeleteObjects', 'AbortMultipartUpload']);
+  const s3Others = sum(requests['S3']) - s3Puts - s3Free;
   const s3 = 1000 * (s3Puts * PRICES.s3Put + s3Others * PRICES.s3Get);
   const events = sum(requests['EVENTBRIDGE'], ['PutEvents']);
   const eventBridge = 1000 * events * PRICES.eventBridgeEvent;
@@ -114,7 +214,7 @@ export function costPerThousand(input: CostInput): Cost {
       `EventBridge: ${events} event(s) × $1.00/M → ${usd(eventBridge)}`,
       `SQS: ${sqsRequests} requests × $0.40/M → ${usd(sqs)}`,
       `Lambda: ${input.memoryMb} MB (${vcpu.toFixed(3)} vCPU) × (${waitSeconds.toFixed(2)} s waiting + ${(input.handlerCpuMs / 1000).toFixed(2)} s CPU / ${vcpu.toFixed(3)}) = ${lambdaSeconds.toFixed(2)} s = ${gbSeconds.toFixed(4)} GB-s × $0.0000133334 + 1 request × $0.20/M → ${usd(lambda)}`,
-      `S3: ${s3Puts} PUT-class × $0.005/1k + ${s3Others} other × $0.0004/1k → ${usd(s3)}`,
+      `S3: ${s3Puts} PUT-class × $0.005/1k + ${s3Others} other × $0.0004/1k (${s3Free} DELETE, free) → ${usd(s3)}`,
       `Secrets Manager: ${secretCalls} call(s) × $0.05/10k → ${usd(secretsManager)}`,
     ],
   };

@@ -5,19 +5,29 @@
  *
  * - `{ type: 'handle', resultId }`: one SQS event with one poll message, handed to the handler;
  * - `{ type: 'raw', url, bucket, key }`: the raw-copy baseline — GET `url` and stream it into one
- *   PutObject (`content-length` from the answer), nothing parsed, decoded or hashed.
+ *   PutObject (`content-length` from the answer), nothing parsed, decoded or hashed;
+ * - `{ type: 'naive', url, resultId, bucket, table, eventBus }`: the naive peer of the cost comparison
+ *   (`naive-peer.ts`: whole body buffered, `JSON.parse`, one PutObject per image).
  *
  * Each answer carries the wall time, the process CPU time and the kernel's peak RSS (VmHWM) of that
  * request: the peak is reset (`/proc/self/clear_refs`, 5) just before it starts, so `hwm - rssBefore`
- * is the growth the request caused, garbage included, exactly as Lambda's "Max Memory Used" sees it.
+ * is the growth the request caused, garbage included, exactly as Lambda's "Max Memory Used" sees it;
+ * and the bytes the request wrote to stdout (the function's log lines and metrics, what CloudWatch Logs
+ * ingests). With `BENCH_XRAY_TRACED=1` each handled result gets a fresh sampled trace header, as the
+ * Lambda runtime sets it (`bench/support/cost-section.ts` runs the tracing A/B this way).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../functions/fetch-result/handler';
 import { lambdaContext } from '../../local/lambda-context';
 import { serveParent } from './child';
+import { naiveFetchAndStore } from './naive-peer';
+import { newTraceHeader } from './trace-header';
 
 /** Memory and time of one request. */
 export interface Measured {
@@ -30,7 +40,17 @@ export interface Measured {
   hwm: number;
   failed: number;
   bytes?: number;
+  /** Bytes written to stdout during the request (log lines, metrics). */
+  logBytes: number;
 }
+
+// Counts what the function logs (stdout is not kept: the parent ignores it).
+let stdoutBytes = 0;
+const writeStdout = process.stdout.write.bind(process.stdout);
+process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+  stdoutBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+  return writeStdout(chunk, ...rest);
+}) as typeof process.stdout.write;
 
 function status(field: 'VmHWM' | 'VmRSS'): number {
   const line = readFileSync('/proc/self/status', 'utf8')
@@ -40,6 +60,7 @@ function status(field: 'VmHWM' | 'VmRSS'): number {
 }
 
 async function measure(work: () => Promise<{ failed: number; bytes?: number }>): Promise<Measured> {
+  const logStart = stdoutBytes;
   // Resets the peak to the current RSS (Linux >= 4.0); without it VmHWM would keep an older peak.
   writeFileSync('/proc/self/clear_refs', '5');
   const rssBefore = status('VmRSS');
@@ -54,6 +75,7 @@ async function measure(work: () => Promise<{ failed: number; bytes?: number }>):
     cpuMs: (used.user + used.system) / 1000,
     rssBefore,
     hwm: status('VmHWM'),
+    logBytes: stdoutBytes - logStart,
     ...outcome,
   };
 }
@@ -91,12 +113,19 @@ function sqsEvent(resultId: string): SQSEvent {
 
 // The raw copy sends no checksum trailer (aws-chunked), which the emulator would not take for a stream.
 const s3 = new S3Client({ forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' });
+const naiveClients = {
+  s3: new S3Client({ forcePathStyle: true }),
+  dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({})),
+  events: new EventBridgeClient({}),
+};
 
 await serveParent(
   async () => ({ rss: status('VmRSS') }),
   async (message) => {
     if (message.type === 'handle') {
       const resultId = String(message.resultId);
+      // What the Lambda runtime does per invocation when the function is traced.
+      if (process.env.BENCH_XRAY_TRACED === '1') process.env._X_AMZN_TRACE_ID = newTraceHeader();
       return (await measure(async () => {
         const context = lambdaContext('bench-fetch-result', process.env.AWS_REGION ?? 'eu-west-1', 900_000);
         const response = await handler(sqsEvent(resultId), context);
@@ -117,6 +146,21 @@ await serveParent(
           }),
         );
         return { failed: 0, bytes };
+      })) as unknown as Record<string, unknown>;
+    }
+    if (message.type === 'naive') {
+      return (await measure(async () => {
+        const stored = await naiveFetchAndStore(
+          {
+            url: String(message.url),
+            resultId: String(message.resultId),
+            bucket: String(message.bucket),
+            table: String(message.table),
+            eventBus: String(message.eventBus),
+          },
+          naiveClients,
+        );
+        return { failed: 0, bytes: stored.bytes };
       })) as unknown as Record<string, unknown>;
     }
     if (message.type === 'exit') {

@@ -11,7 +11,7 @@ import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
 import { METRICS } from '../../shared/metrics-names';
 import { prebuiltBundleDir } from '../bundling/prebuilt';
-import type { EnvironmentConfig } from '../config';
+import { type EnvironmentConfig, TRACED_FUNCTIONS, type TracedFunction, type TracingMode } from '../config';
 
 /**
  * Repository root: entries, the lock file and tsconfig are resolved from here, whatever the cwd. In the
@@ -47,6 +47,22 @@ export const LAMBDA_BUNDLING = {
   },
 } as const satisfies BundlingOptions;
 
+/** Lambda's tracing setting and the tracer's switch for each mode of `tracing` (infra/config.ts). */
+const TRACING: Record<TracingMode, { lambda: lambda.Tracing; tracer: 'true' | 'false' }> = {
+  active: { lambda: lambda.Tracing.ACTIVE, tracer: 'true' },
+  'pass-through': { lambda: lambda.Tracing.PASS_THROUGH, tracer: 'true' },
+  off: { lambda: lambda.Tracing.DISABLED, tracer: 'false' },
+};
+
+/** The function an entry belongs to (`functions/<name>/…`), whose `tracing` setting applies. */
+export function tracedFunctionOf(entry: string): TracedFunction {
+  const name = entry.split('/')[1] ?? '';
+  if (!(TRACED_FUNCTIONS as readonly string[]).includes(name)) {
+    throw new Error(`${entry}: not under functions/<${TRACED_FUNCTIONS.join('|')}>/`);
+  }
+  return name as TracedFunction;
+}
+
 /** Properties of {@link PipelineFunction}. */
 export interface PipelineFunctionProps {
   /** Handler entry relative to the repository root, e.g. `functions/poll/handler.ts` (exports `handler`). */
@@ -79,7 +95,7 @@ export interface FunctionNetwork {
 
 /**
  * The one place for the house defaults of every Lambda function: Node 24 on ARM64, ESM bundle with
- * source maps, X-Ray tracing, a log group with retention, the Powertools variables, and an execution
+ * source maps, X-Ray tracing as the environment's `tracing` says for the function, a log group with retention, the Powertools variables, and an execution
  * role that can only write its own log group. Callers add grants and variables through the construct
  * that owns the resource ({@link PipelineFunction.addEnvironment}).
  */
@@ -95,6 +111,8 @@ export class PipelineFunction extends Construct {
     super(scope, id);
     const { config } = props;
     this.entry = props.entry;
+    const mode = config.tracing[tracedFunctionOf(props.entry)];
+    const tracing = TRACING[mode];
 
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       retention: config.logRetentionDays as logs.RetentionDays,
@@ -116,7 +134,7 @@ export class PipelineFunction extends Construct {
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(30),
-      tracing: lambda.Tracing.ACTIVE,
+      tracing: tracing.lambda,
       role,
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
@@ -125,9 +143,10 @@ export class PipelineFunction extends Construct {
         [METRICS.serviceNameVariable]: config.metricsServiceName,
         POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
         POWERTOOLS_LOG_LEVEL: config.logLevel,
-        // Tracer (shared/tracing.ts): on, but never the handler's response or error text in a trace —
-        // either may carry personal data; the code adds only ids and error names itself.
-        POWERTOOLS_TRACE_ENABLED: 'true',
+        // Tracer (shared/tracing.ts): as the function's tracing mode says, and never the handler's
+        // response or error text in a trace — either may carry personal data; the code adds only ids
+        // and error names itself.
+        POWERTOOLS_TRACE_ENABLED: tracing.tracer,
         POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
         POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
         [ENV.environment]: config.serviceEnvironment,
@@ -160,6 +179,13 @@ export class PipelineFunction extends Construct {
             handler: 'index.handler',
           });
 
+    if (tracing.lambda !== lambda.Tracing.ACTIVE) {
+      Validations.of(this.function).acknowledge({
+        id: 'Serverless-LambdaTracing',
+        reason: `Tracing is "${mode}" by the environment's tracing setting (docs/deploy.md, "Tracing and its cost").`,
+      });
+    }
+
     if (props.network) {
       // The role is ours, so Lambda's VPC managed policy is not attached: the network interfaces
       // Lambda creates in the subnets, with exactly the actions AWSLambdaVPCAccessExecutionRole has.
@@ -178,13 +204,18 @@ export class PipelineFunction extends Construct {
       );
     }
 
-    // X-Ray's PutTraceSegments/PutTelemetryRecords have no resource-level permissions.
-    Validations.of(role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'Active tracing needs xray:PutTraceSegments/PutTelemetryRecords, which only accept Resource "*"' +
-        (props.network ? '; so do the EC2 network-interface actions of a function in a VPC.' : '.'),
-    });
+    // X-Ray's PutTraceSegments/PutTelemetryRecords have no resource-level permissions (Lambda grants
+    // them for `active` and `pass-through`).
+    const traced = tracing.lambda !== lambda.Tracing.DISABLED;
+    if (traced || props.network) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: traced
+          ? 'Active tracing needs xray:PutTraceSegments/PutTelemetryRecords, which only accept Resource "*"' +
+            (props.network ? '; so do the EC2 network-interface actions of a function in a VPC.' : '.')
+          : 'The EC2 network-interface actions of a function in a VPC only accept Resource "*".',
+      });
+    }
   }
 
   /** Sets an environment variable of the function; `name` comes from `ENV` in `shared/config.ts`. */

@@ -440,6 +440,17 @@ describe('ingestResult write bounds', () => {
     expect(large.state.maxBytes).toBeLessThanOrEqual(100_000);
   });
 
+  it('writes up to 16 small blobs at once by default', async () => {
+    // Prepare
+    const { state, target } = slowTarget();
+
+    // Act
+    await ingestResult(bodyWith(40, 2_000), target, resultBlobNames('r'));
+
+    // Assess
+    expect(state).toMatchObject({ puts: 40, maxRunning: 16 });
+  });
+
   it('lets one blob larger than the budget through alone', async () => {
     // Prepare
     const { state, target } = slowTarget();

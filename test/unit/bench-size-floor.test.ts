@@ -99,9 +99,8 @@ describe('generated body layout', () => {
 
       // Assess
       expect(body.length).toBe(generatedBodyBytes(resultId, { images, imageBytes }));
-      expect(
-        spans.map(([start, end]) => Buffer.from(body.subarray(start, end).toString(), 'base64')),
-      ).toEqual(blobs);
+      const found = spans.map(([start, end]) => Buffer.from(body.subarray(start, end).toString(), 'base64'));
+      expect(found.map((blob, i) => blob.equals(blobs[i]!))).toEqual(blobs.map(() => true));
     },
   );
 });

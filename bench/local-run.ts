@@ -7,7 +7,8 @@
  * `node --import tsx bin/start.ts`, so the process measured is the run itself, emulators and handler
  * code included) polls, fetches and stores it, and exits. Then `idv results get ID --local --out DIR`
  * writes the stored images, and each is compared with the SHA-256 of the bytes the service generated.
- * The kernel's peak RSS (VmHWM) of the run is read from /proc while it runs; the same run with a 96 KiB
+ * The kernel's peak RSS (VmHWM) and the CPU time of the run are read from /proc while it runs, and the
+ * floor of the same body (`support/local-floor.ts`) runs after it; the same run with a 96 KiB
  * result first gives the baseline, so "growth" is what the large result added. Figures are printed,
  * never asserted; the script fails only when the run fails or a stored image differs.
  */
@@ -34,6 +35,9 @@ interface RunFigures {
   seconds: number;
   peakRssBytes: number;
   identical: number;
+  /** CPU of the `npm start --once` process, and of the floor process on the same body. */
+  cpuMs: number;
+  floorCpuMs: number;
 }
 
 function options(): { imageMiB: number; images: number } {
@@ -57,7 +61,10 @@ function options(): { imageMiB: number; images: number } {
 }
 
 /** Runs `node --import tsx <script> args` in the repository; resolves with its exit and peak RSS. */
-function run(script: string, args: string[]): Promise<{ code: number | null; peak: number; stderr: string }> {
+function run(
+  script: string,
+  args: string[],
+): Promise<{ code: number | null; peak: number; cpuMs: number; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
       cwd: ROOT,
@@ -70,6 +77,7 @@ function run(script: string, args: string[]): Promise<{ code: number | null; pea
     });
     let stderr = '';
     let peak = 0;
+    let cpuMs = 0;
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4000);
     });
@@ -79,6 +87,9 @@ function run(script: string, args: string[]): Promise<{ code: number | null; pea
         const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
         const kib = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
         peak = Math.max(peak, kib * 1024);
+        // utime + stime in clock ticks (100 per second): the last reading is within 20 ms of the exit.
+        const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+        cpuMs = Math.max(cpuMs, (Number(stat[11]) + Number(stat[12])) * 10 || 0);
       } catch {
         // The process has just exited.
       }
@@ -86,7 +97,7 @@ function run(script: string, args: string[]): Promise<{ code: number | null; pea
     child.on('error', reject);
     child.on('close', (code) => {
       clearInterval(sample);
-      resolve({ code, peak, stderr });
+      resolve({ code, peak, cpuMs, stderr });
     });
   });
 }
@@ -150,7 +161,26 @@ async function oneRun(
         throw new Error(`${resultId}: ${name} differs from what the service generated`);
       identical++;
     }
-    return { resultId, images, imageBytes, bodyBytes, seconds, peakRssBytes: start.peak, identical };
+    // The floor of the same body against emulators of its own, in one process as the run.
+    const floor = await run('bench/support/local-floor.ts', [
+      serviceUrl,
+      resultId,
+      String(images),
+      String(imageBytes),
+      path.join(dir, 'floor'),
+    ]);
+    if (floor.code !== 0) throw new Error(`the floor exited ${floor.code}: ${floor.stderr}`);
+    return {
+      resultId,
+      images,
+      imageBytes,
+      bodyBytes,
+      seconds,
+      peakRssBytes: start.peak,
+      identical,
+      cpuMs: start.cpuMs,
+      floorCpuMs: floor.cpuMs,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -173,7 +203,7 @@ try {
   const target = 64 * 1024 * 1024 + 0.1 * large.bodyBytes;
   console.log(
     formatTable(
-      ['run', 'images', 'body MiB', 'seconds', 'peak RSS MiB', 'byte-identical'],
+      ['run', 'images', 'body MiB', 'seconds', 'peak RSS MiB', 'byte-identical', 'CPU s', 'floor CPU s'],
       [small, large].map((r) => [
         r.resultId,
         r.images,
@@ -181,11 +211,21 @@ try {
         round(r.seconds, 1),
         mib(r.peakRssBytes),
         `${r.identical}/${r.images}`,
+        round(r.cpuMs / 1000, 2),
+        round(r.floorCpuMs / 1000, 2),
       ]),
     ),
   );
   console.log(
     `peak RSS growth of the large result: ${mib(growth)} MiB (target 64 MiB + 0.1 × body = ${mib(target)} MiB)`,
+  );
+  // Start-up (emulators, tsx, the token) is what the small run costs: the difference is the body's.
+  const mb = (large.bodyBytes - small.bodyBytes) / 1e6;
+  const perMb = (large.cpuMs - small.cpuMs) / mb;
+  const floorPerMb = (large.floorCpuMs - small.floorCpuMs) / mb;
+  console.log(
+    `CPU per MB of body (large less small): run ${round(perMb, 2)} ms, floor ${round(floorPerMb, 2)} ms ` +
+      `(native decode + SHA-256 + one PutObject per image to the same emulators in one process), ${round(perMb / floorPerMb, 2)}× the floor`,
   );
 } finally {
   await service.close();

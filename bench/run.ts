@@ -18,6 +18,7 @@ import { sizeDetails, sizeTable } from './sizes';
 import { optionsOrExit, parseBenchArgs } from './support/args';
 import { costSectionOf, runTracingAb } from './support/cost-section';
 import { RUN_FLAGS, RUN_USAGE, runOptionsFromValues } from './support/run-args';
+import { sizeFloorTable } from './support/size-floor';
 import { mib, round } from './support/stats';
 import { runWebhookBench, webhookTable } from './webhook';
 
@@ -122,6 +123,8 @@ if (sizes) {
     '\nfetch-result by result size (bundled handler in its own process; MB/s of body, RSS + is VmHWM growth)',
   );
   console.log(sizeTable(sizes));
+  console.log('\nagainst the raw copy and the floor (native decode + SHA-256 + PutObject of the same body)');
+  console.log(sizeFloorTable(sizes));
   console.log(sizeDetails(sizes));
 }
 if (cost) console.log(`\n${cost.text}`);

@@ -31,6 +31,7 @@ import { BENCH_CREDENTIALS } from './support/credentials';
 import { type Cost, costPerThousand, LAMBDA_MB_PER_VCPU, PRICES, type RequestCounts } from './support/prices';
 import type { Measured } from './support/size-worker';
 import { formatTable, median, mib, round } from './support/stats';
+import { imageSpans } from './support/stream-layout';
 
 /** One generated result shape. */
 export interface SizeProfile {
@@ -46,13 +47,13 @@ export interface SizeProfile {
   workerEnv?: Record<string, string>;
 }
 
-/** The default profiles: bodies of about 1, 10, 50 and 200 MiB, and 1,000 images of 8 KiB. */
+/** The default profiles: bodies of about 1, 10, 50 and 200 MiB, and 1,000 images of 50 KiB (67 MiB). */
 export const SIZE_PROFILES: readonly SizeProfile[] = [
   { name: '1mb', images: 4, imageBytes: 192 * 1024 },
   { name: '10mb', images: 10, imageBytes: 768 * 1024 },
   { name: '50mb', images: 20, imageBytes: 1920 * 1024 },
   { name: '200mb', images: 40, imageBytes: 3840 * 1024 },
-  { name: 'many', images: 1000, imageBytes: 8 * 1024 },
+  { name: 'many', images: 1000, imageBytes: 50 * 1024 },
 ];
 
 /** `--huge`: a 1 GiB body (64 images of 12 MiB) with the handler process held to 256 MB. */
@@ -104,6 +105,11 @@ export interface SizeFigures {
   };
   /** fetch-and-store throughput over the raw copy's. */
   ratio?: number;
+  /**
+   * Per round (raw copy, floor, result, and the B result with `BENCH_SIZE_AB`, in that order each round):
+   * wall and CPU ms of each, so spreads and per-round ratios can be shown (`bench/support/size-floor.ts`).
+   */
+  rounds?: Round[];
   tokenRequests?: number;
   serviceGets?: number;
   requests?: RequestCounts;
@@ -127,6 +133,31 @@ export interface NaiveFigures {
   peakRssBytes: number;
   logBytes: number;
   requests: RequestCounts;
+}
+
+/** One round of a profile: each measured request's wall and CPU milliseconds. */
+export interface Round {
+  raw?: { ms: number; cpuMs: number };
+  floor?: { ms: number; cpuMs: number };
+  store: { ms: number; cpuMs: number };
+  /** The same result handled by the B worker (`BENCH_SIZE_AB`). */
+  b?: { ms: number; cpuMs: number };
+}
+
+/**
+ * `BENCH_SIZE_AB="NAME=value …"`: each profile also runs a second handler process with these variables
+ * (e.g. `IDV_BENCH_DECODER=loop`, the decoder without its native path), its results interleaved with
+ * the first's, round by round.
+ */
+function abEnv(): Record<string, string> | undefined {
+  const spec = process.env.BENCH_SIZE_AB?.trim();
+  if (!spec) return undefined;
+  return Object.fromEntries(
+    spec.split(/\s+/).map((pair) => {
+      const at = pair.indexOf('=');
+      return at > 0 ? [pair.slice(0, at), pair.slice(at + 1)] : [pair, '1'];
+    }),
+  );
 }
 
 /** Runs every profile; never throws for a profile's failure (that is a row). */
@@ -305,49 +336,77 @@ async function runProfile(profile: SizeProfile, repeats: number, h: Harness): Pr
     images: profile.images,
     ...(profile.memoryLimitMb && { memoryLimitMb: profile.memoryLimitMb }),
   };
+  const ab = profile.memoryLimitMb ? undefined : abEnv();
   const worker = startWorker(h.worker, { ...h.env, ...profile.workerEnv }, profile.memoryLimitMb);
+  const other = ab && startWorker(h.worker, { ...h.env, ...profile.workerEnv, ...ab }, undefined);
+  const time = (m: Measured) => ({ ms: round(m.ms), cpuMs: round(m.cpuMs) });
   try {
-    await worker.ready;
     // Warm-up: module-level work, the token (Secrets Manager, OAuth) and first connections.
-    const warmId = id('warm');
-    await add(warmId, 1, 10 * 1024);
-    h.proxies.reset();
-    const warm = (await worker.request({ type: 'handle', resultId: warmId })) as unknown as Measured;
-    if (warm.failed > 0) throw new Error('the warm-up result failed');
-    row.coldStartRequests = h.proxies.counts();
-    if (!profile.noBaseline) {
-      // As many raw copies as results, so both are medians of warm runs.
-      const raws: Measured[] = [];
-      for (let i = 0; i < runs; i++) {
+    for (const w of other ? [worker, other] : [worker]) {
+      await w.ready;
+      const warmId = id(w === worker ? 'warm' : 'warmb');
+      await add(warmId, 1, 10 * 1024);
+      h.proxies.reset();
+      const warm = (await w.request({ type: 'handle', resultId: warmId })) as unknown as Measured;
+      if (warm.failed > 0) throw new Error('the warm-up result failed');
+      // The first result of a fresh process: what a cold start adds (the A worker's, for the cost model).
+      if (w === worker) row.coldStartRequests = h.proxies.counts();
+    }
+    // Round by round, so a slow minute of the shared machine touches every column alike: the raw copy,
+    // the floor, the result (and the B worker's copy of it). Requests are counted for the first result
+    // (every result makes the same ones); tokens and GETs of the service over all of them.
+    const before = await h.service.request<{ tokenRequests: number }>({ type: 'stats' });
+    const raws: Measured[] = [];
+    const measured: Measured[] = [];
+    const rounds: Round[] = [];
+    let requests: RequestCounts = {};
+    for (let i = 0; i < runs; i++) {
+      const current: Partial<Round> = {};
+      if (!profile.noBaseline) {
         const rawId = id(`raw${i}`);
         await add(rawId, profile.images, profile.imageBytes);
-        raws.push(
-          (await worker.request({
-            type: 'raw',
-            url: `${h.serviceUrl}/raw/${rawId}`,
-            bucket: h.bucket,
-            key: `bench-raw/${rawId}`,
-          })) as unknown as Measured,
-        );
+        const raw = (await worker.request({
+          type: 'raw',
+          url: `${h.serviceUrl}/raw/${rawId}`,
+          bucket: h.bucket,
+          key: `bench-raw/${rawId}`,
+        })) as unknown as Measured;
+        raws.push(raw);
+        current.raw = time(raw);
+        const floor = (await worker.request({
+          type: 'floor',
+          url: `${h.serviceUrl}/raw/${rawId}`,
+          bucket: h.bucket,
+          key: `bench-floor/${rawId}`,
+          spans: imageSpans(rawId, profile),
+          imageBytes: profile.imageBytes,
+        })) as unknown as Measured;
+        current.floor = time(floor);
       }
+      const resultId = measuredIds[i]!;
+      h.proxies.reset();
+      const run = (await worker.request({ type: 'handle', resultId })) as unknown as Measured;
+      if (resultId === measuredId) requests = h.proxies.counts();
+      if (run.failed > 0) throw new Error('the handler reported the result as failed (batchItemFailures)');
+      measured.push(run);
+      current.store = time(run);
+      if (other) {
+        const otherId = id(`b${i}`);
+        await add(otherId, profile.images, profile.imageBytes);
+        const b = (await other.request({ type: 'handle', resultId: otherId })) as unknown as Measured;
+        if (b.failed > 0) throw new Error('the B handler reported the result as failed');
+        current.b = time(b);
+      }
+      rounds.push(current as Round);
+    }
+    row.rounds = rounds;
+    if (raws.length > 0) {
       const rawMs = median(raws.map((r) => r.ms));
       row.raw = {
         ms: round(rawMs),
         mbPerSecond: round(bodyBytes / 1e6 / (rawMs / 1000), 2),
         rssGrowthBytes: Math.max(...raws.map((r) => r.hwm - r.rssBefore)),
       };
-    }
-    // Requests are counted for the first result (every result makes the same ones); tokens and GETs of
-    // the service over all of them.
-    const before = await h.service.request<{ tokenRequests: number }>({ type: 'stats' });
-    const measured: Measured[] = [];
-    let requests: RequestCounts = {};
-    for (const resultId of measuredIds) {
-      h.proxies.reset();
-      const run = (await worker.request({ type: 'handle', resultId })) as unknown as Measured;
-      if (resultId === measuredId) requests = h.proxies.counts();
-      if (run.failed > 0) throw new Error('the handler reported the result as failed (batchItemFailures)');
-      measured.push(run);
     }
     const after = await h.service.request<{ tokenRequests: number; gets: Record<string, number> }>({
       type: 'stats',
@@ -398,6 +457,7 @@ async function runProfile(profile: SizeProfile, repeats: number, h: Harness): Pr
     row.failure = error instanceof Error ? error.message : String(error);
   } finally {
     worker.close();
+    other?.close();
   }
   return row;
 }

@@ -7,7 +7,14 @@
  * - `{ type: 'raw', url, bucket, key }`: the raw-copy baseline — GET `url` and stream it into one
  *   PutObject (`content-length` from the answer), nothing parsed, decoded or hashed;
  * - `{ type: 'naive', url, resultId, bucket, table, eventBus }`: the naive peer of the cost comparison
- *   (`naive-peer.ts`: whole body buffered, `JSON.parse`, one PutObject per image).
+ *   (`naive-peer.ts`: whole body buffered, `JSON.parse`, one PutObject per image);
+ * - `{ type: 'floor', url, bucket, key, spans, imageBytes }`: the floor of the handler's work — GET the
+ *   same body, decode each image's base64 (`spans`, from `stream-layout.ts`) with Node's decoder and no
+ *   check, SHA-256 it and write it with the pipeline's own PutObject (`S3BlobTarget.putSmall`, 4 at once):
+ *   what any implementation must spend; nothing parsed, checked or recorded.
+ *
+ * `IDV_BENCH_DECODER=loop` in the environment turns the decoder's native path off (the A/B of
+ * `BENCH_SIZE_AB`).
  *
  * Each answer carries the wall time, the process CPU time and the kernel's peak RSS (VmHWM) of that
  * request: the peak is reset (`/proc/self/clear_refs`, 5) just before it starts, so `hwm - rssBefore`
@@ -16,6 +23,7 @@
  * ingests). With `BENCH_XRAY_TRACED=1` each handled result gets a fresh sampled trace header, as the
  * Lambda runtime sets it (`bench/support/cost-section.ts` runs the tracing A/B this way).
  */
+
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -25,7 +33,9 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../functions/fetch-result/handler';
 import { lambdaContext } from '../../local/lambda-context';
+import { useNativeBase64 } from '../../shared/stream/base64-decoder';
 import { serveParent } from './child';
+import { floor } from './floor';
 import { naiveFetchAndStore } from './naive-peer';
 import { newTraceHeader } from './trace-header';
 
@@ -111,6 +121,11 @@ function sqsEvent(resultId: string): SQSEvent {
   };
 }
 
+if (process.env.IDV_BENCH_DECODER === 'loop') useNativeBase64(false);
+
+/** The floor's client: the handler's defaults (its PutObject sets its own checksum). */
+const floorS3 = new S3Client({ forcePathStyle: true });
+
 // The raw copy sends no checksum trailer (aws-chunked), which the emulator would not take for a stream.
 const s3 = new S3Client({ forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' });
 const naiveClients = {
@@ -161,6 +176,19 @@ await serveParent(
           naiveClients,
         );
         return { failed: 0, bytes: stored.bytes };
+      })) as unknown as Record<string, unknown>;
+    }
+    if (message.type === 'floor') {
+      return (await measure(async () => {
+        const bytes = await floor(
+          floorS3,
+          String(message.url),
+          String(message.bucket),
+          String(message.key),
+          message.spans as [number, number][],
+          Number(message.imageBytes),
+        );
+        return { failed: 0, bytes };
       })) as unknown as Record<string, unknown>;
     }
     if (message.type === 'exit') {

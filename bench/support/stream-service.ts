@@ -17,17 +17,17 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveParent } from './child';
 import { BENCH_CREDENTIALS } from './credentials';
-
-/** What one generated result holds. */
-export interface GeneratedResult {
-  images: number;
-  imageBytes: number;
-}
+import {
+  BODY_TAIL,
+  bodyHead,
+  type GeneratedResult,
+  generatedBodyBytes,
+  IMAGE_TAIL,
+  imageHead,
+} from './stream-layout';
 
 /** Raw bytes per generated piece: a multiple of 3, so the pieces' base64 concatenates without padding. */
 const PIECE = 3 * 16 * 1024;
-const DOCUMENT_TYPES = ['PASSPORT', 'IDENTITY_CARD', 'DRIVING_LICENSE'] as const;
-const PAGE_TYPES = ['FRONT', 'BACK'] as const;
 
 const results = new Map<string, GeneratedResult>();
 /** Results whose poll record is still pending (not fetched yet), with the time they were added. */
@@ -35,19 +35,6 @@ const pending = new Map<string, string>();
 const gets = new Map<string, number>();
 const rawGets = new Map<string, number>();
 let tokenRequests = 0;
-
-function head(resultId: string): string {
-  // Sections and messages the store reads; the images follow, the files list closes the body.
-  return `{"resultId":${JSON.stringify(resultId)},"result":"APPROVED","messages":["BENCH_GENERATED"],"identity":{"result":"APPROVED","messages":[]},"images":[`;
-}
-const TAIL = '],"files":[]}';
-
-function imageHead(index: number): string {
-  const documentType = DOCUMENT_TYPES[index % DOCUMENT_TYPES.length];
-  const pageType = PAGE_TYPES[index % PAGE_TYPES.length];
-  return `${index > 0 ? ',' : ''}{"documentType":"${documentType}","pageType":"${pageType}","data":"`;
-}
-const IMAGE_TAIL = '"}';
 
 const patterns = new Map<number, Buffer>();
 
@@ -76,15 +63,6 @@ function piece(index: number, offset: number, length: number, total: number): Bu
   return bytes;
 }
 
-/** Exact size of a generated body. */
-export function generatedBodyBytes(resultId: string, spec: GeneratedResult): number {
-  let n = Buffer.byteLength(head(resultId)) + TAIL.length;
-  for (let i = 0; i < spec.images; i++) {
-    n += Buffer.byteLength(imageHead(i)) + 4 * Math.ceil(spec.imageBytes / 3) + IMAGE_TAIL.length;
-  }
-  return n;
-}
-
 async function write(res: ServerResponse, chunk: string | Buffer): Promise<void> {
   if (!res.write(chunk)) await new Promise<void>((resolve) => res.once('drain', resolve));
 }
@@ -105,7 +83,7 @@ async function sendResult(res: ServerResponse, resultId: string, spec: Generated
     'content-type': 'application/json',
     'content-length': String(generatedBodyBytes(resultId, spec)),
   });
-  await write(res, head(resultId));
+  await write(res, bodyHead(resultId));
   for (let i = 0; i < spec.images; i++) {
     await write(res, imageHead(i));
     for (let offset = 0; offset < spec.imageBytes; offset += PIECE) {
@@ -114,7 +92,7 @@ async function sendResult(res: ServerResponse, resultId: string, spec: Generated
     }
     await write(res, IMAGE_TAIL);
   }
-  res.end(TAIL);
+  res.end(BODY_TAIL);
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -2,7 +2,9 @@
  * Incremental decoding of a base64 `data` value that arrives in pieces split anywhere. Accepts every
  * form `bin/cli/base64.ts` accepts (a `data:…;base64,` prefix, whitespace and line breaks, the
  * URL-safe alphabet, missing padding) and gives the same bytes; anything else is a `Base64DataError`
- * naming the problem and its position, never the value.
+ * naming the problem and its position, never the value. Long runs of one alphabet go to Node's native
+ * decoder once they pass a check that costs two or four memchr scans (`#native`); the byte-table loops
+ * decode, and check, everything else.
  */
 
 /** Why a `data` value is not base64. Carries no part of the value. */
@@ -56,6 +58,25 @@ function pairsOf(alphabet: Alphabet): Int16Array {
   return pairs;
 }
 
+/**
+ * Shortest run handed to Node's native decoder: below it the string, the checks and the calls cost more
+ * than the loop they replace.
+ */
+const NATIVE_MIN = 1024;
+/** Runs of one value the native decoder may refuse before the value is left to the loops. */
+const MAX_NATIVE_MISSES = 4;
+
+/** Off only for the size bench's A/B of the native path against the loops alone (bench/sizes.ts). */
+let nativeEnabled = true;
+
+/**
+ * Turns the native path on or off for the whole process. For the size bench's A/B only
+ * (`BENCH_SIZE_AB`, docs/benchmarks.md); nothing else calls it.
+ */
+export function useNativeBase64(enabled: boolean): void {
+  nativeEnabled = enabled;
+}
+
 const DATA_PREFIX = 'data:';
 /** Longest `data:<media type>;params;base64,` header read before giving up. */
 const MAX_HEADER = 1024;
@@ -84,6 +105,8 @@ export class Base64StreamDecoder {
   #urlSafe = false;
   #position = 0;
   #sawAny = false;
+  /** Runs the native decoder refused (see {@link MAX_NATIVE_MISSES}). */
+  #nativeMisses = 0;
 
   constructor(onBytes: (bytes: Buffer) => void, space: DecodeSpace = Buffer.allocUnsafe) {
     this.#onBytes = onBytes;
@@ -151,11 +174,11 @@ export class Base64StreamDecoder {
   }
 
   /**
-   * Decodes `piece` from `start`. At a quartet boundary, four characters of the alphabet in use at a time
-   * go through a tight loop (the bulk of any value); everything else — whitespace, padding, the first
-   * `+/` or `-_`, a stray character — goes through the byte table one character at a time, which is also
-   * what checks it. Both give the same bytes; no string is made of the value (a string per piece would
-   * make V8 grow its young generation by tens of MB on a large result).
+   * Decodes `piece` from `start`. At a quartet boundary, a run of at least {@link NATIVE_MIN} characters
+   * goes to Node's native decoder when it passes the checks of {@link #native}; otherwise (or when the
+   * run holds anything else) four characters of the alphabet in use at a time go through a tight loop,
+   * and everything left — whitespace, padding, the first `+/` or `-_`, a stray character — goes through
+   * the byte table one character at a time, which is also what checks it. Every path gives the same bytes.
    */
   #body(piece: Uint8Array, start: number): void {
     const out = this.#space(Math.ceil(((piece.length - start) * 3) / 4) + 3);
@@ -164,8 +187,25 @@ export class Base64StreamDecoder {
     let count = this.#count;
     let i = start;
     const end = piece.length;
+    // One try per piece: after a miss the rest of the piece goes through the loops (a line-wrapped value
+    // would otherwise be tried again after every line break).
+    let tryNative = nativeEnabled && this.#nativeMisses < MAX_NATIVE_MISSES;
     while (i < end) {
       if (count === 0 && this.#padding === 0) {
+        if (tryNative && end - i >= NATIVE_MIN) {
+          tryNative = false;
+          let run = (end - i) & ~3;
+          // A final quartet with padding goes through the byte table (the native decoder stops at `=`).
+          if (piece[i + run - 1] === 0x3d) run -= 4;
+          const decoded = this.#native(piece, i, run, out, o);
+          if (decoded > 0) {
+            o += decoded;
+            i += run;
+            if (i >= end) break;
+            continue;
+          }
+          this.#nativeMisses++;
+        }
         const pairs = this.#pairs;
         while (i + 4 <= end) {
           // ab and cd, 12 bits each: the three bytes are ab's top 8, ab's low 4 and cd's top 4, cd's low 8.
@@ -208,6 +248,39 @@ export class Base64StreamDecoder {
     this.#quad = quad;
     this.#count = count;
     if (o > 0) this.#onBytes(out.subarray(0, o));
+  }
+
+  /**
+   * Decodes the `run` characters (a multiple of 4) of `piece` at `at` with Node's native decoder into
+   * `out` at `o`; returns the bytes decoded, or 0 when the run is not plain base64 of the value's
+   * alphabet (the caller's loops then decode and check it). The native decoder skips what it cannot
+   * read — a stray byte, whitespace — and stops at `=`, so it gives exactly `run / 4 * 3` bytes only when
+   * every character is of one of the two alphabets (test/unit/stream-parsing.test.ts tries every byte
+   * value); it takes both alphabets at once, so `Buffer.indexOf` (memchr) looks for the two characters of
+   * the alphabet the value must not use, and picks the alphabet of a value that has not shown one yet.
+   * The latin1 string it needs is a copy of the run in V8's young generation, dead at once.
+   */
+  #native(piece: Uint8Array, at: number, run: number, out: Buffer, o: number): number {
+    const bytes = Buffer.isBuffer(piece) ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.length);
+    const view = bytes.subarray(at, at + run);
+    const has = (a: number, b: number) => view.indexOf(a) !== -1 || view.indexOf(b) !== -1;
+    let picked = 0;
+    if (this.#standard) {
+      if (has(0x2d, 0x5f)) return 0;
+    } else if (this.#urlSafe) {
+      if (has(0x2b, 0x2f)) return 0;
+    } else {
+      const standard = has(0x2b, 0x2f);
+      const urlSafe = has(0x2d, 0x5f);
+      if (standard && urlSafe) return 0;
+      if (standard) picked = 0x2b;
+      else if (urlSafe) picked = 0x2d;
+    }
+    const expected = (run >> 2) * 3;
+    const written = out.write(bytes.toString('latin1', at, at + run), o, expected, 'base64');
+    if (written !== expected) return 0;
+    if (picked) this.#alphabet(picked);
+    return written;
   }
 
   /** Notes the alphabet of `+`, `/`, `-` or `_`; both alphabets at once mean a mangled value, not a dialect. */

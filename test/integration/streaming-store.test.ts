@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdvClient } from '../../shared/client/client';
 import { ConnectionError } from '../../shared/client/errors';
@@ -155,6 +155,38 @@ describe('small blob writes', () => {
     expect(headers['authorization']).toContain('Signature=');
     const stored = await s3.send(new GetObjectCommand({ Bucket: resources.bucketName, Key: key }));
     expect(Buffer.from(await stored.Body!.transformToByteArray()).equals(bytes)).toBe(true);
+    recording.destroy();
+  });
+
+  it('leave every other request of the client, and a client shared by two targets, signed as the SDK signs it', async () => {
+    // Prepare
+    const signed: string[] = [];
+    const recording = new S3Client(clientConfig(aws, 's3'));
+    recording.middlewareStack.add(
+      (next) => async (args) => {
+        signed.push((args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256']!);
+        return next(args);
+      },
+      { step: 'finalizeRequest', priority: 'low' },
+    );
+    new S3BlobTarget(recording, resources.bucketName);
+    const target = new S3BlobTarget(recording, resources.bucketName);
+    const text = Buffer.from('{"result":"APPROVED"}');
+
+    // Act: a PutObject without ChecksumSHA256 (as result.json's), then a blob
+    await recording.send(
+      new PutObjectCommand({ Bucket: resources.bucketName, Key: 'results/checksum/result.json', Body: text }),
+    );
+    await target.putSmall(
+      'results/checksum/images/2.png',
+      PNG,
+      { contentType: 'image/png', extension: 'png' },
+      sha(PNG),
+      new AbortController().signal,
+    );
+
+    // Assess: the SDK's own hash of the body, then the blob's SHA-256
+    expect(signed).toEqual([sha(text), sha(PNG)]);
     recording.destroy();
   });
 

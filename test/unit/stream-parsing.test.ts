@@ -2,7 +2,7 @@
  * The streaming parts of fetch-result at every split position: the byte tokenizer against JSON.parse, and
  * the incremental base64 decoder against the whole-value decoder (bin/cli/base64.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { decodeBase64Data } from '../../bin/cli/base64';
 import { resultBlobNames } from '../../shared/store/keys';
 import { Base64DataError, Base64StreamDecoder } from '../../shared/stream/base64-decoder';
@@ -242,6 +242,133 @@ describe('Base64StreamDecoder', () => {
     }
   });
 
+  // The native path (runs of 1,024 characters or more) must refuse and accept exactly what the byte table
+  // does: every byte value that is not of the two alphabets, put anywhere in a long run split anywhere.
+  describe('native decoding of long runs', () => {
+    const RAW = Buffer.from(Array.from({ length: 3_000 }, (_, i) => (i * 89 + (i >> 5)) & 0xff));
+    const TEXT = Buffer.from(RAW.toString('base64'), 'latin1');
+    const ALPHABETS = /[A-Za-z0-9+/_-]/;
+    const positions = [0, 1, 2, 3, 513, 1_022, 1_023, 1_024, 2_047, TEXT.length - 2, TEXT.length - 1];
+
+    function decodeBytes(bytes: Uint8Array, splits: number[], plain: boolean): Buffer {
+      const out: Buffer[] = [];
+      const decoder = new Base64StreamDecoder((decoded) => out.push(Buffer.from(decoded)));
+      let from = 0;
+      for (const at of [...splits, bytes.length]) {
+        // A fetch body's chunks are plain Uint8Arrays, not Buffers: both must work.
+        const piece = bytes.subarray(from, at);
+        decoder.push(plain ? new Uint8Array(piece) : piece);
+        from = at;
+      }
+      decoder.end();
+      return Buffer.concat(out);
+    }
+
+    it('decodes a plain long value in one piece and at every split to the same bytes', () => {
+      // Assess
+      expect(decodeBytes(TEXT, [], false).equals(RAW)).toBe(true);
+      expect(decodeBytes(TEXT, [], true).equals(RAW)).toBe(true);
+      for (let i = 0; i <= TEXT.length; i++) {
+        expect(decodeBytes(TEXT, [i], i % 2 === 0).equals(RAW)).toBe(true);
+      }
+    });
+
+    it('treats every byte value outside the alphabets as the byte table does, wherever it is', () => {
+      for (let byte = 0; byte < 256; byte++) {
+        const char = String.fromCharCode(byte);
+        if (ALPHABETS.test(char)) continue;
+        for (const at of positions) {
+          // Prepare
+          const value = Buffer.from(TEXT);
+          value[at] = byte;
+          // The reference reads text: a byte above 0x7f is never base64 (nor a line break).
+          const expected = byte < 0x80 ? decodeBase64Data(value.toString('latin1')) : undefined;
+
+          // Act + Assess
+          for (const splits of [[], [at], [at + 1], [Math.max(0, at - 1_100)]]) {
+            for (const plain of [false, true]) {
+              if (expected) expect(decodeBytes(value, splits, plain).equals(expected)).toBe(true);
+              else expect(() => decodeBytes(value, splits, plain)).toThrow(Base64DataError);
+            }
+          }
+        }
+      }
+    });
+
+    it('hands a long plain run to the native decoder (so the tests above test it)', () => {
+      // Prepare
+      const write = vi.spyOn(Buffer.prototype, 'write');
+
+      // Act
+      let nativeCalls = 0;
+      try {
+        decodeBytes(TEXT, [], true);
+        decodeBytes(TEXT, [1_500], false);
+        nativeCalls = write.mock.calls.filter((call) => call[3] === 'base64').length;
+      } finally {
+        write.mockRestore();
+      }
+
+      // Assess
+      expect(nativeCalls).toBe(3);
+    });
+
+    it('names the first bad character of a long run, as the byte table does', () => {
+      // Prepare
+      const value = Buffer.from(TEXT);
+      value[1_500] = 0x25;
+      value[2_500] = 0x00;
+
+      // Act + Assess
+      expect(() => decodeBytes(value, [], false)).toThrow('(byte 0x25) at character 1500');
+      expect(() => decodeBytes(value, [1_400], false)).toThrow('(byte 0x25) at character 1500');
+    });
+
+    it.each([
+      ['a URL-safe character in a standard run', TEXT.toString('latin1').replace(/\+/, '-')],
+      // The last one: a split before it leaves it to a run of a value whose alphabet is known.
+      ['an underscore in a standard run', TEXT.toString('latin1').replace(/\/([^/]*)$/, '_$1')],
+      ['a standard character in a URL-safe run', RAW.toString('base64url').replace(/-/, '+')],
+      ['a slash in a URL-safe run', RAW.toString('base64url').replace(/_([^_]*)$/, '/$1')],
+      ['a plus in a URL-safe run', RAW.toString('base64url').replace(/-([^-]*)$/, '+$1')],
+      ['a minus in a standard run', TEXT.toString('latin1').replace(/\+([^+]*)$/, '-$1')],
+      ['a long standard run, then URL-safe characters', `${TEXT.toString('latin1')} a-b_`],
+      ['a long URL-safe run, then standard characters', `${RAW.toString('base64url')} a+b/`],
+      ['standard, then a URL-safe run', `a+b/${RAW.toString('base64url')}`],
+      ['URL-safe, then a standard run', `a-b_${TEXT.toString('latin1')}`],
+      ['padding inside a run', `${TEXT.toString('latin1').slice(0, 1_200)}QQ==${TEXT.toString('latin1')}`],
+      [
+        'one padding character inside a run',
+        `${TEXT.toString('latin1').slice(0, 1_202)}=${TEXT.toString('latin1').slice(1_203)}`,
+      ],
+    ])('refuses %s at any split', (_name, value) => {
+      // Prepare
+      const bytes = Buffer.from(value, 'latin1');
+
+      // Assess
+      expect(decodeBase64Data(value)).toBeUndefined();
+      for (let i = 0; i <= bytes.length; i += 13) {
+        expect(() => decodeBytes(bytes, [i], false)).toThrow(Base64DataError);
+      }
+      expect(() => decodeBytes(bytes, [], true)).toThrow(Base64DataError);
+    });
+
+    it('decodes long values ending in padding and long URL-safe values at any split', () => {
+      for (const length of [2_999, 2_998, 3_000]) {
+        // Prepare
+        const raw = RAW.subarray(0, length);
+        for (const value of [raw.toString('base64'), raw.toString('base64url')]) {
+          const bytes = Buffer.from(value, 'latin1');
+
+          // Act + Assess
+          for (let i = 0; i <= bytes.length; i += 11) {
+            expect(decodeBytes(bytes, [i], false).equals(raw)).toBe(true);
+          }
+        }
+      }
+    });
+  });
+
   it('names the position of a bad character but never the value', () => {
     // Act
     const error = (() => {
@@ -311,6 +438,17 @@ describe('ingestResult write bounds', () => {
     expect(large.state.puts).toBe(6);
     expect(large.state.maxRunning).toBe(2);
     expect(large.state.maxBytes).toBeLessThanOrEqual(100_000);
+  });
+
+  it('writes up to 16 small blobs at once by default', async () => {
+    // Prepare
+    const { state, target } = slowTarget();
+
+    // Act
+    await ingestResult(bodyWith(40, 2_000), target, resultBlobNames('r'));
+
+    // Assess
+    expect(state).toMatchObject({ puts: 40, maxRunning: 16 });
   });
 
   it('lets one blob larger than the budget through alone', async () => {

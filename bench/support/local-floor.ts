@@ -1,0 +1,29 @@
+/**
+ * The local run's floor (`bench/local-run.ts`): in one process, as `npm start` runs, the local AWS
+ * emulators (`local/local-aws.ts`, on a data directory as the run's) and the floor of the work
+ * (`floor.ts`: GET the generated body, native decode, SHA-256, one PutObject per image) — what the local
+ * run must spend on the same loopback whatever the pipeline does.
+ *
+ * `node --import tsx bench/support/local-floor.ts URL RESULT_ID IMAGES IMAGE_BYTES DATA_DIR`; exits 0
+ * when every image was written.
+ */
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { clientConfig, startLocalAws } from '../../local/local-aws';
+import { floor } from './floor';
+import { imageSpans } from './stream-layout';
+
+const [url, resultId, images, imageBytes, dataDir] = process.argv.slice(2);
+if (!url || !resultId || !images || !imageBytes || !dataDir) {
+  console.error('usage: local-floor.ts URL RESULT_ID IMAGES IMAGE_BYTES DATA_DIR');
+  process.exit(2);
+}
+const aws = await startLocalAws({ dataDir });
+try {
+  const s3 = new S3Client(clientConfig(aws, 's3'));
+  await s3.send(new CreateBucketCommand({ Bucket: 'floor' }));
+  const spec = { images: Number(images), imageBytes: Number(imageBytes) };
+  await floor(s3, `${url}/raw/${resultId}`, 'floor', 'floor', imageSpans(resultId, spec), spec.imageBytes);
+  s3.destroy();
+} finally {
+  await aws.close();
+}

@@ -23,7 +23,8 @@ import { RESULT_ID_PATTERN } from '../api/result-id';
 import { RESULT_SECTIONS, type ResultSection } from '../api/sections';
 import { type CustomerReferenceMode, defaultCustomerReferenceMode } from '../config';
 import { MalformedMessageError, PipelineError } from '../errors';
-import { type ResultItem, resultJsonKey } from '../store/result-store';
+import type { ResultItem } from '../store/item';
+import { resultJsonKey } from '../store/keys';
 import type {
   DocumentsUploadedDetail,
   ResultIdentifiers,

@@ -1,7 +1,7 @@
 /**
  * The result store's I/O: decoded images and files as S3 objects, the stripped result JSON in S3 and the
  * result item in DynamoDB. The item model and its size rules are in `item.ts`, the key layout in
- * `keys.ts` (docs/pipeline.md, "Storage layout"); both are re-exported here for the store's callers.
+ * `keys.ts` (docs/pipeline.md, "Storage layout"); callers import those names from there.
  *
  * Idempotency: object keys are deterministic (a re-run overwrites the same bytes) and the item is written
  * with a conditional put, so a result is stored once however often it is announced or redelivered.
@@ -18,10 +18,6 @@ import { resultBlobNames, resultJsonKey } from './keys';
 import { type ClaimResult, Publications, type PublishClaim, publishedAtOf } from './publication';
 import { S3BlobTarget } from './s3-blobs';
 import { RESULTS_TABLE } from './table-schema';
-
-export * from './item';
-export * from './keys';
-export type { ClaimResult, PublicationRecord, PublishClaim } from './publication';
 
 /** What `storeResult` stored: the stripped document and where everything went. */
 export interface StoredResult {

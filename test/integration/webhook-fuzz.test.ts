@@ -11,7 +11,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWebhookEndpoint, type WebhookEndpoint } from '../../local/api-gateway';
 import { lambdaContext } from '../../local/lambda-context';
-import { RESULT_ID_PATTERN } from '../../shared/pipeline/messages';
+import { RESULT_ID_PATTERN } from '../../shared/api/result-id';
 import {
   clientConfig,
   createPipelineResources,

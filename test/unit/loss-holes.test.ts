@@ -14,7 +14,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ResponseFormatError } from '../../shared/client/errors';
 import { processMessage } from '../../shared/pipeline/fetch-result';
-import { buildUnavailableItem, ResultStore } from '../../shared/store/result-store';
+import { buildUnavailableItem } from '../../shared/store/item';
+import { ResultStore } from '../../shared/store/result-store';
 import { FakePublisher, FakeStore, memoryLogger, sourceOf } from '../support/pipeline-fakes';
 
 const ddb = mockClient(DynamoDBDocumentClient);

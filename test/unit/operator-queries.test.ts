@@ -21,7 +21,7 @@ import {
   traceQueryString,
 } from '../../shared/queries/logs-insights';
 import { buildTrace, reasonCodeOf, stepOfLogLine } from '../../shared/queries/trace';
-import { buildStoredItem } from '../../shared/store/result-store';
+import { buildStoredItem } from '../../shared/store/item';
 import { eventValidators } from '../support/pipeline-fakes';
 
 const sqsMock = mockClient(SQSClient);

@@ -11,8 +11,8 @@ import {
   dynamoSize,
   INLINE_ITEM_BYTES,
   MAX_ITEM_BYTES,
-  ResultStore,
-} from '../../shared/store/result-store';
+} from '../../shared/store/item';
+import { ResultStore } from '../../shared/store/result-store';
 import type { ObjectRef } from '../../shared/stream/blob-sink';
 
 const s3Mock = mockClient(S3Client);

@@ -23,12 +23,9 @@ import {
 import { fetchAccessToken } from '../../shared/client/oauth';
 import { type FetchResultDeps, processMessage, processQueueRecord } from '../../shared/pipeline/fetch-result';
 import { pollAndEnqueue } from '../../shared/pipeline/poll';
-import {
-  buildStoredItem,
-  ResultStore,
-  resultIdKeyPart,
-  resultJsonKey,
-} from '../../shared/store/result-store';
+import { buildStoredItem } from '../../shared/store/item';
+import { resultIdKeyPart, resultJsonKey } from '../../shared/store/keys';
+import { ResultStore } from '../../shared/store/result-store';
 import { parseCompleted } from '../../shared/store/timestamps';
 import { ResultContentError } from '../../shared/stream/errors';
 import { FakePublisher, FakeStore, memoryLogger, pollOf, sourceOf } from '../support/pipeline-fakes';

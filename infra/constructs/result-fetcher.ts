@@ -78,8 +78,6 @@ export class ResultFetcher extends Construct {
     fn.addEnvironment(ENV.scopes, config.scopes.join(','));
     fn.addEnvironment(ENV.retentionDays, String(config.retentionDays));
     fn.addEnvironment(ENV.eventCustomerReference, config.eventCustomerReference);
-    fn.addEnvironment(ENV.credentialsSecretId, props.secrets.credentials.secretArn);
-    fn.addEnvironment(ENV.tokenCacheSecretId, props.secrets.tokenCache.secretArn);
     props.secrets.grantServiceAccess(fn.function);
     fn.addEnvironment(ENV.resultsTableName, props.table.tableName);
     // Exactly the item operations of the result store (no Scan, Delete or index reads); the key

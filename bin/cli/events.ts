@@ -10,6 +10,9 @@ import { ENVIRONMENTS, type ServiceEnvironment } from '../../shared/api/enums';
 import { ENV } from '../../shared/config';
 import { EVENT_SOURCE } from '../../shared/events/names';
 import { compileEventPattern, EventPatternError } from '../../shared/events/pattern';
+import { patternOfRuleDocument } from '../../shared/events/rule-document';
+import { getResult } from '../../shared/queries/results';
+import { UsageError } from './errors';
 import {
   checkRange,
   markReplay,
@@ -20,10 +23,7 @@ import {
   replayNameAt,
   replayOfItem,
   selectRecordedEvents,
-} from '../../shared/events/replay';
-import { patternOfRuleDocument } from '../../shared/events/rule-document';
-import { getResult } from '../../shared/queries/results';
-import { UsageError } from './errors';
+} from './events-replay';
 import { readInput, required, str } from './flags';
 import { openTarget, progress } from './results';
 import type { CliCommand, CommandContext } from './types';

@@ -5,7 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
-import { SECRET_PURPOSES } from '../../shared/secret-names';
+import { SECRET_PURPOSES } from '../secret-names';
 import { keyUseThrough } from './encryption-key';
 
 /** Properties of {@link Secrets}. */

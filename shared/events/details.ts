@@ -17,7 +17,7 @@
  * - `completed` (from the poll record) is an ISO 8601 UTC timestamp; the other times are the pipeline's.
  * The JSON Schemas in `./schemas/` state the same rules, so a consumer can check them.
  */
-import { itemSummaryDetail } from '../analytics/summary';
+
 import { PRODUCTS, RESULT_VALUES, type ResultValue, type ServiceEnvironment } from '../api/enums';
 import { RESULT_ID_PATTERN } from '../api/result-id';
 import { RESULT_SECTIONS, type ResultSection } from '../api/sections';
@@ -25,6 +25,7 @@ import { type CustomerReferenceMode, defaultCustomerReferenceMode } from '../con
 import { MalformedMessageError, PipelineError } from '../errors';
 import type { ResultItem } from '../store/item';
 import { resultJsonKey } from '../store/keys';
+import { itemSummaryDetail } from '../store/summary';
 import type {
   DocumentsUploadedDetail,
   ResultIdentifiers,
@@ -140,7 +141,7 @@ function identifiers(item: ResultItem, options: DetailOptions): ResultIdentifier
 }
 
 /**
- * The summary fields of a stored item (`shared/analytics/summary`), each checked again: codes only, and
+ * The summary fields of a stored item (`shared/store/summary`), each checked again: codes only, and
  * additional documents' results from the spec's values.
  */
 function summaryFields(item: ResultItem): Partial<ResultStoredDetail> {

@@ -9,10 +9,10 @@
 import { createHash } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ErasureRecords } from '../erasure/erasure-record';
 import type { ObjectRef } from '../stream/blob-sink';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
 import { type ConditionFailure, isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
+import { ErasureRecords } from './erasure-record';
 import type { ResultItem, ResultStatus, StoredObjects } from './item';
 import { resultBlobNames, resultJsonKey } from './keys';
 import { type ClaimResult, Publications, type PublishClaim, publishedAtOf } from './publication';
@@ -72,7 +72,7 @@ export class ResultStore {
     return withPublishedAt(item, publication);
   }
 
-  /** Whether the result was erased on request: its erasure record (`shared/erasure/erasure-record.ts`) exists. */
+  /** Whether the result was erased on request: its erasure record (`shared/store/erasure-record.ts`) exists. */
   async isErased(resultId: string): Promise<boolean> {
     return (await this.#erasures.get(resultId)) !== undefined;
   }

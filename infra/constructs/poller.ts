@@ -59,9 +59,7 @@ export class Poller extends Construct {
       network: props.network,
     });
     const fn = this.pollFunction;
-    fn.addEnvironment(ENV.serviceBaseUrl, config.serviceBaseUrl);
-    fn.addEnvironment(ENV.scopes, config.scopes.join(','));
-    props.secrets.grantServiceAccess(fn.function);
+    props.secrets.grantServiceAccess(fn.function, config);
     props.queue.grantSend(fn.function);
 
     this.markersTable = new dynamodb.Table(this, 'EnqueueMarkers', {

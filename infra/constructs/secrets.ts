@@ -5,8 +5,12 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
+import type { EnvironmentConfig } from '../config';
 import { SECRET_PURPOSES } from '../secret-names';
 import { keyUseThrough } from './encryption-key';
+
+/** Where and with which scopes a function calls the service (from the environment's settings). */
+export type ServiceConnection = Pick<EnvironmentConfig, 'serviceBaseUrl' | 'scopes'>;
 
 /** Properties of {@link Secrets}. */
 export interface SecretsProps {
@@ -93,11 +97,13 @@ export class Secrets extends Construct {
   /**
    * Grants what a function that talks to the service needs: read the credentials, read the token
    * cache and put a new version of it (not UpdateSecret, which could change its key or policy).
-   * No DescribeSecret: the code only calls GetSecretValue and PutSecretValue. Sets the function's
-   * `ENV.credentialsSecretId` and `ENV.tokenCacheSecretId` too, so a grant and the variables that use it
-   * never part.
+   * No DescribeSecret: the code only calls GetSecretValue and PutSecretValue. Sets the variables a
+   * service call needs too (`ENV.serviceBaseUrl`, `ENV.scopes`, `ENV.credentialsSecretId`,
+   * `ENV.tokenCacheSecretId`), so a grant and the variables that use it never part.
    */
-  grantServiceAccess(fn: lambda.Function): void {
+  grantServiceAccess(fn: lambda.Function, service: ServiceConnection): void {
+    fn.addEnvironment(ENV.serviceBaseUrl, service.serviceBaseUrl);
+    fn.addEnvironment(ENV.scopes, service.scopes.join(','));
     fn.addEnvironment(ENV.credentialsSecretId, this.credentials.secretArn);
     fn.addEnvironment(ENV.tokenCacheSecretId, this.tokenCache.secretArn);
     this.grantGetValue(fn, this.credentials, this.tokenCache);

@@ -11,6 +11,7 @@ import { ENV } from '../../shared/config';
 import { EVENT_SOURCE } from '../../shared/events/names';
 import { compileEventPattern, EventPatternError } from '../../shared/events/pattern';
 import { patternOfRuleDocument } from '../../shared/events/rule-document';
+import { isJsonObject } from '../../shared/json-object';
 import { getResult } from '../../shared/queries/results';
 import { UsageError } from './errors';
 import {
@@ -53,7 +54,7 @@ async function readJson(ctx: CommandContext, flagName: string): Promise<unknown>
 
 /** An event must be an object with the fields every EventBridge event has that patterns usually name. */
 export function checkEvent(event: unknown): asserts event is Record<string, unknown> {
-  if (!event || typeof event !== 'object' || Array.isArray(event)) {
+  if (!isJsonObject(event)) {
     throw new InvalidInputError('the event must be a JSON object (one event as EventBridge delivers it)');
   }
   const record = event as Record<string, unknown>;

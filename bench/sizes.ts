@@ -23,7 +23,7 @@ import { measureBundle } from '../infra/bundling/bundle-size';
 import { clientConfig, startLocalAws } from '../local/local-aws';
 import { createPipelineResources, pipelineEnv } from '../local/pipeline-resources';
 import { METRICS } from '../shared/metrics-names';
-import { dynamoItemSize } from '../shared/store/result-store';
+import { dynamoItemSize } from '../shared/store/item';
 import { RESULTS_TABLE } from '../shared/store/table-schema';
 import { startChild } from './support/child';
 import { startCountingProxies } from './support/counting-proxy';

@@ -6,6 +6,7 @@ import {
   DEFAULT_PIPELINE_SCOPES,
   defaultCustomerReferenceMode,
 } from '../shared/config';
+import { isJsonObject } from '../shared/json-object';
 import { METRICS } from '../shared/metrics-names';
 
 /** Log levels understood by the Powertools logger (`POWERTOOLS_LOG_LEVEL`). */
@@ -140,10 +141,6 @@ const ENV_NAME = /^[a-z][a-z0-9-]{0,19}$/;
 
 type Raw = Record<string, unknown>;
 
-function isRecord(value: unknown): value is Raw {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function integer(raw: Raw, env: string, key: string, min: number, fallback?: number): number {
   const value = raw[key] ?? fallback;
   if (value === undefined) throw new EnvironmentConfigError(`${env}: ${key} must be set`);
@@ -174,7 +171,7 @@ function webhookProtection(raw: Raw, env: string): WebhookProtection | false {
   const problem = new EnvironmentConfigError(
     `${env}: webhookProtection must be false or { "wafRateLimitPer5Min": <integer ${WAF_RATE_LIMIT_MIN}..${WAF_RATE_LIMIT_MAX}> }`,
   );
-  if (!isRecord(value)) throw problem;
+  if (!isJsonObject(value)) throw problem;
   const limit = value['wafRateLimitPer5Min'];
   if (
     typeof limit !== 'number' ||
@@ -197,7 +194,7 @@ function tracing(raw: Raw, env: string): Record<TracedFunction, TracingMode> {
     if (typeof v !== 'string' || !(TRACING_MODES as readonly string[]).includes(v)) throw problem;
     return v as TracingMode;
   };
-  if (!isRecord(value)) {
+  if (!isJsonObject(value)) {
     const all = mode(value);
     return Object.fromEntries(TRACED_FUNCTIONS.map((f) => [f, all])) as Record<TracedFunction, TracingMode>;
   }
@@ -230,7 +227,7 @@ export function parseEnvironmentConfig(
       `environment name "${name}" must be lower-case letters, digits and dashes`,
     );
   }
-  if (!isRecord(raw)) throw new EnvironmentConfigError(`${name}: settings must be an object`);
+  if (!isJsonObject(raw)) throw new EnvironmentConfigError(`${name}: settings must be an object`);
 
   const serviceBaseUrl = optionalString(raw, name, 'serviceBaseUrl');
   if (serviceBaseUrl === undefined) throw new EnvironmentConfigError(`${name}: serviceBaseUrl must be set`);
@@ -416,7 +413,7 @@ export function placeholderUrlProblem(
  * settings of the selected environments: all of them when `selected` is undefined or `all`.
  */
 export function loadEnvironments(environments: unknown, selected?: string): EnvironmentConfig[] {
-  if (!isRecord(environments) || Object.keys(environments).length === 0) {
+  if (!isJsonObject(environments) || Object.keys(environments).length === 0) {
     throw new EnvironmentConfigError('cdk.json context "environments" must define at least one environment');
   }
   if (selected === undefined || selected === 'all') {

@@ -2,7 +2,6 @@ import { Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-l
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { secretNamePrefix } from '../shared/secret-names';
 import type { EnvironmentConfig } from './config';
 import type { AnalyticsIceberg } from './constructs/analytics-iceberg';
 import type { Monitoring } from './constructs/monitoring';
@@ -12,6 +11,7 @@ import type { ResultsQueue } from './constructs/results-queue';
 import type { Secrets } from './constructs/secrets';
 import type { WebhookApi } from './constructs/webhook-api';
 import { IdvPipeline, type IdvPipelineProps } from './idv-pipeline';
+import { secretNamePrefix } from './secret-names';
 
 /** Properties of {@link PipelineStack}. */
 export interface PipelineStackProps extends StackProps {

@@ -39,7 +39,7 @@ declare module 's3rver' {
 }
 
 declare module 's3rver/lib/models/account.js' {
-  /** s3rver's accounts: a request's SigV4 key id must be registered here (its signature is not checked). */
+  /** s3rver's accounts: a request's SigV4 key id must be registered here (the front checks its signature). */
   interface AWSAccount {
     createKeyPair(accessKeyId: string, secretAccessKey: string): void;
     revokeAccessKey(accessKeyId: string): void;

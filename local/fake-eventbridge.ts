@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
+import { isJsonObject } from '../shared/json-object';
 import { AwsJsonError, type AwsJsonServer, startAwsJsonServer } from './aws-json-server';
 
 /** One event accepted by the local EventBridge, shaped like the event EventBridge delivers to targets. */
@@ -137,9 +138,7 @@ function parseDetail(detail: unknown): Record<string, unknown> | undefined {
   if (typeof detail !== 'string') return undefined;
   try {
     const parsed: unknown = JSON.parse(detail);
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
+    return isJsonObject(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }

@@ -20,7 +20,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type CustomerReferenceMode, defaultCustomerReferenceMode, ENV } from '../shared/config';
-import { resultsTableDefinition } from '../shared/store/table-schema';
+import { markersTableDefinition, resultsTableDefinition } from '../shared/store/table-schema';
 import { clientConfig, type LocalAws } from './local-aws';
 
 /** Options of {@link createPipelineResources}. */
@@ -97,8 +97,11 @@ export async function createPipelineResources(
   const secrets = new SecretsManagerClient(clientConfig(aws, 'secretsManager'));
   const events = new EventBridgeClient(clientConfig(aws, 'eventBridge'));
   try {
-    await ensureTable(dynamodb, names.tableName);
-    await ensureMarkersTable(dynamodb, names.pollMarkersTableName);
+    // No TimeToLiveSpecification on either table: dynalite has no TTL API; expiry is an AWS-only concern
+    // (the poll compares the markers' times itself). The results indexes project what they do on AWS, so
+    // a local index query answers exactly as the deployed one.
+    await ensureTable(dynamodb, resultsTableDefinition(names.tableName));
+    await ensureTable(dynamodb, markersTableDefinition(names.pollMarkersTableName));
     await ensureBucket(s3, names.bucketName);
     const { queueUrl, dlqUrl } = await ensureQueues(sqs, names.queueName, names.dlqName, options);
 
@@ -161,40 +164,19 @@ export function pipelineEnv(
   };
 }
 
-async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+/** Creates the table `definition` describes unless it exists, and waits until it is ACTIVE. */
+async function ensureTable(
+  client: DynamoDBClient,
+  definition: ConstructorParameters<typeof CreateTableCommand>[0],
+): Promise<void> {
+  const tableName = definition.TableName!;
   try {
     await client.send(new DescribeTableCommand({ TableName: tableName }));
     return;
   } catch (error) {
     if (!(error instanceof TableNotFoundException)) throw error;
   }
-  // No TimeToLiveSpecification: dynalite has no TTL API; expiry is an AWS-only concern. The indexes
-  // project what they do on AWS, so a local index query answers exactly as the deployed one.
-  await client.send(new CreateTableCommand(resultsTableDefinition(tableName)));
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`Table ${tableName} did not become ACTIVE`);
-}
-
-/** The markers table as the stack creates it (key `resultId`); no TTL locally, the poll compares times. */
-async function ensureMarkersTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return;
-  } catch (error) {
-    if (!(error instanceof TableNotFoundException)) throw error;
-  }
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [{ AttributeName: 'resultId', KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: 'resultId', AttributeType: 'S' }],
-    }),
-  );
+  await client.send(new CreateTableCommand(definition));
   for (let attempt = 0; attempt < 100; attempt++) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     if (Table?.TableStatus === 'ACTIVE') return;

@@ -9,9 +9,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MOCK_TEST_VALUES } from '../shared/api/enums';
-import { readBody } from '../shared/read-body';
+import { isJsonObject } from '../shared/json-object';
 import { completedPage, errorPage, type LinkFacts, linkPage } from './hosted-page';
 import { CODE, sendError, sendJson } from './http';
+import { readBody } from './read-body';
 import type { Outcome } from './result-sections';
 import {
   DOCUMENT_SAMPLES,
@@ -201,7 +202,7 @@ async function readFields(req: IncomingMessage): Promise<Map<string, string>> {
     } catch {
       throw new HostedFlowError(400, 'The body is not valid JSON.');
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    if (!isJsonObject(parsed)) {
       throw new HostedFlowError(400, 'The body must be a JSON object.');
     }
     for (const [k, v] of Object.entries(parsed)) {

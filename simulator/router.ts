@@ -4,7 +4,6 @@
  * route's authentication and answer with JSON or the default error body.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody } from '../shared/read-body';
 import { checkBasic, checkBearer } from './auth';
 import { controlRoute } from './controls';
 import { handleHostedFlow, isHostedFlowPath } from './hosted-flow';
@@ -18,6 +17,7 @@ import {
   sendError,
   sendJson,
 } from './http';
+import { readBody } from './read-body';
 import type { SimulatorState } from './state';
 import type { SimulatorControl } from './types';
 

@@ -5,6 +5,7 @@
  * requires or forbids is still refused. The dropped field names are reported for debug logging.
  */
 import type * as z from 'zod/mini';
+import { isJsonObject } from '../shared/json-object';
 
 interface SchemaDef {
   type: string;
@@ -42,7 +43,7 @@ export function stripUnknownFields(
       if (!Array.isArray(value) || !def.element) return value;
       return value.map((item, i) => stripUnknownFields(def.element!, item, dropped, [...path, String(i)]));
     case 'object': {
-      if (value === null || typeof value !== 'object' || Array.isArray(value) || !def.shape) return value;
+      if (!isJsonObject(value) || !def.shape) return value;
       const out: Record<string, unknown> = {};
       for (const [key, v] of Object.entries(value)) {
         const field = def.shape[key];

@@ -8,12 +8,12 @@ import { access, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { NoLocalDataError } from '../../local/aws-target';
 import type { QueryEngine } from '../../shared/analytics/engine';
-import { formatRows, OUTPUT_FORMATS, type OutputFormat } from '../../shared/analytics/format';
 import { SAVED_QUERY_NAMES, savedQuery } from '../../shared/analytics/queries';
 import { gatherReport, reportText } from '../../shared/analytics/report';
 import { reportHtml } from '../../shared/analytics/report-html';
 import { UsageError } from './errors';
 import { checkedValue, oneOf, str } from './flags';
+import { formatRows, OUTPUT_FORMATS, type OutputFormat } from './output-format';
 import type { CliCommand, CommandContext } from './types';
 
 /** Environment variable naming the default workgroup. */
@@ -64,7 +64,7 @@ async function openEngine(ctx: CommandContext, command: string): Promise<QueryEn
   }
   // Loaded on use: every other idv command starts without the Athena client.
   const { AthenaClient } = await import('@aws-sdk/client-athena');
-  const { athenaEngine } = await import('../../shared/analytics/athena');
+  const { athenaEngine } = await import('./analytics-athena');
   return athenaEngine({
     athena: new AthenaClient({}),
     workgroup,

@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { isJsonObject } from '../../shared/json-object';
 import { UsageError } from './errors';
 import type { FlagValues } from './flag-values';
 
@@ -140,9 +141,7 @@ async function readOutputsFile(
       command,
     );
   }
-  const isObject = (value: unknown): value is Record<string, unknown> =>
-    typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (!isObject(parsed) || !Object.values(parsed).every(isObject)) {
+  if (!isJsonObject(parsed) || !Object.values(parsed).every(isJsonObject)) {
     throw new UsageError(
       `the outputs file ${file} must map stack names to their outputs (cdk deploy --outputs-file)`,
       command,

@@ -6,9 +6,9 @@ import { resolve } from 'node:path';
 import { DLQ_URL_VARIABLE } from '../../local/aws-target';
 import { lastFailureReasons } from '../../local/console-journal';
 import { type DlqEntry, peekDlq, redriveDlq } from '../../shared/queries/dlq';
-import { queryTraceSteps } from '../../shared/queries/logs-insights';
 import { UsageError } from './errors';
 import { int, str } from './flags';
+import { queryTraceSteps } from './logs-insights';
 import { LOG_GROUPS_VARIABLE, openTarget, progress, traceLogs } from './results';
 import type { CliCommand, CommandContext } from './types';
 

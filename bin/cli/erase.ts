@@ -22,6 +22,15 @@ import { RESULTS_RAW_TABLE } from '../../shared/analytics/queries';
 import { RESULT_ID_PATTERN, RESULT_ID_RULE } from '../../shared/api/result-id';
 import { ENV } from '../../shared/config';
 import {
+  checkRetention,
+  DEFAULT_GRACE_DAYS,
+  expirySchedule,
+  type RetentionDeps,
+} from '../../shared/erasure/retention';
+import { purgePrefix } from '../../shared/erasure/s3-purge';
+import { publishResultErased } from '../../shared/events/erased-event';
+import { DEFAULT_AUDIT_RETENTION_DAYS, type ErasureRecord } from '../../shared/store/erasure-record';
+import {
   type ErasureDeps,
   type ErasurePlan,
   type ErasureSelector,
@@ -29,16 +38,7 @@ import {
   type ProjectionRows,
   planErasure,
   selectResults,
-} from '../../shared/erasure/erase';
-import { publishResultErased } from '../../shared/erasure/erased-event';
-import { DEFAULT_AUDIT_RETENTION_DAYS, type ErasureRecord } from '../../shared/erasure/erasure-record';
-import {
-  checkRetention,
-  DEFAULT_GRACE_DAYS,
-  expirySchedule,
-  type RetentionDeps,
-} from '../../shared/erasure/retention';
-import { purgePrefix } from '../../shared/erasure/s3-purge';
+} from './erase-results';
 import { UsageError } from './errors';
 import { str } from './flags';
 import { openTarget, TARGET_HELP, TARGET_OPTIONS } from './results';
@@ -124,7 +124,7 @@ async function projectionRows(
     );
   }
   const { AthenaClient } = await import('@aws-sdk/client-athena');
-  const { athenaEngine } = await import('../../shared/analytics/athena');
+  const { athenaEngine } = await import('./analytics-athena');
   const table = icebergProjectionRows(athenaEngine({ athena: new AthenaClient({}), workgroup, database }));
   return {
     find: async (resultId) => [...(await table.find(resultId)), ...((await objects?.find(resultId)) ?? [])],

@@ -10,6 +10,10 @@ import { ENVIRONMENTS, type ServiceEnvironment } from '../../shared/api/enums';
 import { ENV } from '../../shared/config';
 import { EVENT_SOURCE } from '../../shared/events/names';
 import { compileEventPattern, EventPatternError } from '../../shared/events/pattern';
+import { patternOfRuleDocument } from '../../shared/events/rule-document';
+import { isJsonObject } from '../../shared/json-object';
+import { getResult } from '../../shared/queries/results';
+import { UsageError } from './errors';
 import {
   checkRange,
   markReplay,
@@ -20,10 +24,7 @@ import {
   replayNameAt,
   replayOfItem,
   selectRecordedEvents,
-} from '../../shared/events/replay';
-import { patternOfRuleDocument } from '../../shared/events/rule-document';
-import { getResult } from '../../shared/queries/results';
-import { UsageError } from './errors';
+} from './events-replay';
 import { checkedValue, readInput, required, str } from './flags';
 import { openTarget, progress } from './results';
 import type { CliCommand, CommandContext } from './types';
@@ -53,7 +54,7 @@ async function readJson(ctx: CommandContext, flagName: string): Promise<unknown>
 
 /** An event must be an object with the fields every EventBridge event has that patterns usually name. */
 export function checkEvent(event: unknown): asserts event is Record<string, unknown> {
-  if (!event || typeof event !== 'object' || Array.isArray(event)) {
+  if (!isJsonObject(event)) {
     throw new InvalidInputError('the event must be a JSON object (one event as EventBridge delivers it)');
   }
   const record = event as Record<string, unknown>;

@@ -6,13 +6,7 @@
 import { resolve } from 'node:path';
 import { type AwsTarget, NoLocalDataError, openAwsTarget } from '../../local/aws-target';
 import { journalSteps } from '../../local/console-journal';
-import { formatRows, OUTPUT_FORMATS, type OutputFormat } from '../../shared/analytics/format';
 import { PRODUCTS, RESULT_VALUES } from '../../shared/api/enums';
-import {
-  cloudWatchLogsInsights,
-  type LogsInsightsPort,
-  queryTraceSteps,
-} from '../../shared/queries/logs-insights';
 import {
   ChecksumMismatchError,
   downloadResult,
@@ -27,6 +21,8 @@ import { buildTrace, type ResultTrace } from '../../shared/queries/trace';
 import { Publications } from '../../shared/store/publication';
 import { UsageError } from './errors';
 import { oneOf, str } from './flags';
+import { cloudWatchLogsInsights, type LogsInsightsPort, queryTraceSteps } from './logs-insights';
+import { formatRows, OUTPUT_FORMATS, type OutputFormat } from './output-format';
 import type { CliCommand, CliIo, CommandContext } from './types';
 
 /** Values of `results list --result`: the overall results, plus UNAVAILABLE for the status. */

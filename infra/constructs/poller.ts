@@ -6,6 +6,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
+import { MARKERS_TABLE } from '../../shared/store/table-schema';
 import type { EnvironmentConfig } from '../config';
 import { keyUseThrough } from './encryption-key';
 import { type FunctionNetwork, PipelineFunction } from './pipeline-function';
@@ -58,18 +59,13 @@ export class Poller extends Construct {
       network: props.network,
     });
     const fn = this.pollFunction;
-    fn.addEnvironment(ENV.serviceBaseUrl, config.serviceBaseUrl);
-    fn.addEnvironment(ENV.scopes, config.scopes.join(','));
-    fn.addEnvironment(ENV.credentialsSecretId, props.secrets.credentials.secretArn);
-    fn.addEnvironment(ENV.tokenCacheSecretId, props.secrets.tokenCache.secretArn);
-    props.secrets.grantServiceAccess(fn.function);
-    fn.addEnvironment(ENV.resultsQueueUrl, props.queue.queue.queueUrl);
+    props.secrets.grantServiceAccess(fn.function, config);
     props.queue.grantSend(fn.function);
 
     this.markersTable = new dynamodb.Table(this, 'EnqueueMarkers', {
-      partitionKey: { name: 'resultId', type: dynamodb.AttributeType.STRING },
+      partitionKey: { name: MARKERS_TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: 'expiresAt',
+      timeToLiveAttribute: MARKERS_TABLE.ttlAttribute,
       // resultIds and times only, but on the stack key like every other store of the pipeline: one key
       // whose policy and CloudTrail record say who read what.
       encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,

@@ -74,13 +74,9 @@ export class ResultFetcher extends Construct {
       network: props.network,
     });
     const fn = this.fetchResultFunction;
-    fn.addEnvironment(ENV.serviceBaseUrl, config.serviceBaseUrl);
-    fn.addEnvironment(ENV.scopes, config.scopes.join(','));
+    props.secrets.grantServiceAccess(fn.function, config);
     fn.addEnvironment(ENV.retentionDays, String(config.retentionDays));
     fn.addEnvironment(ENV.eventCustomerReference, config.eventCustomerReference);
-    fn.addEnvironment(ENV.credentialsSecretId, props.secrets.credentials.secretArn);
-    fn.addEnvironment(ENV.tokenCacheSecretId, props.secrets.tokenCache.secretArn);
-    props.secrets.grantServiceAccess(fn.function);
     fn.addEnvironment(ENV.resultsTableName, props.table.tableName);
     // Exactly the item operations of the result store (no Scan, Delete or index reads); the key
     // grant comes from the table so it follows the table's encryption.

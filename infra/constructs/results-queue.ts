@@ -1,8 +1,10 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { ENV } from '../../shared/config';
 import { keyUseThrough } from './encryption-key';
 
 /** Properties of {@link ResultsQueue}. */
@@ -69,13 +71,13 @@ export class ResultsQueue extends Construct {
    * What a producer (webhook, poll) needs and nothing more: `sqs:SendMessage` (which also authorises
    * SendMessageBatch) on the results queue, and the data keys SQS creates and reads for it. Unlike
    * `queue.grantSendMessages` no GetQueueAttributes/GetQueueUrl and no `kms:Encrypt`/`kms:ReEncrypt*`.
+   * Sets the function's `ENV.resultsQueueUrl` too, so a grant and the variable that uses it never part.
    */
-  grantSend(grantee: iam.IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
+  grantSend(fn: lambda.Function): void {
+    fn.addEnvironment(ENV.resultsQueueUrl, this.queue.queueUrl);
+    fn.addToRolePolicy(
       new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
     );
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      keyUseThrough(this.encryptionKey, 'sqs', ['kms:GenerateDataKey', 'kms:Decrypt']),
-    );
+    fn.addToRolePolicy(keyUseThrough(this.encryptionKey, 'sqs', ['kms:GenerateDataKey', 'kms:Decrypt']));
   }
 }

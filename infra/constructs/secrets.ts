@@ -1,10 +1,16 @@
 import { type RemovalPolicy, SecretValue, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { SECRET_PURPOSES } from '../../shared/secret-names';
+import { ENV } from '../../shared/config';
+import type { EnvironmentConfig } from '../config';
+import { SECRET_PURPOSES } from '../secret-names';
 import { keyUseThrough } from './encryption-key';
+
+/** Where and with which scopes a function calls the service (from the environment's settings). */
+export type ServiceConnection = Pick<EnvironmentConfig, 'serviceBaseUrl' | 'scopes'>;
 
 /** Properties of {@link Secrets}. */
 export interface SecretsProps {
@@ -91,25 +97,33 @@ export class Secrets extends Construct {
   /**
    * Grants what a function that talks to the service needs: read the credentials, read the token
    * cache and put a new version of it (not UpdateSecret, which could change its key or policy).
-   * No DescribeSecret: the code only calls GetSecretValue and PutSecretValue.
+   * No DescribeSecret: the code only calls GetSecretValue and PutSecretValue. Sets the variables a
+   * service call needs too (`ENV.serviceBaseUrl`, `ENV.scopes`, `ENV.credentialsSecretId`,
+   * `ENV.tokenCacheSecretId`), so a grant and the variables that use it never part.
    */
-  grantServiceAccess(grantee: iam.IGrantable): void {
-    this.grantGetValue(grantee, this.credentials, this.tokenCache);
-    grantee.grantPrincipal.addToPrincipalPolicy(
+  grantServiceAccess(fn: lambda.Function, service: ServiceConnection): void {
+    fn.addEnvironment(ENV.serviceBaseUrl, service.serviceBaseUrl);
+    fn.addEnvironment(ENV.scopes, service.scopes.join(','));
+    fn.addEnvironment(ENV.credentialsSecretId, this.credentials.secretArn);
+    fn.addEnvironment(ENV.tokenCacheSecretId, this.tokenCache.secretArn);
+    this.grantGetValue(fn, this.credentials, this.tokenCache);
+    fn.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['secretsmanager:PutSecretValue'],
         resources: [this.tokenCache.secretArn],
       }),
     );
     // A new secret version gets a new data key from the stack key.
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      keyUseThrough(this.encryptionKey, 'secretsmanager', ['kms:GenerateDataKey']),
-    );
+    fn.addToRolePolicy(keyUseThrough(this.encryptionKey, 'secretsmanager', ['kms:GenerateDataKey']));
   }
 
-  /** Grants reading the webhook path secret, and nothing else (the webhook function). */
-  grantWebhookSecretRead(grantee: iam.IGrantable): void {
-    this.grantGetValue(grantee, this.webhook);
+  /**
+   * Grants reading the webhook path secret, and nothing else (the webhook function), and sets the
+   * function's `ENV.webhookSecretId`.
+   */
+  grantWebhookSecretRead(fn: lambda.Function): void {
+    fn.addEnvironment(ENV.webhookSecretId, this.webhook.secretArn);
+    this.grantGetValue(fn, this.webhook);
   }
 
   private grantGetValue(grantee: iam.IGrantable, ...secrets: secretsmanager.ISecret[]): void {

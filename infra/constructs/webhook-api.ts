@@ -3,7 +3,6 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ENV } from '../../shared/config';
 import type { EnvironmentConfig } from '../config';
 import type { ResourceNames } from '../resource-names';
 import { type FunctionNetwork, PipelineFunction } from './pipeline-function';
@@ -70,9 +69,7 @@ export class WebhookApi extends Construct {
       logEncryptionKey: props.encryptionKey,
       network: props.network,
     });
-    this.webhookFunction.addEnvironment(ENV.webhookSecretId, props.secrets.webhook.secretArn);
     props.secrets.grantWebhookSecretRead(this.webhookFunction.function);
-    this.webhookFunction.addEnvironment(ENV.resultsQueueUrl, props.queue.queue.queueUrl);
     props.queue.grantSend(this.webhookFunction.function);
 
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', {

@@ -9,8 +9,8 @@
 
 import type { CustomerReferenceMode } from '../config';
 import { DETAIL_TYPES } from '../events/names';
+import { code } from '../store/summary';
 import { PARTITION_COLUMN, SECTION_COLUMNS, SECTION_MESSAGE_COLUMNS } from './columns';
-import { code } from './summary';
 
 /** Key prefix of the projection, in the analytics bucket and under the local data directory. */
 export const PROJECTION_PREFIX = 'analytics/results/';

@@ -493,5 +493,3 @@ export const resultSchema = z.looseObject({
   faceLink: z.optional(faceLinkSectionSchema),
 });
 export type VerificationResultDocument = z.infer<typeof resultSchema>;
-
-export { RESULT_SECTIONS, type ResultSection } from './sections';

@@ -17,13 +17,16 @@
  * - `completed` (from the poll record) is an ISO 8601 UTC timestamp; the other times are the pipeline's.
  * The JSON Schemas in `./schemas/` state the same rules, so a consumer can check them.
  */
-import { itemSummaryDetail } from '../analytics/summary';
+
 import { PRODUCTS, RESULT_VALUES, type ResultValue, type ServiceEnvironment } from '../api/enums';
 import { RESULT_ID_PATTERN } from '../api/result-id';
 import { RESULT_SECTIONS, type ResultSection } from '../api/sections';
 import { type CustomerReferenceMode, defaultCustomerReferenceMode } from '../config';
 import { MalformedMessageError, PipelineError } from '../errors';
-import { type ResultItem, resultJsonKey } from '../store/result-store';
+import { isJsonObject } from '../json-object';
+import type { ResultItem } from '../store/item';
+import { resultJsonKey } from '../store/keys';
+import { itemSummaryDetail } from '../store/summary';
 import type {
   DocumentsUploadedDetail,
   ResultIdentifiers,
@@ -99,9 +102,9 @@ export function resultValue(value: unknown): ResultValue {
 /** The known sections of `sections`, each with a result value of the spec (else `UNKNOWN`). */
 export function sectionValues(sections: unknown): Partial<Record<ResultSection, ResultValue>> {
   const out: Partial<Record<ResultSection, ResultValue>> = {};
-  if (!sections || typeof sections !== 'object' || Array.isArray(sections)) return out;
+  if (!isJsonObject(sections)) return out;
   for (const name of RESULT_SECTIONS) {
-    if (Object.hasOwn(sections, name)) out[name] = resultValue((sections as Record<string, unknown>)[name]);
+    if (Object.hasOwn(sections, name)) out[name] = resultValue(sections[name]);
   }
   return out;
 }
@@ -139,7 +142,7 @@ function identifiers(item: ResultItem, options: DetailOptions): ResultIdentifier
 }
 
 /**
- * The summary fields of a stored item (`shared/analytics/summary`), each checked again: codes only, and
+ * The summary fields of a stored item (`shared/store/summary`), each checked again: codes only, and
  * additional documents' results from the spec's values.
  */
 function summaryFields(item: ResultItem): Partial<ResultStoredDetail> {
@@ -190,10 +193,10 @@ function count(value: unknown): number | undefined {
 
 /** Reason keys per known section, each list checked like `messages`; undefined when none is left. */
 function sectionMessageKeys(value: unknown): Partial<Record<ResultSection, string[]>> | undefined {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  if (!isJsonObject(value)) return undefined;
   const out: Partial<Record<ResultSection, string[]>> = {};
   for (const name of RESULT_SECTIONS) {
-    const { messages } = reasonKeys((value as Record<string, unknown>)[name]);
+    const { messages } = reasonKeys(value[name]);
     if (messages.length > 0) out[name] = messages;
   }
   return Object.keys(out).length > 0 ? out : undefined;

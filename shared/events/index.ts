@@ -4,7 +4,7 @@
  * answers as EventBridge's `TestEventPattern` does (try a rule before deploying it). No AWS SDK.
  */
 
-export type { ResultErasedDetail } from '../erasure/erased-event';
+export type { ResultErasedDetail } from './erased-event';
 export { DETAIL_TYPES, type DetailType, EVENT_SOURCE } from './names';
 export {
   type CompiledEventPattern,

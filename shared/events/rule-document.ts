@@ -3,6 +3,7 @@
  * rule object `{ "Name"?, "EventPattern": {…} | "<json>" }` (the shape `aws events describe-rule` prints,
  * so a deployed rule can be tried as it is).
  */
+import { isJsonObject } from '../json-object';
 import { type CompiledEventPattern, compileEventPattern, EventPatternError } from './pattern';
 
 /** A rule file that cannot be used: not a pattern, a bad name. The message names the file. */
@@ -24,9 +25,7 @@ const RULE_NAME = /^[.\-_A-Za-z0-9]{1,64}$/;
 
 /** The pattern of a rule file's JSON value: its `EventPattern` when it has one, else the value itself. */
 export function patternOfRuleDocument(value: unknown): unknown {
-  if (value && typeof value === 'object' && !Array.isArray(value) && 'EventPattern' in value) {
-    return (value as { EventPattern: unknown }).EventPattern;
-  }
+  if (isJsonObject(value) && 'EventPattern' in value) return value.EventPattern;
   return value;
 }
 
@@ -35,8 +34,7 @@ export function patternOfRuleDocument(value: unknown): unknown {
  * rule without `Name`. `source` (the file name) prefixes every message.
  */
 export function parseRuleDocument(value: unknown, fallbackName: string, source: string): RuleDocument {
-  const named = value && typeof value === 'object' && !Array.isArray(value) && 'EventPattern' in value;
-  const rawName = named ? (value as { Name?: unknown }).Name : undefined;
+  const rawName = isJsonObject(value) && 'EventPattern' in value ? value.Name : undefined;
   if (rawName !== undefined && typeof rawName !== 'string') {
     throw new RuleDocumentError(`${source}: "Name" must be a string`);
   }

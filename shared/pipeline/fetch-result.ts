@@ -26,14 +26,12 @@ import { type Logger, withCorrelation } from '../logger';
 import {
   buildStoredItem,
   buildUnavailableItem,
-  type ClaimResult,
-  type ItemPut,
-  type PublishClaim,
   type ResultHints,
   type ResultItem,
   type ResultStatus,
-  type StoredResult,
-} from '../store/result-store';
+} from '../store/item';
+import type { ClaimResult, PublishClaim } from '../store/publication';
+import type { ItemPut, StoredResult } from '../store/result-store';
 import { ResultContentError } from '../stream/errors';
 import { claimExpiry } from './fetch-budget';
 import {

@@ -6,13 +6,6 @@ import { RESULT_ID_PATTERN, RESULT_ID_RULE } from '../api/result-id';
 import { MalformedMessageError } from '../errors';
 import { isJsonObject } from '../json-object';
 
-/**
- * A well-formed resultId: the client's pattern (see `RESULT_ID_PATTERN`), so that whatever the webhook and
- * the poll accept the client can fetch. Slashes, `%`, whitespace and a leading dot are refused; in S3 keys
- * the id appears through `resultIdKeyPart`.
- */
-export { RESULT_ID_PATTERN, RESULT_ID_RULE };
-
 /** Longest hint (transactionId, userId, customerReference, product, completed) a message carries. */
 const MAX_HINT_LENGTH = 256;
 

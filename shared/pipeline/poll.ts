@@ -5,11 +5,12 @@
  */
 
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { RESULT_ID_PATTERN } from '../api/result-id';
 import type { PollResponse } from '../api/schemas';
 import type { Logger } from '../logger';
 import { parseCompleted } from '../store/timestamps';
 import type { EnqueueMarkers } from './enqueue-markers';
-import { hintOf, RESULT_ID_PATTERN, type ResultMessage } from './messages';
+import { hintOf, type ResultMessage } from './messages';
 import { type SendOptions, sendMessages } from './queue';
 
 /** What the poll needs from the service client (`IdvClient` fits). */

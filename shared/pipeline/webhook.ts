@@ -9,15 +9,9 @@
  * UNAVAILABLE item and its event, or in an upload event, as if the service had said it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { resultIdFromJson } from '../api/result-id';
+import { RESULT_ID_PATTERN, RESULT_ID_RULE, resultIdFromJson } from '../api/result-id';
 import { isJsonObject } from '../json-object';
-import {
-  type QueueMessage,
-  RESULT_ID_PATTERN,
-  RESULT_ID_RULE,
-  type ResultMessage,
-  type UploadMessage,
-} from './messages';
+import type { QueueMessage, ResultMessage, UploadMessage } from './messages';
 
 /** Largest accepted body (decoded), in bytes. */
 export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
@@ -112,8 +106,7 @@ function find(json: Record<string, unknown>, names: readonly string[]): unknown 
   const scopes: Record<string, unknown>[] = [json];
   for (const c of CONTAINERS) {
     const inner = json[c];
-    if (inner && typeof inner === 'object' && !Array.isArray(inner))
-      scopes.push(inner as Record<string, unknown>);
+    if (isJsonObject(inner)) scopes.push(inner);
   }
   for (const scope of scopes) {
     for (const name of names) {
@@ -141,7 +134,7 @@ export function extractResultMessage(
   // `{ "result": { "id": "…" } }` is a common way to nest it.
   if (found === undefined) {
     const result = json.result;
-    if (result && typeof result === 'object') found = (result as Record<string, unknown>).id;
+    if (isJsonObject(result)) found = result.id;
   }
   if (found === undefined) return { problem: 'resultId is missing from the body' };
   // A JSON number is taken as its decimal string: another implementation may use numeric ids.

@@ -3,9 +3,10 @@
  * stripped result, and the size rules that keep every item under DynamoDB's 400 KB whatever the result
  * holds. Pure: no I/O.
  */
-import { type ResultSummary, summarizeResult } from '../analytics/summary';
+
 import { RESULT_SECTIONS } from '../api/sections';
 import type { ObjectRef } from '../stream/blob-sink';
+import { type ResultSummary, summarizeResult } from './summary';
 import { parseCompleted } from './timestamps';
 
 /** Status of a result item. */

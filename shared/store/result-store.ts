@@ -1,7 +1,7 @@
 /**
  * The result store's I/O: decoded images and files as S3 objects, the stripped result JSON in S3 and the
  * result item in DynamoDB. The item model and its size rules are in `item.ts`, the key layout in
- * `keys.ts` (docs/pipeline.md, "Storage layout"); both are re-exported here for the store's callers.
+ * `keys.ts` (docs/pipeline.md, "Storage layout"); callers import those names from there.
  *
  * Idempotency: object keys are deterministic (a re-run overwrites the same bytes) and the item is written
  * with a conditional put, so a result is stored once however often it is announced or redelivered.
@@ -9,19 +9,15 @@
 import { createHash } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ErasureRecords } from '../erasure/erasure-record';
 import type { ObjectRef } from '../stream/blob-sink';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
 import { type ConditionFailure, isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
+import { ErasureRecords } from './erasure-record';
 import type { ResultItem, ResultStatus, StoredObjects } from './item';
 import { resultBlobNames, resultJsonKey } from './keys';
 import { type ClaimResult, Publications, type PublishClaim, publishedAtOf } from './publication';
 import { S3BlobTarget } from './s3-blobs';
 import { RESULTS_TABLE } from './table-schema';
-
-export * from './item';
-export * from './keys';
-export type { ClaimResult, PublicationRecord, PublishClaim } from './publication';
 
 /** What `storeResult` stored: the stripped document and where everything went. */
 export interface StoredResult {
@@ -76,7 +72,7 @@ export class ResultStore {
     return withPublishedAt(item, publication);
   }
 
-  /** Whether the result was erased on request: its erasure record (`shared/erasure/erasure-record.ts`) exists. */
+  /** Whether the result was erased on request: its erasure record (`shared/store/erasure-record.ts`) exists. */
   async isErased(resultId: string): Promise<boolean> {
     return (await this.#erasures.get(resultId)) !== undefined;
   }

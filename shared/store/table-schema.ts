@@ -1,6 +1,8 @@
 /**
- * Shape of the DynamoDB results table, shared by the result store, the analyst queries, the local
- * emulator set-up and the CDK table construct, so that all four agree on key and index names.
+ * Shape of the pipeline's two DynamoDB tables — the results table and the poll's enqueue-markers table —
+ * shared by the code that reads and writes them, the local emulator set-up (local/pipeline-resources.ts)
+ * and the CDK constructs (infra/constructs/results-table.ts, infra/constructs/poller.ts), so that all
+ * agree on key, TTL and index names.
  */
 /**
  * What an index copies from each item. Every write of an item is also a write to each index holding it,
@@ -44,6 +46,17 @@ export const RESULTS_TABLE = {
 } as const;
 
 /**
+ * The poll's enqueue markers (shared/pipeline/enqueue-markers.ts): one item per resultId holding
+ * `enqueuedAt` and the TTL `expiresAt`; resultIds and times only, no index.
+ */
+export const MARKERS_TABLE = {
+  /** Partition key of the table (string). */
+  partitionKey: 'resultId',
+  /** TTL attribute: epoch seconds after which DynamoDB may delete the marker. */
+  ttlAttribute: 'expiresAt',
+} as const;
+
+/**
  * The `CreateTable` input of the results table with its indexes and their projections, for the local
  * emulator and tests (the stack builds the same from `RESULTS_TABLE` in infra/constructs/results-table.ts),
  * so an index query locally returns exactly what it returns on AWS.
@@ -68,5 +81,18 @@ export function resultsTableDefinition(tableName: string) {
           ? { ProjectionType: 'KEYS_ONLY' as const }
           : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.projection.attributes] },
     })),
+  };
+}
+
+/**
+ * The `CreateTable` input of the enqueue-markers table, for the local emulator and tests (the stack builds
+ * the same from `MARKERS_TABLE` in infra/constructs/poller.ts).
+ */
+export function markersTableDefinition(tableName: string) {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST' as const,
+    KeySchema: [{ AttributeName: MARKERS_TABLE.partitionKey, KeyType: 'HASH' as const }],
+    AttributeDefinitions: [{ AttributeName: MARKERS_TABLE.partitionKey, AttributeType: 'S' as const }],
   };
 }

@@ -12,6 +12,8 @@
  * too (`DUPLICATE_KEY`): which of two values a reader takes is not defined, and the blobs, result.json and
  * the item must never describe different ones.
  */
+
+import { isJsonObject } from '../json-object';
 import {
   type BlobGroup,
   type BlobNames,
@@ -457,7 +459,7 @@ class Assembler implements JsonHandler {
     }
     const frame = this.#stack[this.#stack.length - 1];
     if (!frame) {
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      if (!isJsonObject(value)) {
         throw new ResultContentError(
           'BODY_NOT_OBJECT',
           'the service answered the result request with JSON that is not an object',

@@ -8,7 +8,7 @@ import {
   resultsByReference,
   resultsByTransaction,
 } from '../../shared/queries/results';
-import type { ResultItem } from '../../shared/store/result-store';
+import type { ResultItem } from '../../shared/store/item';
 import { resultsTableDefinition } from '../../shared/store/table-schema';
 import { clientConfig, type LocalAws, startLocalAws } from '../support/local-aws';
 

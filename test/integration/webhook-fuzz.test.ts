@@ -10,7 +10,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWebhookEndpoint, type WebhookEndpoint } from '../../local/api-gateway';
 import { lambdaContext } from '../../local/lambda-context';
-import { RESULT_ID_PATTERN } from '../../shared/pipeline/messages';
+import { RESULT_ID_PATTERN } from '../../shared/api/result-id';
 import { captureOutput, setHandlerEnv, webhookSecretOf } from '../support/handler-env';
 import { clientConfig, type PipelineResources } from '../support/local-aws';
 import { type LocalStore, startLocalStore } from '../support/local-store';

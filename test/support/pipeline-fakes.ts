@@ -15,17 +15,10 @@ import type {
 } from '../../shared/events/publisher';
 import { createLogger, type Logger } from '../../shared/logger';
 import type { ResultSource, ResultStorePort } from '../../shared/pipeline/fetch-result';
-import { resultBlobNames } from '../../shared/store/keys';
-import type {
-  ClaimResult,
-  ItemPut,
-  PublicationRecord,
-  PublishClaim,
-  ResultItem,
-  ResultStatus,
-  StoredResult,
-} from '../../shared/store/result-store';
-import { resultJsonKey } from '../../shared/store/result-store';
+import type { ResultItem, ResultStatus } from '../../shared/store/item';
+import { resultBlobNames, resultJsonKey } from '../../shared/store/keys';
+import type { ClaimResult, PublicationRecord, PublishClaim } from '../../shared/store/publication';
+import type { ItemPut, StoredResult } from '../../shared/store/result-store';
 import type { BlobTarget, ObjectRef } from '../../shared/stream/blob-sink';
 import { ingestResult } from '../../shared/stream/result-ingest';
 

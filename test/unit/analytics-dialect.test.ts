@@ -1,11 +1,11 @@
 /**
  * The saved queries and the `results` view use only SQL that Athena (Trino) and DuckDB read the same way:
- * the documented rules of shared/analytics/dialect.ts (no Trino parser is available offline), each rule
+ * the documented rules of test/support/sql-dialect.ts (no Trino parser is available offline), each rule
  * shown to catch what it is for. DuckDB parses and runs every query with data in analytics-queries.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { portabilityProblems } from '../../shared/analytics/dialect';
 import { resultsViewSql, SAVED_QUERY_NAMES, savedQuery } from '../../shared/analytics/queries';
+import { portabilityProblems } from '../support/sql-dialect';
 
 describe('portable SQL', () => {
   it.each(SAVED_QUERY_NAMES)('saved query %s follows the rules', (name) => {

@@ -15,7 +15,7 @@ import { projectEvent } from '../../shared/analytics/projection';
 import type { CustomerReferenceMode } from '../../shared/config';
 import { storedDetail } from '../../shared/events/details';
 import { DETAIL_TYPES } from '../../shared/events/names';
-import { buildStoredItem } from '../../shared/store/result-store';
+import { buildStoredItem } from '../../shared/store/item';
 
 const PLANTED = {
   fullname: 'Zebedeus Quirinus Plantenga',

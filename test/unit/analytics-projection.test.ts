@@ -9,10 +9,11 @@ import {
   recordLine,
   sqlTimestamp,
 } from '../../shared/analytics/projection';
-import { itemSummaryDetail, summarizeResult } from '../../shared/analytics/summary';
 import { CUSTOMER_REFERENCE, storedDetail, unavailableDetail } from '../../shared/events/details';
 import { DETAIL_TYPES } from '../../shared/events/names';
-import { buildStoredItem, buildUnavailableItem, resultIdKeyPart } from '../../shared/store/result-store';
+import { buildStoredItem, buildUnavailableItem } from '../../shared/store/item';
+import { resultIdKeyPart } from '../../shared/store/keys';
+import { itemSummaryDetail, summarizeResult } from '../../shared/store/summary';
 import { eventValidators } from '../support/pipeline-fakes';
 
 const store = { table: 'results', bucket: 'data' };

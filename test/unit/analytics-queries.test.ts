@@ -9,12 +9,12 @@ import {
 } from '@aws-sdk/client-athena';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { athenaEngine, databaseOfWorkgroup } from '../../bin/cli/analytics-athena';
+import { toCsv, toTable } from '../../bin/cli/output-format';
 import { openLocalAnalytics } from '../../local/analytics-duckdb';
 import { appendRecord, compactLocalProjection } from '../../local/analytics-store';
-import { athenaEngine, databaseOfWorkgroup } from '../../shared/analytics/athena';
 import { duckdbType, PROJECTION_COLUMNS } from '../../shared/analytics/columns';
 import type { QueryEngine } from '../../shared/analytics/engine';
-import { toCsv, toTable } from '../../shared/analytics/format';
 import { projectEvent } from '../../shared/analytics/projection';
 import { restrictDays, SAVED_QUERY_NAMES, savedQuery } from '../../shared/analytics/queries';
 import { DETAIL_TYPES } from '../../shared/events/names';

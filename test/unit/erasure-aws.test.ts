@@ -18,10 +18,10 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { type ErasureDeps, eraseResult, planErasure, selectResults } from '../../bin/cli/erase-results';
 import { findProjectionObjects, icebergProjectionRows } from '../../shared/analytics/erase';
-import { type ErasureDeps, eraseResult, planErasure, selectResults } from '../../shared/erasure/erase';
-import { publishResultErased } from '../../shared/erasure/erased-event';
 import { ObjectDeletionError, purgePrefix } from '../../shared/erasure/s3-purge';
+import { publishResultErased } from '../../shared/events/erased-event';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { eventValidators } from '../support/pipeline-fakes';
 

@@ -5,7 +5,7 @@ import type { CustomerReferenceMode } from '../../shared/config';
 import { reasonKeys, sectionValues, storedDetail } from '../../shared/events/details';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { type FetchResultDeps, processQueueRecord } from '../../shared/pipeline/fetch-result';
-import { buildStoredItem, type ResultItem } from '../../shared/store/result-store';
+import { buildStoredItem, type ResultItem } from '../../shared/store/item';
 import { eventValidators, FakeSource, FakeStore, memoryLogger } from '../support/pipeline-fakes';
 
 /** Personal data and a credential, as a buggy or compromised service could put them anywhere. */

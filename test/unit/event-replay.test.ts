@@ -6,7 +6,6 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { archiveNameOfBus } from '../../shared/events/names';
 import {
   parseReplayTime,
   ReplayError,
@@ -14,7 +13,8 @@ import {
   replayArchive,
   replayNameAt,
   selectRecordedEvents,
-} from '../../shared/events/replay';
+} from '../../bin/cli/events-replay';
+import { archiveNameOfBus } from '../../shared/events/names';
 
 const ebMock = mockClient(EventBridgeClient);
 const now = new Date('2026-08-20T12:00:00Z');

@@ -17,7 +17,7 @@ import {
 } from '../../shared/events/details';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 import { EventBridgePublisher } from '../../shared/events/publisher';
-import { buildStoredItem, buildUnavailableItem } from '../../shared/store/result-store';
+import { buildStoredItem, buildUnavailableItem } from '../../shared/store/item';
 import { eventValidators } from '../support/pipeline-fakes';
 
 const ebMock = mockClient(EventBridgeClient);

@@ -8,20 +8,20 @@ import {
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../bin/cli/main';
-import { traceLogs } from '../../bin/cli/results';
-import type { CliIo } from '../../bin/cli/types';
-import { DETAIL_TYPES } from '../../shared/events/names';
-import { isReplayed, markReplay, replayOfItem } from '../../shared/events/replay';
-import { peekDlq, redriveDlq } from '../../shared/queries/dlq';
+import { isReplayed, markReplay, replayOfItem } from '../../bin/cli/events-replay';
 import {
   type LogsInsightsPort,
   LogsQueryError,
   queryTraceSteps,
   traceQueryString,
-} from '../../shared/queries/logs-insights';
+} from '../../bin/cli/logs-insights';
+import { runCli } from '../../bin/cli/main';
+import { traceLogs } from '../../bin/cli/results';
+import type { CliIo } from '../../bin/cli/types';
+import { DETAIL_TYPES } from '../../shared/events/names';
+import { peekDlq, redriveDlq } from '../../shared/queries/dlq';
 import { buildTrace, reasonCodeOf, stepOfLogLine } from '../../shared/queries/trace';
-import { buildStoredItem } from '../../shared/store/result-store';
+import { buildStoredItem } from '../../shared/store/item';
 import { eventValidators } from '../support/pipeline-fakes';
 
 const sqsMock = mockClient(SQSClient);

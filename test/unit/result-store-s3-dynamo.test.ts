@@ -16,9 +16,9 @@ import {
   dynamoSize,
   INLINE_ITEM_BYTES,
   MAX_ITEM_BYTES,
-  ResultStore,
-  resultJsonKey,
-} from '../../shared/store/result-store';
+} from '../../shared/store/item';
+import { resultJsonKey } from '../../shared/store/keys';
+import { ResultStore } from '../../shared/store/result-store';
 import type { ObjectRef } from '../../shared/stream/blob-sink';
 import { ResultContentError } from '../../shared/stream/errors';
 

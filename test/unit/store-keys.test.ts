@@ -3,7 +3,7 @@
  * may use: UUIDs and plain ids as they are, every other character escaped into a safe, collision-free segment.
  */
 import { describe, expect, it } from 'vitest';
-import { resultIdKeyPart, resultJsonKey } from '../../shared/store/result-store';
+import { resultIdKeyPart, resultJsonKey } from '../../shared/store/keys';
 
 describe('result S3 keys', () => {
   it('keeps UUIDs and plain ids as they are in S3 keys', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { type QueueMessage, RESULT_ID_RULE } from '../../shared/pipeline/messages';
+import { RESULT_ID_RULE } from '../../shared/api/result-id';
+import type { QueueMessage } from '../../shared/pipeline/messages';
 import {
   handleWebhook,
   MAX_WEBHOOK_BODY_BYTES,

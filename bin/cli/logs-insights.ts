@@ -4,9 +4,9 @@
  * shared/logger.ts), run through a small port so that tests hand in a fake and the SDK client stays
  * optional (`cloudWatchLogsInsights` loads `@aws-sdk/client-cloudwatch-logs` only when it is installed).
  */
-import { RESULT_ID_PATTERN } from '../api/result-id';
-import { PipelineError } from '../errors';
-import { stepOfLogLine, type TraceStep } from './trace';
+import { RESULT_ID_PATTERN } from '../../shared/api/result-id';
+import { PipelineError } from '../../shared/errors';
+import { stepOfLogLine, type TraceStep } from '../../shared/queries/trace';
 
 /** What the trace needs of CloudWatch Logs (StartQuery + GetQueryResults). */
 export interface LogsInsightsPort {

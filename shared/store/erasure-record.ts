@@ -7,7 +7,7 @@
  * fetching, so a message still in the queue or the DLQ brings nothing back.
  */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { RESULTS_TABLE } from '../store/table-schema';
+import { RESULTS_TABLE } from './table-schema';
 
 /** Suffix of an erasure record's key; never part of a resultId (`RESULT_ID_PATTERN` has no `#`). */
 export const ERASURE_KEY_SUFFIX = '#erasure';

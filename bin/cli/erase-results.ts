@@ -11,21 +11,21 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { resultsByReference, resultsByTransaction } from '../queries/results';
-import type { ResultItem } from '../store/item';
-import { RESULTS_PREFIX, resultIdKeyPart, STAGING_PREFIX } from '../store/keys';
-import { pollRecordKey } from '../store/poll-records';
-import { publicationKey } from '../store/publication';
-import { RESULTS_TABLE } from '../store/table-schema';
-import { erasedDetail, type ResultErasedDetail } from './erased-event';
+import { listPrefix, purgePrefix, type S3Dialect } from '../../shared/erasure/s3-purge';
+import { erasedDetail, type ResultErasedDetail } from '../../shared/events/erased-event';
+import { resultsByReference, resultsByTransaction } from '../../shared/queries/results';
 import {
   DEFAULT_AUDIT_RETENTION_DAYS,
   type ErasureCounts,
   type ErasureRecord,
   ErasureRecords,
   erasureKey,
-} from './erasure-record';
-import { listPrefix, purgePrefix, type S3Dialect } from './s3-purge';
+} from '../../shared/store/erasure-record';
+import type { ResultItem } from '../../shared/store/item';
+import { RESULTS_PREFIX, resultIdKeyPart, STAGING_PREFIX } from '../../shared/store/keys';
+import { pollRecordKey } from '../../shared/store/poll-records';
+import { publicationKey } from '../../shared/store/publication';
+import { RESULTS_TABLE } from '../../shared/store/table-schema';
 
 /** How results are picked: one flag of `idv results erase`. */
 export type ErasureSelector =

@@ -5,6 +5,7 @@
  * the document and never sees a name, a number or a date of birth.
  */
 import { RESULT_SECTIONS } from '../api/sections';
+import { isJsonObject } from '../json-object';
 
 /** Non-personal facts of one result. */
 export interface ResultSummary {
@@ -54,9 +55,7 @@ export function code(value: unknown): string | undefined {
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return value && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
+  return isJsonObject(value) ? value : undefined;
 }
 
 /** The codes among the strings of `value` (at most `max`), or undefined when there is none. */

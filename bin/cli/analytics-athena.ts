@@ -9,7 +9,13 @@ import {
   type GetQueryResultsCommandOutput,
   StartQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
-import { type AnswerColumn, normalizeRows, type QueryAnswer, type QueryEngine, QueryError } from './engine';
+import {
+  type AnswerColumn,
+  normalizeRows,
+  type QueryAnswer,
+  type QueryEngine,
+  QueryError,
+} from '../../shared/analytics/engine';
 
 /** Where a stack's analytics live in Athena. */
 export interface AthenaTarget {

@@ -17,10 +17,10 @@ import {
   type EventBridgeClient,
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
-import { PipelineError } from '../errors';
-import type { ResultItem } from '../store/item';
-import { type DetailOptions, storedDetail, unavailableDetail } from './details';
-import { DETAIL_TYPES, type DetailType } from './names';
+import { PipelineError } from '../../shared/errors';
+import { type DetailOptions, storedDetail, unavailableDetail } from '../../shared/events/details';
+import { DETAIL_TYPES, type DetailType } from '../../shared/events/names';
+import type { ResultItem } from '../../shared/store/item';
 
 /** A replay that cannot start (range outside the archive, archive missing) or that ended FAILED/CANCELLED. */
 export class ReplayError extends PipelineError {

@@ -8,7 +8,7 @@ import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventb
 import { ENVIRONMENTS, type ServiceEnvironment } from '../api/enums';
 import { RESULT_ID_PATTERN } from '../api/result-id';
 import { EventPublishError } from '../errors';
-import { DETAIL_TYPES, EVENT_SOURCE } from '../events/names';
+import { DETAIL_TYPES, EVENT_SOURCE } from './names';
 
 /** `detail` of `VerificationResultErased`. */
 export interface ResultErasedDetail {

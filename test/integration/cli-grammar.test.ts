@@ -7,11 +7,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../bin/cli/main';
 import { KNOWN_SCOPES } from '../../shared/api/enums';
 import { generateJpeg, generatePng } from '../../simulator/images';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
-import { runIdv } from '../support/cli';
+import { runIdv, runIdvInProcess } from '../support/cli';
 import { type HostileService, jsonAnswer, startHostileService } from '../support/hostile-service';
 
 let sim: RunningSimulator;
@@ -42,20 +41,8 @@ beforeEach(() => {
 });
 
 /** `idv ARGS` in this process, with `extra` as its environment. */
-async function idv(args: string[], extra: Record<string, string> = env) {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      err += t;
-    },
-    env: extra,
-    cwd: dir,
-  });
-  return { code, out, err };
+function idv(args: string[], extra: Record<string, string> = env) {
+  return runIdvInProcess(args, { env: extra, cwd: dir });
 }
 
 function tokenScopes(): string[][] {

@@ -18,6 +18,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runIdvInProcess } from '../support/cli';
 import {
   allRecipeBlocks,
   classify,
@@ -101,21 +102,8 @@ function ctrlC(started: Started): void {
 }
 
 /** `idv ARGS` through the CLI's own entry, in this process. */
-async function idv(args: readonly string[], env: Record<string, string>, cwd: string) {
-  const { runCli } = await import('../../bin/cli/main');
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    stdout: (text) => {
-      out += text;
-    },
-    stderr: (text) => {
-      err += text;
-    },
-    env,
-    cwd,
-  });
-  return { code, out, err };
+function idv(args: readonly string[], env: Record<string, string>, cwd: string) {
+  return runIdvInProcess(args, { env, cwd });
 }
 
 /** `line` in bash with the session's variables; for `NAME=$(…)` also the value NAME got. */

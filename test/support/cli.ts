@@ -46,8 +46,14 @@ export function runIdv(
   });
 }
 
-/** `idv ARGS` run in this process (no child): its exit code and what it printed on stdout and stderr. */
-export async function runIdvInProcess(args: string[]): Promise<{ code: number; out: string; err: string }> {
+/**
+ * `idv ARGS` run in this process (no child): its exit code and what it printed on stdout and stderr.
+ * `env` is the whole environment the CLI sees (none by default); `cwd` its working directory.
+ */
+export async function runIdvInProcess(
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<{ code: number; out: string; err: string }> {
   // Loaded on use: the tests that run the real process never load the CLI into their own.
   const { runCli } = await import('../../bin/cli/main');
   let out = '';
@@ -59,8 +65,8 @@ export async function runIdvInProcess(args: string[]): Promise<{ code: number; o
     stderr: (text) => {
       err += text;
     },
-    env: {},
-    cwd: process.cwd(),
+    env: options.env ?? {},
+    cwd: options.cwd ?? process.cwd(),
   });
   return { code, out, err };
 }

@@ -6,10 +6,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../bin/cli/main';
 import { appendRecord } from '../../local/analytics-store';
 import { projectEvent } from '../../shared/analytics/projection';
 import { DETAIL_TYPES } from '../../shared/events/names';
+import { runIdvInProcess } from '../support/cli';
 
 let dataDir: string;
 let outside: string;
@@ -42,20 +42,8 @@ afterAll(() => {
   rmSync(outside, { recursive: true, force: true });
 });
 
-async function query(sql: string): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(['analytics', 'query', '--local', '--data-dir', dataDir, '--', sql], {
-    stdout: (t) => {
-      out += t;
-    },
-    stderr: (t) => {
-      err += t;
-    },
-    env: {},
-    cwd: process.cwd(),
-  });
-  return { code, out, err };
+function query(sql: string): Promise<{ code: number; out: string; err: string }> {
+  return runIdvInProcess(['analytics', 'query', '--local', '--data-dir', dataDir, '--', sql]);
 }
 
 describe('idv analytics query --local sandbox', () => {

@@ -32,6 +32,7 @@ import {
 } from './http';
 import { InMemoryTokenProvider } from './in-memory-token-provider';
 import { fetchAccessToken, serviceUrl } from './oauth';
+import type { RequestPacer } from './pacer';
 import type { RetryOptions } from './retry';
 import type { AccessToken, TokenProvider } from './token-provider';
 import { validateMockTest, validateResultId } from './validate-ids';
@@ -56,6 +57,11 @@ export interface ClientOptions {
   readonly userAgent?: string;
   /** Waits between retries (tests make it instant). @default setTimeout-based */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * The pace every request of this client keeps (`pacer.ts`): a steady rate and the service's
+   * `Retry-After` shared by all calls in flight. @default none (each call backs off on its own)
+   */
+  readonly pacer?: RequestPacer;
 }
 
 /**
@@ -115,6 +121,7 @@ export class ResultsClient {
       retry: options.retry ?? {},
       sleep: options.sleep ?? sleep,
       now: Date.now,
+      ...(options.pacer && { pacer: options.pacer }),
     };
     this.#userAgent = options.userAgent ?? 'idv-pipeline-client';
     if (options.tokenProvider) {

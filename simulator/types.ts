@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MockTestValue, ServiceEnvironment } from '../shared/api/enums';
 import type { FaultCounts, FaultOptions, ResultFault } from './faults';
+import type { SeedGroup } from './seed';
 import type { WebhookCounts, WebhookRetryOptions } from './webhooks';
 
 /** Options of `startSimulator` (`simulator/server.ts`). */
@@ -124,6 +125,11 @@ export interface SimulatorControl {
   webhooksIdle(): Promise<void>;
   /** The virtual clock (epoch ms). */
   now(): number;
+  /**
+   * Creates and completes many transactions at once (`simulator/seed.ts`): a backlog of pending results
+   * without the create requests. Returns their resultIds.
+   */
+  seed(groups: readonly SeedGroup[]): string[];
 }
 
 /** A started simulator. */

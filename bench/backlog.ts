@@ -12,7 +12,7 @@
  * Checks (the bench fails otherwise, since the figures would lie): every result stored and announced
  * exactly once, nothing left in the queue, nothing in the DLQ.
  *
- * `npx tsx bench/backlog.ts [--backlog N] [--rate R] [--containers N]` (`--help` lists them)
+ * `npx tsx bench/backlog.ts [--backlog N] [--rate R] [--containers N] [--unpaced]` (`--help` lists them)
  */
 import { pathToFileURL } from 'node:url';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -40,6 +40,11 @@ export interface BacklogBenchOptions {
   rate: number;
   /** fetch-result containers draining at once (the event source mapping's maximum concurrency). */
   containers: number;
+  /**
+   * Containers without a steady pace: only a 429's `Retry-After` holds them (what the pipeline does
+   * without `IDV_SERVICE_REQUESTS_PER_SECOND`). Shows the 429 path at scale.
+   */
+  unpaced?: boolean;
   log?: (line: string) => void;
 }
 
@@ -73,7 +78,8 @@ export interface BacklogFigures {
   /** The service's rate limit (requests per second) and each container's pace. */
   allowedRate: number;
   containers: number;
-  pacePerContainer: number;
+  /** Each container's steady pace; undefined with `--unpaced` (Retry-After holds only). */
+  pacePerContainer: number | undefined;
   /** From the containers' start to the last result announced. */
   drainSeconds: number;
   achievedRate: number;
@@ -149,7 +155,7 @@ export async function runBacklogBench(options: BacklogBenchOptions): Promise<Bac
     );
     const setupSeconds = (Date.now() - setupStarted) / 1000;
 
-    const pace = paceOfContainer(options.rate, options.containers);
+    const pace = options.unpaced ? undefined : paceOfContainer(options.rate, options.containers);
     const env = {
       ...aws.env(),
       ...pipelineEnv(resources, {
@@ -158,7 +164,7 @@ export async function runBacklogBench(options: BacklogBenchOptions): Promise<Bac
         retentionDays: 30,
         scopes: DEFAULT_PIPELINE_SCOPES,
       }),
-      [ENV.serviceRequestsPerSecond]: String(pace),
+      ...(pace !== undefined && { [ENV.serviceRequestsPerSecond]: String(pace) }),
       POWERTOOLS_METRICS_DISABLED: 'true',
     };
     for (let i = 0; i < options.containers; i++)
@@ -171,7 +177,7 @@ export async function runBacklogBench(options: BacklogBenchOptions): Promise<Bac
     const before = await service.request<{ rateLimited: number; cpuMs: number }>({ type: 'stats' });
     const mainCpu = process.cpuUsage();
     log(
-      `backlog: ${messages.length} queued in ${round(setupSeconds)} s; draining with ${options.containers} containers at ${pace}/s each (limit ${options.rate}/s)`,
+      `backlog: ${messages.length} queued in ${round(setupSeconds)} s; draining with ${options.containers} containers at ${pace ?? 'no steady pace, Retry-After only,'}/s each (limit ${options.rate}/s)`,
     );
     const stored = () =>
       aws.events.entries().filter((event) => event['detail-type'] === DETAIL_TYPES.resultStored);
@@ -297,7 +303,7 @@ export function backlogTable(figures: BacklogFigures): string {
       [
         figures.backlog,
         figures.allowedRate,
-        `${figures.containers} × ${figures.pacePerContainer}`,
+        `${figures.containers} × ${figures.pacePerContainer ?? 'unpaced'}`,
         figures.drainSeconds,
         figures.achievedRate,
         `${round(figures.rateShare * 100)} %`,
@@ -326,7 +332,8 @@ export function backlogChecks(figures: BacklogFigures): string {
 export const BACKLOG_FLAGS_HELP = `  --backlog N       pending results queued at once (default ${DEFAULT_BACKLOG_OPTIONS.backlog})
   --rate R          the service's rate limit, requests per second; 429 with Retry-After above it
                     (default ${DEFAULT_BACKLOG_OPTIONS.rate})
-  --containers N    fetch-result containers draining at once, each at rate / N (default ${DEFAULT_BACKLOG_OPTIONS.containers})`;
+  --containers N    fetch-result containers draining at once, each at rate / N (default ${DEFAULT_BACKLOG_OPTIONS.containers})
+  --unpaced         containers without a steady pace: only a 429's Retry-After holds them`;
 
 /** `npx tsx bench/backlog.ts --help`. */
 export const BACKLOG_USAGE = `Usage: npx tsx bench/backlog.ts [flags]
@@ -341,6 +348,7 @@ export function backlogOptionsFromValues(values: BenchValues): BacklogBenchOptio
     backlog: countFlag(values, 'backlog', DEFAULT_BACKLOG_OPTIONS.backlog, 100_000),
     rate: countFlag(values, 'rate', DEFAULT_BACKLOG_OPTIONS.rate, 10_000),
     containers: countFlag(values, 'containers', DEFAULT_BACKLOG_OPTIONS.containers, 32),
+    ...(values['unpaced'] === true && { unpaced: true }),
   };
 }
 

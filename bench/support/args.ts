@@ -33,6 +33,7 @@ export const BACKLOG_FLAGS = {
   backlog: { type: 'string' },
   rate: { type: 'string' },
   containers: { type: 'string' },
+  unpaced: { type: 'boolean' },
 } satisfies Flags;
 
 /** A wrong command line; the message names the flag. */

@@ -25,7 +25,7 @@ import { DETAIL_TYPES } from '../shared/events/names';
 import { paceOfContainer } from '../shared/pipeline/fetch-budget';
 import type { ResultMessage } from '../shared/pipeline/messages';
 import { sendMessages } from '../shared/pipeline/queue';
-import type { SeedGroup } from '../simulator/seed';
+import type { SeedGroup } from '../simulator/types';
 import { BACKLOG_FLAGS, type BenchValues, countFlag, optionsOrExit, parseBenchArgs } from './support/args';
 import type { BacklogWorkerFigures } from './support/backlog-worker';
 import { type Child, startChild } from './support/child';

@@ -4,9 +4,9 @@
  */
 import { type FaultOptions, type ResultFault, rateLimitProblem, resultFaultProblem } from './faults';
 import { badRequest, notFound } from './http';
-import { type SeedGroup, seedProblem, seedResults } from './seed';
+import { seedProblem, seedResults } from './seed';
 import type { SimulatorState } from './state';
-import type { SimulatorControl } from './types';
+import type { SeedGroup, SimulatorControl } from './types';
 
 /** The in-process controls of `state`. */
 export function createControl(state: SimulatorState): SimulatorControl {

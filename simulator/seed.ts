@@ -5,23 +5,10 @@
  * a poll record and a result, removed and kept exactly as for any other transaction (§3). Only the
  * create requests are skipped, so they are neither recorded nor rate limited.
  */
-import { MOCK_TEST_VALUES, type MockTestValue, PRODUCTS, type Product } from '../shared/api/enums';
+import { MOCK_TEST_VALUES, PRODUCTS } from '../shared/api/enums';
 import { prngUuid } from './prng';
 import type { SimulatorState } from './state';
-
-/** One kind of seeded transaction and how many of it. */
-export interface SeedGroup {
-  readonly count: number;
-  /**
-   * `vog`: a VOG request (§4.12), a result without images (a few KB); `secureLink`: a secure link created
-   * with `mockTest` (§4.1), whose result carries that outcome's images (0.5–2 MB).
-   */
-  readonly kind: 'vog' | 'secureLink';
-  /** Product of a secure link. @default 'IDV_STANDARD' */
-  readonly product?: Product;
-  /** The `mock-test` outcome of a secure link. @default 'APPROVED' */
-  readonly mockTest?: MockTestValue;
-}
+import type { SeedGroup } from './types';
 
 /** Most transactions one seed call may create. */
 export const MAX_SEED = 100_000;

@@ -3,9 +3,8 @@
  * recorded requests). `simulator/server.ts` re-exports them.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { MockTestValue, ServiceEnvironment } from '../shared/api/enums';
+import type { MockTestValue, Product, ServiceEnvironment } from '../shared/api/enums';
 import type { FaultCounts, FaultOptions, ResultFault } from './faults';
-import type { SeedGroup } from './seed';
 import type { WebhookCounts, WebhookRetryOptions } from './webhooks';
 
 /** Options of `startSimulator` (`simulator/server.ts`). */
@@ -103,6 +102,20 @@ export interface SimulatorStats {
   requests: number;
   webhooks: WebhookCounts & { pending: number };
   faults: FaultCounts;
+}
+
+/** One kind of seeded transaction and how many of it. */
+export interface SeedGroup {
+  readonly count: number;
+  /**
+   * `vog`: a VOG request (§4.12), a result without images (a few KB); `secureLink`: a secure link created
+   * with `mockTest` (§4.1), whose result carries that outcome's images (0.5–2 MB).
+   */
+  readonly kind: 'vog' | 'secureLink';
+  /** Product of a secure link. @default 'IDV_STANDARD' */
+  readonly product?: Product;
+  /** The `mock-test` outcome of a secure link. @default 'APPROVED' */
+  readonly mockTest?: MockTestValue;
 }
 
 /** Test and operator controls; the same are served over HTTP under `/__sim`. */

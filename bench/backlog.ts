@@ -49,8 +49,8 @@ export interface BacklogBenchOptions {
 }
 
 /**
- * Defaults: 10,000 results at 25 per second, about seven minutes. The whole local stack spends about 55 ms of
- * CPU per result (handler, emulators, simulator: docs/benchmarks.md), so 2 cores carry at most ~35 results/s:
+ * Defaults: 10,000 results at 25 per second, about seven minutes. The whole local stack spends 45–55 ms of
+ * CPU per result (handler, emulators, simulator: docs/benchmarks.md), so 2 cores carry at most ~40 results/s:
  * a higher limit would measure the machine, not the drain at the service's pace.
  */
 export const DEFAULT_BACKLOG_OPTIONS: BacklogBenchOptions = { backlog: 10_000, rate: 25, containers: 4 };

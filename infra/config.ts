@@ -8,6 +8,7 @@ import {
 } from '../shared/config';
 import { isJsonObject } from '../shared/json-object';
 import { METRICS } from '../shared/metrics-names';
+import { concurrencyForRate, paceOfContainer } from '../shared/pipeline/fetch-budget';
 
 /** Log levels understood by the Powertools logger (`POWERTOOLS_LOG_LEVEL`). */
 export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
@@ -63,8 +64,31 @@ export interface EnvironmentConfig {
   readonly alarmTopicArn?: string;
   /** OAuth scopes requested for the shared access token. @default poll.read + result.read */
   readonly scopes: readonly string[];
-  /** Maximum concurrent fetch-result invocations (SQS event source `maxConcurrency`, >= 2). @default 2 */
+  // --- Service rate and concurrency (docs/deploy.md, "Service rate and concurrency") ---
+  /**
+   * Requests per second the service allows this account. The spec states no rate: ask the service, and
+   * set what it says. fetch-result's concurrency and each container's pace follow from it.
+   * @default 10
+   */
+  readonly serviceRateLimit: number;
+  /**
+   * Maximum concurrent fetch-result invocations (SQS event source `maxConcurrency`, 2–1000).
+   * @default `concurrencyForRate(serviceRateLimit)`: max(2, ceil(rate × 1 s per result ÷ 2 records at once)), 5 at the default rate
+   */
   readonly fetchConcurrency: number;
+  /**
+   * Reserved concurrency of fetch-result (`reservedConcurrentExecutions`), at least `fetchConcurrency` so
+   * the event source is never throttled below its maximum; `false` reserves none (an account whose
+   * concurrency quota leaves no room to reserve, e.g. a new account's 10).
+   * @default fetchConcurrency
+   */
+  readonly fetchReservedConcurrency: number | false;
+  /**
+   * Requests per second each fetch-result container sends (`IDV_SERVICE_REQUESTS_PER_SECOND`): the
+   * rate shared among the concurrent executions, `serviceRateLimit ÷ fetchConcurrency` rounded down to
+   * 0.01. Derived, not set.
+   */
+  readonly servicePacePerContainer: number;
   /**
    * Memory of the fetch-result function in MB (128–10240). fetch-result streams each result, so its
    * memory does not grow with the result; Lambda bills GB-seconds. @default 256
@@ -323,10 +347,7 @@ export function parseEnvironmentConfig(
     throw new EnvironmentConfigError(`${name}: serviceEnvironment must be one of ${ENVIRONMENTS.join(', ')}`);
   }
 
-  // SQS event sources accept 2..1000; the value itself is what protects the service from a backlog.
-  const fetchConcurrency = integer(raw, name, 'fetchConcurrency', 2, 2);
-  if (fetchConcurrency > 1000)
-    throw new EnvironmentConfigError(`${name}: fetchConcurrency must be at most 1000`);
+  const concurrency = serviceConcurrency(raw, name);
 
   // Lambda's range; below 256 MB the SDK, the parser and a part buffer leave too little room.
   const fetchResultMemoryMb = integer(raw, name, 'fetchResultMemoryMb', 128, 256);
@@ -357,7 +378,7 @@ export function parseEnvironmentConfig(
     ...(alarmEmail !== undefined && { alarmEmail }),
     ...(alarmTopicArn !== undefined && { alarmTopicArn }),
     scopes: scopesRaw as string[],
-    fetchConcurrency,
+    ...concurrency,
     fetchResultMemoryMb,
     logLevel: logLevel as LogLevel,
     pendingAlarmMinutes: integer(raw, name, 'pendingAlarmMinutes', 1, 30),
@@ -368,6 +389,46 @@ export function parseEnvironmentConfig(
     eventCustomerReference: eventCustomerReference as CustomerReferenceMode,
     metricsServiceName: METRICS.serviceName,
     tracing: tracing(raw, name),
+  };
+}
+
+/** The service's rate when cdk.json names none: a cautious guess, since the spec states no rate. */
+export const DEFAULT_SERVICE_RATE_LIMIT = 10;
+
+/**
+ * The service rate and what follows from it (docs/deploy.md, "Service rate and concurrency"): the event
+ * source's maximum concurrency, the reserved concurrency and each container's pace.
+ */
+function serviceConcurrency(
+  raw: Raw,
+  name: string,
+): Pick<
+  EnvironmentConfig,
+  'serviceRateLimit' | 'fetchConcurrency' | 'fetchReservedConcurrency' | 'servicePacePerContainer'
+> {
+  const serviceRateLimit = integer(raw, name, 'serviceRateLimit', 1, DEFAULT_SERVICE_RATE_LIMIT);
+  if (serviceRateLimit > 10_000)
+    throw new EnvironmentConfigError(`${name}: serviceRateLimit must be at most 10000`);
+  // SQS event sources accept 2..1000; the value itself is what protects the service from a backlog.
+  const fetchConcurrency = integer(raw, name, 'fetchConcurrency', 2, concurrencyForRate(serviceRateLimit));
+  if (fetchConcurrency > 1000)
+    throw new EnvironmentConfigError(`${name}: fetchConcurrency must be at most 1000`);
+  const reserved = raw['fetchReservedConcurrency'];
+  let fetchReservedConcurrency: number | false = fetchConcurrency;
+  if (reserved === false || reserved === 'false') fetchReservedConcurrency = false;
+  else if (reserved !== undefined) {
+    fetchReservedConcurrency = integer(raw, name, 'fetchReservedConcurrency', 1);
+    if (fetchReservedConcurrency < fetchConcurrency) {
+      throw new EnvironmentConfigError(
+        `${name}: fetchReservedConcurrency must be at least fetchConcurrency (${fetchConcurrency}), or false: below it the event source is throttled`,
+      );
+    }
+  }
+  return {
+    serviceRateLimit,
+    fetchConcurrency,
+    fetchReservedConcurrency,
+    servicePacePerContainer: paceOfContainer(serviceRateLimit, fetchConcurrency),
   };
 }
 

@@ -120,8 +120,21 @@ export interface IdvPipelineProps {
   readonly logRetention?: logs.RetentionDays;
   /** OAuth scopes of the shared access token. @default poll.read and result.read */
   readonly scopes?: string[];
-  /** Maximum concurrent fetch-result invocations (>= 2): what a backlog may cost the service. @default 2 */
+  /**
+   * Requests per second the service allows the account (the spec states none: ask the service).
+   * fetch-result's concurrency and each container's pace follow from it. @default 10
+   */
+  readonly serviceRateLimit?: number;
+  /**
+   * Maximum concurrent fetch-result invocations (>= 2): what a backlog may cost the service.
+   * @default max(2, ceil(serviceRateLimit ÷ 2)): one result per second per record, two records at once
+   */
   readonly fetchConcurrency?: number;
+  /**
+   * Reserved concurrency of fetch-result (>= fetchConcurrency), or `false` for none (an account whose
+   * quota leaves no room to reserve). @default fetchConcurrency
+   */
+  readonly fetchReservedConcurrency?: number | false;
   /** Memory of fetch-result in MB (it streams each result). @default 256 */
   readonly fetchResultMemorySize?: number;
   /** X-Ray tracing, all functions or by function (docs/deploy.md, "Tracing and its cost"). @default 'active' */
@@ -575,7 +588,9 @@ function settingsOf(props: IdvPipelineProps): EnvironmentConfig {
     pollSchedule: props.pollSchedule,
     alarmEmail: props.alarmEmail,
     scopes: props.scopes,
+    serviceRateLimit: props.serviceRateLimit,
     fetchConcurrency: props.fetchConcurrency,
+    fetchReservedConcurrency: props.fetchReservedConcurrency,
     fetchResultMemoryMb: props.fetchResultMemorySize,
     tracing: props.tracing,
     logLevel: props.logLevel,

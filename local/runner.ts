@@ -5,7 +5,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
-import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
+import { DEFAULT_PIPELINE_SCOPES, ENV } from '../shared/config';
 import { attachAnalyticsSink } from './analytics-sink';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
 import { createConsole, type LocalConsole } from './console';
@@ -64,6 +64,10 @@ export interface RunOptions {
   /** Queue settings of the local stack. */
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
+  /** fetch-result invocations at once. @default 1 */
+  concurrency?: number;
+  /** The service's rate: the run's pace (`IDV_SERVICE_REQUESTS_PER_SECOND`). @default none */
+  serviceRate?: number;
   /** `--rule` files: local EventBridge rules applied to every event. @default [] */
   ruleFiles?: string[];
 }
@@ -376,6 +380,10 @@ async function loadHandlers(
     POWERTOOLS_METRICS_DISABLED: 'true',
     // No X-Ray daemon here: the tracer stays a no-op (it already is without AWS_EXECUTION_ENV).
     POWERTOOLS_TRACE_ENABLED: 'false',
+    // One process, one pace: every invocation of the run shares the service's whole rate.
+    ...(run.options.serviceRate !== undefined && {
+      [ENV.serviceRequestsPerSecond]: String(run.options.serviceRate),
+    }),
   });
   const restore = captureHandlerLogs(run.io.err, (entry) => run.journal.log(entry));
   run.cleanups.push(async () => restore());
@@ -415,6 +423,7 @@ function startPlumbing(
   const source = new SqsEventSource({
     sqs,
     queueUrl: resources.queueUrl,
+    concurrency: options.concurrency ?? 1,
     handler: handlers.fetchResult,
     context: () =>
       lambdaContext('idv-local-fetch-result', aws.region, options.visibilityTimeoutSeconds * 1000),
@@ -520,7 +529,7 @@ async function runOnce(
   await service.simulator?.control.webhooksIdle();
   await plumbing.runPoll();
   const drained = await Promise.race([
-    drain(plumbing.source),
+    plumbing.source.drain(),
     timeout,
     run.io.interrupted.then(() => 'signal' as const),
   ]);
@@ -573,16 +582,6 @@ async function reportEnd(
   summary.dlq = await dlqDepth(plumbing.sqs, resources.dlqUrl);
   if (summary.dlq > 0)
     io.err(`! ${summary.dlq} message(s) in the DLQ: inspect, then \`npx idv dlq redrive --local${dirFlag}\``);
-}
-
-/** Processes batches until the queue is empty, in-flight (left for redelivery) messages included. */
-async function drain(source: SqsEventSource): Promise<'drained'> {
-  for (;;) {
-    const outcome = await source.pollOnce();
-    if (outcome.received > 0) continue;
-    const depth = await source.depth();
-    if (depth.visible + depth.inFlight + depth.delayed === 0) return 'drained';
-  }
 }
 
 async function dlqDepth(sqs: SQSClient, dlqUrl: string): Promise<number> {

@@ -31,6 +31,12 @@ export interface SqsEventSourceOptions {
   batchSize?: number;
   /** Long-poll wait of each receive. @default 1 */
   waitTimeSeconds?: number;
+  /**
+   * Invocations at once in {@link SqsEventSource.start} (the mapping's maximum concurrency): that many
+   * receive-and-invoke loops, all calling the one handler, so in one process they share its pace.
+   * @default 1
+   */
+  concurrency?: number;
   onBatch?: (outcome: BatchOutcome) => void;
   /** Told of each record of a batch once the batch is done: whether it failed, and its delivery. */
   onRecord?: (outcome: RecordOutcome) => void;
@@ -65,17 +71,17 @@ export class SqsEventSource {
   readonly #options: SqsEventSourceOptions;
   #queueArn: string | undefined;
   #running = false;
-  #loop: Promise<void> | undefined;
+  #loops: Promise<void>[] = [];
 
   constructor(options: SqsEventSourceOptions) {
     this.#options = options;
   }
 
-  /** Starts polling in the background until {@link stop}. */
+  /** Starts polling in the background (`concurrency` loops) until {@link stop}. */
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    this.#loop = (async () => {
+    const loop = async () => {
       while (this.#running) {
         try {
           await this.pollOnce();
@@ -84,13 +90,20 @@ export class SqsEventSource {
           if (this.#running) await new Promise((resolve) => setTimeout(resolve, 500));
         }
       }
-    })();
+    };
+    this.#loops = Array.from({ length: Math.max(1, this.#options.concurrency ?? 1) }, loop);
   }
 
-  /** Stops after the batch in progress; resolves when the loop has ended. */
+  /** Invocations at once when started. */
+  get concurrency(): number {
+    return Math.max(1, this.#options.concurrency ?? 1);
+  }
+
+  /** Stops after the batches in progress; resolves when every loop has ended. */
   async stop(): Promise<void> {
     this.#running = false;
-    await this.#loop;
+    await Promise.all(this.#loops);
+    this.#loops = [];
   }
 
   /** Receives one batch (waiting up to `waitTimeSeconds`) and processes it. */
@@ -109,6 +122,23 @@ export class SqsEventSource {
     const outcome = await this.#process(Messages);
     this.#options.onBatch?.(outcome);
     return outcome;
+  }
+
+  /**
+   * Processes batches, `concurrency` invocations at once, until the queue is empty, in-flight (left for
+   * redelivery) messages included.
+   */
+  async drain(): Promise<'drained'> {
+    const one = async () => {
+      for (;;) {
+        const outcome = await this.pollOnce();
+        if (outcome.received > 0) continue;
+        const depth = await this.depth();
+        if (depth.visible + depth.inFlight + depth.delayed === 0) return;
+      }
+    };
+    await Promise.all(Array.from({ length: this.concurrency }, one));
+    return 'drained';
   }
 
   /** Current queue depth, for "drained?" checks. */

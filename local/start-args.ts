@@ -35,6 +35,10 @@ Options:
   --completion-delay-ms N   simulator delay of transactions without mock-test (default 3000)
   --seed N                  simulator seed (repeatable runs)
   --retention-days N        retention of stored results (default 30)
+  --concurrency N           fetch-result invocations at once, 1–10 (default 1; each runs the
+                            records of its batch two at a time)
+  --service-rate N          requests per second the service allows: every invocation of the run
+                            shares this pace (default none: only a 429's Retry-After slows it)
   --verbose                 handler logs at INFO (default WARN)
   --rule FILE.json          a local EventBridge rule (repeatable): event lines name the rules they
                             match, matching events go to <data-dir>/rules/<rule name>.jsonl
@@ -60,6 +64,8 @@ const OPTIONS = {
   seed: { type: 'string' },
   'retention-days': { type: 'string' },
   verbose: { type: 'boolean' },
+  concurrency: { type: 'string' },
+  'service-rate': { type: 'string' },
   rule: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } satisfies NonNullable<ParseArgsConfig['options']>;
@@ -178,6 +184,8 @@ function parse(argv: readonly string[], env: Readonly<Record<string, string | un
       ruleFiles: (values['rule'] as string[] | undefined) ?? [],
       visibilityTimeoutSeconds: 10,
       maxReceiveCount: 3,
+      concurrency: number('concurrency', 1, 1, 10),
+      ...(text('service-rate') !== undefined && { serviceRate: number('service-rate', 1, 1, 10_000) }),
     },
   };
 }

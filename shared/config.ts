@@ -42,6 +42,12 @@ export const ENV = {
    * put personal data in it). Unset: {@link defaultCustomerReferenceMode} of `IDV_ENVIRONMENT`.
    */
   eventCustomerReference: 'IDV_EVENT_CUSTOMER_REFERENCE',
+  /**
+   * Optional: requests per second one fetch-result container sends to the service, its share of the
+   * service's rate (docs/deploy.md, "Service rate and concurrency"). Unset: no steady pace; a 429's
+   * `Retry-After` still holds every record of the container.
+   */
+  serviceRequestsPerSecond: 'IDV_SERVICE_REQUESTS_PER_SECOND',
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];
 
@@ -122,6 +128,8 @@ export interface FetchResultConfig extends AwsClientConfig, ServiceAccessConfig 
   readonly retentionDays: number;
   /** Whether the result events carry `customerReference`. */
   readonly eventCustomerReference: CustomerReferenceMode;
+  /** This container's pace of service requests (`IDV_SERVICE_REQUESTS_PER_SECOND`); undefined: none. */
+  readonly serviceRequestsPerSecond?: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -254,7 +262,19 @@ export function loadFetchResultConfig(env: Env = process.env): FetchResultConfig
     eventBusName: required(env, ENV.eventBusName),
     retentionDays: positiveIntegerOf(env, ENV.retentionDays),
     eventCustomerReference: customerReferenceModeOf(env, access.environment),
+    ...optionalRateOf(env, ENV.serviceRequestsPerSecond),
   };
+}
+
+/** An optional positive rate (decimals allowed, e.g. `2.5`) as `{ serviceRequestsPerSecond }`, or nothing. */
+function optionalRateOf(env: Env, name: string): { serviceRequestsPerSecond?: number } {
+  const value = env[name]?.trim();
+  if (!value) return {};
+  const n = Number(value);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(value) || !(n > 0)) {
+    throw new ConfigError(name, 'must be a positive number (requests per second)');
+  }
+  return { serviceRequestsPerSecond: n };
 }
 
 /** Configuration of `functions/projector/transform.ts` (the Firehose transformation). */

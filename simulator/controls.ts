@@ -2,10 +2,11 @@
  * Test and operator controls: in process as `sim.control`, out of process over HTTP under `/__sim`
  * (never faulted, recorded or authenticated: they exist for tests and the local run).
  */
-import { type FaultOptions, type ResultFault, resultFaultProblem } from './faults';
+import { type FaultOptions, type ResultFault, rateLimitProblem, resultFaultProblem } from './faults';
 import { badRequest, notFound } from './http';
+import { seedProblem, seedResults } from './seed';
 import type { SimulatorState } from './state';
-import type { SimulatorControl } from './types';
+import type { SeedGroup, SimulatorControl } from './types';
 
 /** The in-process controls of `state`. */
 export function createControl(state: SimulatorState): SimulatorControl {
@@ -23,6 +24,7 @@ export function createControl(state: SimulatorState): SimulatorControl {
     stats: () => state.stats(),
     webhooksIdle: () => state.webhooks.idle(),
     now: () => state.now(),
+    seed: (groups) => seedResults(state, groups),
   };
 }
 
@@ -44,9 +46,12 @@ export function controlRoute(
       control.advanceTime(ms);
       return { now: new Date(state.now()).toISOString(), offsetMs: state.offsetMs };
     }
-    case 'POST /__sim/faults':
+    case 'POST /__sim/faults': {
+      const problem = rateLimitProblem((body ?? {}) as FaultOptions);
+      if (problem) throw badRequest('(body)', problem);
       control.setFaults((body ?? {}) as FaultOptions);
       return { faults: state.faults.current };
+    }
     case 'GET /__sim/faults':
       return { faults: state.faults.current };
     case 'POST /__sim/result-faults': {
@@ -57,6 +62,12 @@ export function controlRoute(
     }
     case 'GET /__sim/result-faults':
       return { resultFaults: state.resultFaults };
+    case 'POST /__sim/seed': {
+      const problem = seedProblem(body);
+      if (problem) throw badRequest('groups', problem);
+      const resultIds = control.seed((body as { groups: SeedGroup[] }).groups);
+      return { seeded: resultIds.length };
+    }
     case 'GET /__sim/stats':
       return control.stats();
     case 'POST /__sim/expire-tokens':

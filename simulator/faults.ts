@@ -13,6 +13,16 @@ export interface FaultOptions {
   rateLimitRate?: number;
   /** `Retry-After` seconds of an injected 429. @default 1 */
   retryAfterSeconds?: number;
+  /**
+   * The account's rate limit, in requests per second: above it a request is answered 429 with the
+   * `Retry-After` (whole seconds, at least 1) after which the next one is allowed. A token bucket of
+   * `rateLimitBurst` requests refilled at this rate, on the wall clock (not moved by `advanceTime`), so a
+   * client that keeps the pace is never refused. The spec states no rate; this is the stand-in.
+   * @default none
+   */
+  rateLimitPerSecond?: number;
+  /** Requests the rate limit lets through at once after a quiet spell. @default one second's worth */
+  rateLimitBurst?: number;
   /** Share of requests delayed by `slowMs` before being handled normally. */
   slowRate?: number;
   /** Delay of a slow request. @default 2000 */
@@ -46,13 +56,57 @@ export interface FaultCounts {
 
 const SERVER_ERROR_STATUSES = [500, 502, 503] as const;
 
+/**
+ * The rate limit's token bucket: `burst` tokens at most, refilled at `perSecond`; a request takes one.
+ * Returns undefined when the request may pass, else the whole seconds until a token is there.
+ */
+export class RateLimiter {
+  #tokens: number;
+  #at: number;
+
+  constructor(
+    readonly perSecond: number,
+    readonly burst: number,
+    private readonly now: () => number,
+  ) {
+    this.#tokens = burst;
+    this.#at = now();
+  }
+
+  /** Takes a token, or says how many seconds (at least 1) to wait for one. */
+  take(): number | undefined {
+    const now = this.now();
+    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#at) / 1000) * this.perSecond);
+    this.#at = now;
+    if (this.#tokens >= 1) {
+      this.#tokens -= 1;
+      return undefined;
+    }
+    return Math.max(1, Math.ceil((1 - this.#tokens) / this.perSecond));
+  }
+}
+
+/** Checks a rate limit sent to `POST /__sim/faults`; returns the problem, if any. */
+export function rateLimitProblem(options: FaultOptions): string | undefined {
+  const { rateLimitPerSecond: rate, rateLimitBurst: burst } = options;
+  if (rate !== undefined && !(typeof rate === 'number' && rate > 0 && Number.isFinite(rate)))
+    return 'rateLimitPerSecond must be a positive number';
+  if (burst !== undefined && !(Number.isInteger(burst) && burst >= 1))
+    return 'rateLimitBurst must be a whole number of at least 1';
+  return undefined;
+}
+
 /** Decides the fault of each request from a seeded stream. */
 export class FaultInjector {
   private prng: Prng;
   private options: FaultOptions = {};
+  private limiter: RateLimiter | undefined;
   readonly counts: FaultCounts = { serverError: 0, rateLimit: 0, slow: 0, drop: 0, truncate: 0 };
 
-  constructor(private readonly seed: number) {
+  constructor(
+    private readonly seed: number,
+    private readonly wallClock: () => number = Date.now,
+  ) {
     this.prng = createPrng(deriveSeed(seed, 'faults'));
   }
 
@@ -60,6 +114,11 @@ export class FaultInjector {
   set(options: FaultOptions | undefined): void {
     this.options = { ...(options ?? {}) };
     this.prng = createPrng(deriveSeed(this.seed, 'faults'));
+    const rate = this.options.rateLimitPerSecond;
+    this.limiter =
+      rate === undefined
+        ? undefined
+        : new RateLimiter(rate, this.options.rateLimitBurst ?? Math.max(1, Math.ceil(rate)), this.wallClock);
   }
 
   get current(): FaultOptions {
@@ -75,10 +134,17 @@ export class FaultInjector {
       (o.slowRate ?? 0) > 0 ||
       (o.dropRate ?? 0) > 0 ||
       (o.truncateRate ?? 0) > 0;
-    if (!active) return { delayMs: 0, action: 'none' };
+    if (!active && !this.limiter) return { delayMs: 0, action: 'none' };
     if (o.paths && o.paths.length > 0 && !o.paths.some((p) => path.startsWith(p))) {
       return { delayMs: 0, action: 'none' };
     }
+    // Above the account's rate: refused before anything else happens, as a service's gateway does.
+    const wait = this.limiter?.take();
+    if (wait !== undefined) {
+      this.counts.rateLimit++;
+      return { delayMs: 0, action: 'rateLimit', retryAfterSeconds: wait };
+    }
+    if (!active) return { delayMs: 0, action: 'none' };
     // Always draw all values, so whether one fault fires never shifts the stream for the next request.
     const [slow, drop, rate, server, truncate, pick] = [0, 0, 0, 0, 0, 0].map(() => this.prng.next()) as [
       number,

@@ -30,6 +30,8 @@ Options:
   --fault-5xx RATE            share of requests answered 500/502/503
   --fault-429 RATE            share of requests answered 429 with Retry-After
   --retry-after N             Retry-After seconds of injected 429s (default 1)
+  --rate-limit N              requests per second the account may make; above it 429 with the
+                              Retry-After (whole seconds) until the next is allowed (default none)
   --fault-slow RATE           share of requests delayed by --slow-ms
   --slow-ms N                 delay of slow requests (default 2000)
   --fault-drop RATE           share of requests whose connection is dropped
@@ -63,6 +65,7 @@ const OPTIONS = {
   'fault-5xx': { type: 'string' },
   'fault-429': { type: 'string' },
   'retry-after': { type: 'string' },
+  'rate-limit': { type: 'string' },
   'fault-slow': { type: 'string' },
   'slow-ms': { type: 'string' },
   'fault-drop': { type: 'string' },
@@ -126,6 +129,8 @@ async function main(): Promise<void> {
   setFault('serverErrorRate', 'fault-5xx');
   setFault('rateLimitRate', 'fault-429');
   setFault('retryAfterSeconds', 'retry-after', false);
+  setFault('rateLimitPerSecond', 'rate-limit', false);
+  if (faults.rateLimitPerSecond === 0) fail('--rate-limit must be a positive number');
   setFault('slowRate', 'fault-slow');
   setFault('slowMs', 'slow-ms', false);
   setFault('dropRate', 'fault-drop');

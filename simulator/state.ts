@@ -144,7 +144,7 @@ export class SimulatorState {
     this.#wallClock = options.now ?? Date.now;
     this.idPrng = createPrng(deriveSeed(this.seed, 'ids'));
     this.#outcomePrng = createPrng(deriveSeed(this.seed, 'outcomes'));
-    this.faults = new FaultInjector(this.seed);
+    this.faults = new FaultInjector(this.seed, this.#wallClock);
     this.faults.set(options.faults);
     this.webhooks = new WebhookSender(options.webhookRetry);
   }

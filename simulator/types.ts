@@ -3,7 +3,7 @@
  * recorded requests). `simulator/server.ts` re-exports them.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { MockTestValue, ServiceEnvironment } from '../shared/api/enums';
+import type { MockTestValue, Product, ServiceEnvironment } from '../shared/api/enums';
 import type { FaultCounts, FaultOptions, ResultFault } from './faults';
 import type { WebhookCounts, WebhookRetryOptions } from './webhooks';
 
@@ -104,6 +104,20 @@ export interface SimulatorStats {
   faults: FaultCounts;
 }
 
+/** One kind of seeded transaction and how many of it. */
+export interface SeedGroup {
+  readonly count: number;
+  /**
+   * `vog`: a VOG request (§4.12), a result without images (a few KB); `secureLink`: a secure link created
+   * with `mockTest` (§4.1), whose result carries that outcome's images (0.5–2 MB).
+   */
+  readonly kind: 'vog' | 'secureLink';
+  /** Product of a secure link. @default 'IDV_STANDARD' */
+  readonly product?: Product;
+  /** The `mock-test` outcome of a secure link. @default 'APPROVED' */
+  readonly mockTest?: MockTestValue;
+}
+
 /** Test and operator controls; the same are served over HTTP under `/__sim`. */
 export interface SimulatorControl {
   /** Makes every issued access token expired. */
@@ -124,6 +138,11 @@ export interface SimulatorControl {
   webhooksIdle(): Promise<void>;
   /** The virtual clock (epoch ms). */
   now(): number;
+  /**
+   * Creates and completes many transactions at once (`simulator/seed.ts`): a backlog of pending results
+   * without the create requests. Returns their resultIds.
+   */
+  seed(groups: readonly SeedGroup[]): string[];
 }
 
 /** A started simulator. */

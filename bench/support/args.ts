@@ -28,6 +28,14 @@ export const WEBHOOK_FLAGS = {
   concurrency: { type: 'string' },
 } satisfies Flags;
 
+/** Flags of `bench/backlog.ts`. */
+export const BACKLOG_FLAGS = {
+  backlog: { type: 'string' },
+  rate: { type: 'string' },
+  containers: { type: 'string' },
+  unpaced: { type: 'boolean' },
+} satisfies Flags;
+
 /** A wrong command line; the message names the flag. */
 export class BenchUsageError extends Error {
   override readonly name = 'BenchUsageError';

@@ -1,12 +1,13 @@
 /** The command line of `npm run bench` (`bench/run.ts`), apart from it so it can be tested without running. */
 
 import { closest } from '../../shared/args';
+import { BACKLOG_FLAGS_HELP, type BacklogBenchOptions, backlogOptionsFromValues } from '../backlog';
 import { FETCH_FLAGS_HELP, type FetchBenchOptions, fetchOptionsFromValues } from '../fetch-result';
 import { WEBHOOK_FLAGS_HELP, type WebhookBenchOptions, webhookOptionsFromValues } from '../webhook';
-import { BenchUsageError, type BenchValues, FETCH_FLAGS, WEBHOOK_FLAGS } from './args';
+import { BACKLOG_FLAGS, BenchUsageError, type BenchValues, FETCH_FLAGS, WEBHOOK_FLAGS } from './args';
 
 /** The benches `--only` can pick. */
-export const BENCHES = ['fetch-result', 'webhook', 'analytics'] as const;
+export const BENCHES = ['fetch-result', 'webhook', 'backlog', 'analytics'] as const;
 
 /** `npm run bench -- --help`. */
 export const RUN_USAGE = `Usage: npm run bench -- [NAME] [flags]
@@ -14,12 +15,14 @@ export const RUN_USAGE = `Usage: npm run bench -- [NAME] [flags]
 Runs the benchmarks (see docs/benchmarks.md): a table per bench on stdout, every figure with the machine
 and the options in bench/results/latest.json.
 
-  NAME, --only NAME one bench: ${BENCHES.join(', ')} (default: fetch-result and webhook;
-                    analytics, 1,000,000 projected results on DuckDB, runs only when named)
+  NAME, --only NAME one bench: ${BENCHES.join(', ')} (default: fetch-result, webhook and
+                    backlog; analytics, 1,000,000 projected results on DuckDB, runs only when named)
 webhook bench:
 ${WEBHOOK_FLAGS_HELP}
 fetch-result bench:
 ${FETCH_FLAGS_HELP}
+backlog bench:
+${BACKLOG_FLAGS_HELP}
   -h, --help        show this help`;
 
 /** What `npm run bench` runs, from its parsed flags. */
@@ -27,6 +30,7 @@ export function runOptionsFromValues(values: BenchValues): {
   only: (typeof BENCHES)[number] | undefined;
   fetch: FetchBenchOptions;
   webhook: WebhookBenchOptions;
+  backlog: BacklogBenchOptions;
 } {
   const only = values['only'] as string | undefined;
   if (only !== undefined && !(BENCHES as readonly string[]).includes(only)) {
@@ -39,8 +43,14 @@ export function runOptionsFromValues(values: BenchValues): {
     only: only as (typeof BENCHES)[number] | undefined,
     fetch: fetchOptionsFromValues(values),
     webhook: webhookOptionsFromValues(values),
+    backlog: backlogOptionsFromValues(values),
   };
 }
 
 /** Every flag of `npm run bench`. */
-export const RUN_FLAGS = { ...FETCH_FLAGS, ...WEBHOOK_FLAGS, only: { type: 'string' } } as const;
+export const RUN_FLAGS = {
+  ...FETCH_FLAGS,
+  ...WEBHOOK_FLAGS,
+  ...BACKLOG_FLAGS,
+  only: { type: 'string' },
+} as const;

@@ -81,6 +81,8 @@ export interface PipelineFunctionProps {
   readonly logEncryptionKey: kms.IKey;
   /** The VPC subnets the function runs in. @default no VPC */
   readonly network?: FunctionNetwork;
+  /** Concurrency reserved for (and capping) the function. @default none: the account's unreserved pool */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 /** Where a function runs inside a VPC. */
@@ -134,6 +136,9 @@ export class PipelineFunction extends Construct {
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(30),
+      ...(props.reservedConcurrentExecutions !== undefined && {
+        reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      }),
       tracing: tracing.lambda,
       role,
       logGroup: this.logGroup,

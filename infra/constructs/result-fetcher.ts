@@ -69,6 +69,10 @@ export class ResultFetcher extends Construct {
       // Per environment (cdk.json `fetchResultMemoryMb`, default 256): the function streams each result,
       // so memory does not grow with it (docs/benchmarks.md).
       memorySize: config.fetchResultMemoryMb,
+      // At least the event source's maximum concurrency (docs/deploy.md, "Service rate and concurrency").
+      ...(config.fetchReservedConcurrency !== false && {
+        reservedConcurrentExecutions: config.fetchReservedConcurrency,
+      }),
       logRemovalPolicy: props.logRemovalPolicy,
       logEncryptionKey: props.encryptionKey,
       network: props.network,
@@ -77,6 +81,8 @@ export class ResultFetcher extends Construct {
     props.secrets.grantServiceAccess(fn.function, config);
     fn.addEnvironment(ENV.retentionDays, String(config.retentionDays));
     fn.addEnvironment(ENV.eventCustomerReference, config.eventCustomerReference);
+    // Each container's share of the service's rate: together they stay within it.
+    fn.addEnvironment(ENV.serviceRequestsPerSecond, String(config.servicePacePerContainer));
     fn.addEnvironment(ENV.resultsTableName, props.table.tableName);
     // Exactly the item operations of the result store (no Scan, Delete or index reads); the key
     // grant comes from the table so it follows the table's encryption.
@@ -143,6 +149,7 @@ export class ResultFetcher extends Construct {
           maxBatchingWindow: Duration.seconds(FETCH_BUDGET.maxBatchingWindowSeconds),
         }),
         reportBatchItemFailures: true,
+        // From the service's rate (cdk.json `serviceRateLimit`): a backlog drains at the service's pace.
         maxConcurrency: config.fetchConcurrency,
       }),
     );

@@ -11,7 +11,8 @@ import {
   type ServiceError,
   serviceErrorFromResponse,
 } from './errors';
-import { type RetryOptions, shouldRetry } from './retry';
+import type { RequestPacer } from './pacer';
+import { holdOffMs, type RetryOptions, shouldRetry } from './retry';
 
 /** One request as the transport sends it. */
 export interface HttpRequest {
@@ -66,6 +67,11 @@ export interface TransportOptions {
    * @default false
    */
   readonly keepErrorText?: boolean;
+  /**
+   * The pace shared by every request of the client (`pacer.ts`): each attempt waits for its gate, and a
+   * `Retry-After` of the service holds every request, not only the one that got it. @default none
+   */
+  readonly pacer?: RequestPacer;
 }
 
 /** One read of a body stream. */
@@ -367,9 +373,18 @@ export async function withRetry<R>(
         { timedOut: true, notSent: true },
       );
     }
+    if (options.pacer && !(await options.pacer.acquire(deadlineMs))) {
+      throw new ConnectionError(
+        `no time left for ${request.method} ${request.url.origin}${request.url.pathname}: the service's pace opens after the caller's budget`,
+        { timedOut: true, notSent: true },
+      );
+    }
     try {
-      return await send(request, left < options.timeoutMs ? { ...options, timeoutMs: left } : options);
+      const budget = deadlineMs === undefined ? Number.POSITIVE_INFINITY : deadlineMs - options.now();
+      return await send(request, budget < options.timeoutMs ? { ...options, timeoutMs: budget } : options);
     } catch (error) {
+      const hold = holdOffMs(error);
+      if (hold !== undefined) options.pacer?.holdOff(hold);
       const decision = shouldRetry(
         { attempt, method: request.method, mayHaveCreated: request.mayHaveCreated, error },
         options.retry,

@@ -32,6 +32,7 @@ import {
 } from './http';
 import { InMemoryTokenProvider } from './in-memory-token-provider';
 import { fetchAccessToken, serviceUrl } from './oauth';
+import type { RequestPacer } from './pacer';
 import type { RetryOptions } from './retry';
 import { type AccessToken, authorizationOf, type TokenProvider } from './token-provider';
 import { validateMockTest, validateResultId } from './validate-ids';
@@ -62,6 +63,11 @@ export interface ClientOptions {
    * @default false
    */
   readonly keepErrorText?: boolean;
+  /**
+   * The pace every request of this client keeps (`pacer.ts`): a steady rate and the service's
+   * `Retry-After` shared by all calls in flight. @default none (each call backs off on its own)
+   */
+  readonly pacer?: RequestPacer;
 }
 
 /**
@@ -122,6 +128,7 @@ export class ResultsClient {
       sleep: options.sleep ?? sleep,
       now: Date.now,
       ...(options.keepErrorText === true && { keepErrorText: true }),
+      ...(options.pacer && { pacer: options.pacer }),
     };
     this.#userAgent = options.userAgent ?? 'idv-pipeline-client';
     if (options.tokenProvider) {

@@ -91,6 +91,19 @@ export function shouldRetry(input: RetryInput, options: Partial<RetryOptions> = 
   return GIVE_UP;
 }
 
+/**
+ * How long every request of the client holds off after `error` (the shared pace, `pacer.ts`), or
+ * undefined. Only an explicit wait of the service does: a 429 or a 503 with `Retry-After`. That wait is
+ * about the account, not the one request, so the other records in flight wait it out too instead of
+ * each drawing its own 429. A 429 without `Retry-After` holds nobody: only its own request backs off.
+ */
+export function holdOffMs(error: unknown): number | undefined {
+  if (!(error instanceof ServiceError) || error.retryAfterMs === undefined) return undefined;
+  if (error instanceof RateLimitError) return error.retryAfterMs;
+  if (error instanceof ServerError && error.status === 503) return error.retryAfterMs;
+  return undefined;
+}
+
 /** Full jitter (AWS architecture blog): uniform in [0, min(cap, base * 2^(attempt-1))). */
 function jitteredBackoff(attempt: number, opts: RetryOptions): number {
   const ceiling = Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** (attempt - 1));

@@ -52,6 +52,36 @@ export const FETCH_BUDGET: FetchBudget = {
   claimMarginMs: 10_000,
 };
 
+/**
+ * Seconds one result is expected to take in fetch-result on AWS (service call, S3, DynamoDB, the event):
+ * what sizes the function's concurrency from the service's rate. Small results take less, results of
+ * tens of MB more; 1 s errs towards more concurrency, which costs nothing when idle (each container keeps
+ * its share of the rate, so more containers never means more than the rate).
+ */
+export const EXPECTED_SECONDS_PER_RESULT = 1;
+
+/**
+ * Concurrent executions fetch-result needs to keep up with `ratePerSecond` results per second: each runs
+ * `recordConcurrency` records at once at {@link EXPECTED_SECONDS_PER_RESULT} each, so
+ * `ceil(rate × seconds / recordConcurrency)`, at least 2 (the least `maxConcurrency` of an SQS event
+ * source). docs/deploy.md, "Service rate and concurrency".
+ */
+export function concurrencyForRate(
+  ratePerSecond: number,
+  budget: FetchBudget = FETCH_BUDGET,
+  secondsPerResult = EXPECTED_SECONDS_PER_RESULT,
+): number {
+  return Math.max(2, Math.ceil((ratePerSecond * secondsPerResult) / budget.recordConcurrency));
+}
+
+/**
+ * One container's share of the service's rate when `concurrency` run at once: `rate / concurrency`,
+ * rounded down to 0.01 request per second, so together they stay within the rate.
+ */
+export function paceOfContainer(ratePerSecond: number, concurrency: number): number {
+  return Math.max(0.01, Math.floor((ratePerSecond / concurrency) * 100) / 100);
+}
+
 /** Longest a service call with all its retries can take: every attempt timing out, every wait at its cap. */
 export function worstServiceCallMs(budget: FetchBudget = FETCH_BUDGET): number {
   const { maxAttempts, maxDelayMs, maxRetryAfterMs } = budget.retry;

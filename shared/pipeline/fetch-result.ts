@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ServiceEnvironment } from '../api/enums';
-import { NotFoundError, ServiceError, UnauthorizedError } from '../client/errors';
+import { NotFoundError, RateLimitError, ServiceError, UnauthorizedError } from '../client/errors';
 import type { CustomerReferenceMode } from '../config';
 import { describeError, PipelineError } from '../errors';
 import { storedDetail, unavailableDetail, uploadedDetail } from '../events/details';
@@ -212,6 +212,9 @@ function failureLine(error: unknown): string {
     return error.transient
       ? `message failed (${error.reason}): the result body was incomplete; left for redelivery`
       : `message failed (${error.reason}): the service's result cannot be stored as it is; left for redelivery, then the DLQ: see the DLQ runbook for ${error.reason}`;
+  }
+  if (error instanceof RateLimitError) {
+    return 'message failed: the service refused it above its rate (429) for longer than the invocation could wait; left for redelivery: if this repeats, check serviceRateLimit (docs/deploy.md, "Service rate and concurrency")';
   }
   if (error instanceof UnauthorizedError) {
     return 'message failed: the service refused our access token even after a refresh (401); left for redelivery, then the DLQ: check the client credentials and the productapi.result.read scope';

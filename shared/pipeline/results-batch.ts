@@ -12,6 +12,7 @@ import {
   createS3Client,
   createSecretsClient,
 } from '../aws-clients';
+import { RequestPacer } from '../client/pacer';
 import type { FetchResultConfig } from '../config';
 import { describeError } from '../errors';
 import { EventBridgePublisher } from '../events/publisher';
@@ -38,6 +39,8 @@ export function fetchResultDeps(config: FetchResultConfig, tracer: Tracer, logge
   const { client } = createServiceClient(config, createSecretsClient(tracer), logger, {
     timeoutMs: FETCH_BUDGET.serviceCallTimeoutMs,
     retry: FETCH_BUDGET.retry,
+    // One pace for the container: its share of the service's rate, and a 429 holds every record in flight.
+    pacer: new RequestPacer({ ratePerSecond: config.serviceRequestsPerSecond }),
   });
   const dynamo = createDynamoDocumentClient(tracer);
   return {

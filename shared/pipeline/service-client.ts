@@ -4,6 +4,7 @@
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { fetchAccessToken } from '../client/oauth';
+import type { RequestPacer } from '../client/pacer';
 import { ResultsClient } from '../client/results-client';
 import type { RetryOptions } from '../client/retry';
 import type { ServiceAccessConfig } from '../config';
@@ -12,13 +13,14 @@ import { SecretsTokenProvider } from '../token-cache/secrets-token-provider';
 
 /**
  * Builds the client and its shared token cache (once per container). `transport` sets the per-call
- * timeout and retry caps (fetch-result takes them from its time budget).
+ * timeout and retry caps (fetch-result takes them from its time budget) and the pace every call of the
+ * container shares.
  */
 export function createServiceClient(
   config: ServiceAccessConfig,
   secrets: SecretsManagerClient,
   logger: Logger,
-  transport: { timeoutMs?: number; retry?: Partial<RetryOptions> } = {},
+  transport: { timeoutMs?: number; retry?: Partial<RetryOptions>; pacer?: RequestPacer } = {},
 ): { client: ResultsClient; tokenProvider: SecretsTokenProvider } {
   const tokenProvider = new SecretsTokenProvider({
     secrets,

@@ -52,12 +52,45 @@ describe('environment configuration', () => {
       serviceEnvironment: 'staging',
       pollSchedule: 'rate(1 minute)',
       retentionDays: 30,
-      fetchConcurrency: 2,
+      serviceRateLimit: 10,
+      fetchConcurrency: 5,
+      fetchReservedConcurrency: 5,
+      servicePacePerContainer: 2,
       logLevel: 'INFO',
       scopes: ['productapi.poll.read', 'productapi.result.read'],
       removalPolicy: 'retain',
       eventCustomerReference: 'include',
     });
+  });
+
+  it.each([
+    [
+      {},
+      { serviceRateLimit: 10, fetchConcurrency: 5, fetchReservedConcurrency: 5, servicePacePerContainer: 2 },
+    ],
+    [
+      { serviceRateLimit: 1 },
+      { fetchConcurrency: 2, fetchReservedConcurrency: 2, servicePacePerContainer: 0.5 },
+    ],
+    [
+      { serviceRateLimit: 100 },
+      { fetchConcurrency: 50, fetchReservedConcurrency: 50, servicePacePerContainer: 2 },
+    ],
+    [
+      { serviceRateLimit: 25, fetchConcurrency: 3 },
+      { fetchConcurrency: 3, fetchReservedConcurrency: 3, servicePacePerContainer: 8.33 },
+    ],
+    [
+      { fetchReservedConcurrency: false },
+      { fetchConcurrency: 5, fetchReservedConcurrency: false, servicePacePerContainer: 2 },
+    ],
+    [{ fetchReservedConcurrency: 20 }, { fetchConcurrency: 5, fetchReservedConcurrency: 20 }],
+  ])('derives the concurrency and pace from the service rate: %j', (settings, expected) => {
+    // Act
+    const config = parseEnvironmentConfig('staging', { ...minimal, ...settings });
+
+    // Assess
+    expect(config).toMatchObject(expected);
   });
 
   it('omits customer references from production events unless the environment says otherwise', () => {
@@ -85,6 +118,12 @@ describe('environment configuration', () => {
     [{}, 'serviceBaseUrl must be set'],
     [{ ...minimal, fetchConcurrency: 1 }, 'fetchConcurrency must be an integer >= 2'],
     [{ ...minimal, fetchConcurrency: 1001 }, 'fetchConcurrency must be at most 1000'],
+    [{ ...minimal, serviceRateLimit: 0 }, 'serviceRateLimit must be an integer >= 1'],
+    [{ ...minimal, serviceRateLimit: 2.5 }, 'serviceRateLimit must be an integer >= 1'],
+    [
+      { ...minimal, fetchConcurrency: 8, fetchReservedConcurrency: 4 },
+      'fetchReservedConcurrency must be at least fetchConcurrency (8)',
+    ],
     [{ ...minimal, retentionDays: 0 }, 'retentionDays must be an integer >= 1'],
     [{ ...minimal, logRetentionDays: 31 }, 'logRetentionDays must be one of'],
     [{ ...minimal, scopes: ['admin'] }, 'scopes may only contain'],

@@ -413,6 +413,36 @@ describe('queue, schedule and event source', () => {
       ScalingConfig: { MaximumConcurrency: synth.config.fetchConcurrency },
     });
   });
+
+  it('reserves the event source maximum for fetch-result and paces each container at its share of the service rate', () => {
+    // Prepare
+    const fetchFn = synth.stack.resultFetcher.fetchResultFunction.function;
+    const { config } = synth;
+
+    // Act
+    const properties = synth.template.toJSON().Resources[logicalId(fetchFn)].Properties;
+
+    // Assess
+    expect(config.fetchReservedConcurrency).toBe(config.fetchConcurrency);
+    expect(properties.ReservedConcurrentExecutions).toBe(config.fetchConcurrency);
+    expect(properties.Environment.Variables[ENV.serviceRequestsPerSecond]).toBe(
+      String(config.serviceRateLimit / config.fetchConcurrency),
+    );
+  });
+
+  it('reserves no concurrency when the environment says false', () => {
+    // Act
+    const unreserved = synthesise('staging', { fetchReservedConcurrency: false });
+    const fetchFn = unreserved.stack.resultFetcher.fetchResultFunction.function;
+    const id = unreserved.stack.resolve((fetchFn.node.defaultChild as CfnFunction).logicalId) as string;
+    const properties = unreserved.template.toJSON().Resources[id].Properties;
+
+    // Assess
+    expect(properties.ReservedConcurrentExecutions).toBeUndefined();
+    unreserved.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ScalingConfig: { MaximumConcurrency: unreserved.config.fetchConcurrency },
+    });
+  });
 });
 
 describe('functions', () => {
@@ -511,6 +541,7 @@ describe('functions', () => {
         ENV.eventBusName,
         ENV.retentionDays,
         ENV.eventCustomerReference,
+        ENV.serviceRequestsPerSecond,
       ].sort(),
     );
     // Only the local emulator switch is never set in AWS.

@@ -18,6 +18,7 @@ describe('npm run bench command line', () => {
     expect(args.options.fetch).toMatchObject({ probe: 3, latency: 25, throughput: 40, trace: false });
     expect(args.options.fetch.profiles.map((p) => p.name)).toEqual(['small', 'medium', 'large']);
     expect(args.options.webhook).toEqual({ seconds: 5, concurrency: 16 });
+    expect(args.options.backlog).toEqual({ backlog: 10_000, rate: 25, containers: 4 });
   });
 
   it('asks for the help on --help and -h, whatever else is given', () => {
@@ -38,7 +39,7 @@ describe('npm run bench command line', () => {
     [['--prob', '2'], 'unknown flag --prob (did you mean --probe?)'],
     [
       ['--only', 'fetchresult'],
-      '--only must be fetch-result, webhook or analytics (did you mean fetch-result?)',
+      '--only must be fetch-result, webhook, backlog or analytics (did you mean fetch-result?)',
     ],
     [['--only'], '--only needs a value'],
     [['--probe', '0'], '--probe must be a whole number from 1 to 100000'],
@@ -47,6 +48,8 @@ describe('npm run bench command line', () => {
     [['--seconds', '1e3'], '--seconds must be a whole number from 1 to 3600'],
     [['--trace=yes'], '--trace takes no value'],
     [['--repeats', '0'], '--repeats must be a whole number from 1 to 100'],
+    [['--rate', '0'], '--rate must be a whole number from 1 to 10000'],
+    [['--containers', '33'], '--containers must be a whole number from 1 to 32'],
     [['extra'], 'unexpected argument "extra"'],
   ])('refuses %j: %s', (argv, message) => {
     // Act
@@ -76,6 +79,20 @@ describe('npm run bench command line', () => {
     expect(args.options.only).toBe('fetch-result');
     expect(args.options.fetch.profiles.map((p) => p.name)).toEqual(['large']);
     expect(args.options.fetch).toMatchObject({ probe: 5, trace: true, repeats: 4 });
+  });
+
+  it('takes the backlog bench and its flags', () => {
+    // Act
+    const args = runArgs('--only', 'backlog', '--backlog', '500', '--rate', '40', '--containers', '2');
+
+    // Assess
+    expect(args).toEqual({
+      kind: 'run',
+      options: expect.objectContaining({
+        only: 'backlog',
+        backlog: { backlog: 500, rate: 40, containers: 2 },
+      }),
+    });
   });
 });
 

@@ -9,8 +9,10 @@ import { runBatch } from '../../shared/pipeline/batch-runner';
 import {
   budgetProblems,
   claimExpiry,
+  concurrencyForRate,
   FETCH_BUDGET,
   minStartMs,
+  paceOfContainer,
   worstServiceCallMs,
 } from '../../shared/pipeline/fetch-budget';
 
@@ -196,5 +198,37 @@ describe('withRetry with a deadline', () => {
       }),
     ).rejects.toBeInstanceOf(ConnectionError);
     expect(sent).toBe(0);
+  });
+});
+
+describe('concurrency and pace from the service rate', () => {
+  it.each([
+    [1, 2],
+    [4, 2],
+    [5, 3],
+    [10, 5],
+    [100, 50],
+  ])('%s requests/s needs %s concurrent executions (at least 2, the least maxConcurrency)', (rate, n) => {
+    // Act / Assess
+    expect(concurrencyForRate(rate)).toBe(n);
+  });
+
+  it('sizes from the records each execution runs at once and the seconds per result', () => {
+    // Act / Assess
+    expect(concurrencyForRate(100, { ...FETCH_BUDGET, recordConcurrency: 4 }, 0.5)).toBe(13);
+  });
+
+  it.each([
+    [10, 5, 2],
+    [25, 3, 8.33],
+    [1, 3, 0.33],
+    [1, 1000, 0.01],
+  ])('%s requests/s over %s containers is %s each, never more than the rate together', (rate, n, pace) => {
+    // Act
+    const each = paceOfContainer(rate, n);
+
+    // Assess
+    expect(each).toBe(pace);
+    expect(each * n <= rate || each === 0.01).toBe(true);
   });
 });

@@ -3,6 +3,7 @@ import {
   ForbiddenError,
   GoneError,
   NotFoundError,
+  RateLimitError,
   ResponseFormatError,
   UnauthorizedError,
 } from '../../shared/client/errors';
@@ -231,6 +232,20 @@ describe('fetch-result core', () => {
         environment: 'staging',
       },
     ]);
+  });
+
+  it('says a 429 it could not wait out is the service rate, pointing at serviceRateLimit', async () => {
+    // Prepare
+    const limited = new RateLimitError('429 from the service', { status: 429, retryAfterMs: 60_000 });
+    deps = { ...deps, source: { getResultStream: () => Promise.reject(limited) } };
+
+    // Act
+    const run = processQueueRecord(JSON.stringify(message), deps);
+
+    // Assess
+    await expect(run).rejects.toBe(limited);
+    expect(lines.join('\n')).toContain('above its rate (429)');
+    expect(lines.join('\n')).toContain('serviceRateLimit');
   });
 
   it('rejects a malformed queue message without touching the service and logs no body', async () => {

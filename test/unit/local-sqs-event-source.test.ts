@@ -142,3 +142,51 @@ describe('SqsEventSource', () => {
     expect(depth).toEqual({ visible: 3, inFlight: 1, delayed: 0 });
   });
 });
+
+describe('SqsEventSource concurrency', () => {
+  beforeEach(() => {
+    sqsMock.reset();
+    sqsMock.on(DeleteMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+  });
+
+  it('drains with `concurrency` invocations at once, until the queue is empty', async () => {
+    // Prepare: six single-message batches, then an empty queue.
+    let left = 6;
+    sqsMock.on(ReceiveMessageCommand).callsFake(() => (left-- > 0 ? { Messages: messages(1) } : {}));
+    sqsMock.on(GetQueueAttributesCommand).resolves({ Attributes: {} });
+    let running = 0;
+    let most = 0;
+    const releases: (() => void)[] = [];
+    const events = new SqsEventSource({
+      sqs: new SQSClient({ region: 'us-east-1' }),
+      queueUrl: QUEUE_URL,
+      concurrency: 3,
+      handler: async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        running--;
+        return undefined;
+      },
+      context: () => lambdaContext('fetch-result', 'us-east-1'),
+      region: 'us-east-1',
+    });
+
+    // Act: release the invocations only once three are in flight together.
+    const drained = events.drain();
+    let invocations = 0;
+    while (invocations < 6) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (releases.length === 3 || (invocations >= 3 && releases.length > 0)) {
+        const batch = releases.splice(0);
+        invocations += batch.length;
+        for (const release of batch) release();
+      }
+    }
+
+    // Assess
+    expect(await drained).toBe('drained');
+    expect(most).toBe(3);
+    expect(events.concurrency).toBe(3);
+  });
+});

@@ -15,6 +15,17 @@ describe('npm start command line', () => {
     });
   });
 
+  it('takes the concurrency and the service rate, one invocation and no pace by default', () => {
+    // Act
+    const plain = parseStartArgs([]);
+    const paced = parseStartArgs(['--concurrency', '3', '--service-rate', '20']);
+
+    // Assess
+    expect(plain).toMatchObject({ kind: 'run', options: { concurrency: 1 } });
+    expect(plain.kind === 'run' && 'serviceRate' in plain.options).toBe(false);
+    expect(paced).toMatchObject({ kind: 'run', options: { concurrency: 3, serviceRate: 20 } });
+  });
+
   it.each([
     [[], true],
     [['--demo', '3'], true],
@@ -50,6 +61,8 @@ describe('npm start command line', () => {
     [['--port'], '--port needs a value'],
     [['--once=yes'], '--once takes no value'],
     [['--once', '--exit-when-done'], 'use either --exit-when-done or --once'],
+    [['--concurrency', '11'], '--concurrency must be a whole number from 1 to 10'],
+    [['--service-rate', '0'], '--service-rate must be a whole number from 1 to 10000'],
   ])('refuses %j: %s', (argv, message) => {
     // Act
     const args = parseStartArgs(argv);

@@ -4,6 +4,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import { ENVIRONMENTS, KNOWN_SCOPES, type ServiceEnvironment } from '../../shared/api/enums';
 import { IdvClient } from '../../shared/client/client';
+import { serviceErrorText } from '../../shared/client/error-text';
 import { RequestValidationError } from '../../shared/client/errors';
 import { ENV, parseScopeList } from '../../shared/config';
 import { UsageError } from './errors';
@@ -55,7 +56,7 @@ export function clientFromFlags(values: FlagValues, io: CliIo, command: string):
       credentials: { clientId, clientSecret },
       scopes,
       // The person who typed the command reads the service's words of a refusal (bin/cli/main.ts).
-      keepErrorText: true,
+      keepErrorText: serviceErrorText,
       userAgent: 'idv-cli',
       ...(io.fetch && { fetch: io.fetch }),
     });

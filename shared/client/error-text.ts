@@ -59,6 +59,12 @@ const DESCRIPTION_KEYS = ['description', 'message', 'reason', 'detail', 'error']
  * `description`, `message`, …); any other object says its simple `key=value` pairs. Google-style
  * `fieldViolations` lists are unfolded into one entry each.
  */
+/**
+ * What keeps an error body's words: {@link serviceErrorText}, handed in as the client's `keepErrorText` option
+ * by whoever wants them (the CLI), so a bundle that never keeps them (the functions) does not carry this file.
+ */
+export type ErrorTextKeeper = (message: unknown, details: unknown) => ServiceErrorText;
+
 export function serviceErrorText(message: unknown, details: unknown): ServiceErrorText {
   const entries = Array.isArray(details) ? details.flatMap(unfold) : [];
   const kept = entries.slice(0, MAX_ERROR_DETAILS).map(detailOf);

@@ -11,7 +11,7 @@
  * who made the request (./error-text.ts).
  */
 import { parseErrorBody } from '../api/responses';
-import { type ServiceErrorText, serviceErrorText } from './error-text';
+import type { ErrorTextKeeper, ServiceErrorText } from './error-text';
 
 /** Base of every error thrown by the client. */
 export class IdvError extends Error {
@@ -232,11 +232,10 @@ export function serviceErrorFromResponse(
   body: unknown,
   headers: Headers,
   now: () => number = Date.now,
-  options: { readonly keepErrorText?: boolean } = {},
+  options: { readonly keepErrorText?: ErrorTextKeeper | undefined } = {},
 ): ServiceError {
   const errorBody = parseErrorBody(body);
-  const text =
-    options.keepErrorText === true ? serviceErrorText(errorBody.message, errorBody.details) : undefined;
+  const text = options.keepErrorText?.(errorBody.message, errorBody.details);
   const fields: ServiceErrorFields = {
     status,
     ...(errorBody.code !== undefined && { code: errorBody.code }),

@@ -4,6 +4,7 @@
  */
 
 import { scrubSecrets } from '../scrub';
+import type { ErrorTextKeeper } from './error-text';
 import {
   ConnectionError,
   IdvError,
@@ -63,10 +64,10 @@ export interface TransportOptions {
   readonly maxBodyBytes?: number;
   /**
    * Keep a printable copy of an error body's `message` and `details` on the `ServiceError`
-   * (`serviceText`), for a person who made the request (the CLI). Never set where errors are logged.
-   * @default false
+   * (`serviceText`), for a person who made the request: pass `serviceErrorText` (the CLI does). Never set
+   * where errors are logged. @default none (nothing of the body is kept)
    */
-  readonly keepErrorText?: boolean;
+  readonly keepErrorText?: ErrorTextKeeper;
   /**
    * The pace shared by every request of the client (`pacer.ts`): each attempt waits for its gate, and a
    * `Retry-After` of the service holds every request, not only the one that got it. @default none
@@ -332,7 +333,7 @@ async function statusError(
     body = undefined;
   }
   return serviceErrorFromResponse(response.status, body, response.headers, options.now, {
-    keepErrorText: options.keepErrorText === true,
+    keepErrorText: options.keepErrorText,
   });
 }
 

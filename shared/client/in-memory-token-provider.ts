@@ -2,6 +2,7 @@
  * Token provider that keeps the token in process memory (CLI, tests, any single process).
  * The pipeline's functions use a Secrets Manager backed provider instead, so they share one token.
  */
+import type { ErrorTextKeeper } from './error-text';
 import { fetchAccessToken } from './oauth';
 import { type AccessToken, type TokenProvider, tokenIsFresh } from './token-provider';
 
@@ -17,8 +18,8 @@ export interface InMemoryTokenProviderOptions {
   readonly now?: () => number;
   /** Timeout of the token request. @default 15000 */
   readonly timeoutMs?: number;
-  /** See `TransportOptions.keepErrorText`. @default false */
-  readonly keepErrorText?: boolean;
+  /** See `TransportOptions.keepErrorText`. @default none */
+  readonly keepErrorText?: ErrorTextKeeper;
 }
 
 /** Caches one token; concurrent callers share a single token request (single flight). */
@@ -64,7 +65,7 @@ export class InMemoryTokenProvider implements TokenProvider {
         now: this.#now,
         ...(o.fetch && { fetch: o.fetch }),
         ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
-        ...(o.keepErrorText === true && { keepErrorText: true }),
+        ...(o.keepErrorText && { keepErrorText: o.keepErrorText }),
       })
         .then((token) => {
           this.#token = token;

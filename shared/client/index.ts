@@ -15,7 +15,8 @@ export type {
   VogInput,
 } from './client';
 export { IdvClient } from './client';
-export type { ServiceErrorDetail, ServiceErrorText } from './error-text';
+export type { ErrorTextKeeper, ServiceErrorDetail, ServiceErrorText } from './error-text';
+export { serviceErrorText } from './error-text';
 export type { ServiceErrorFields, ValidationIssue } from './errors';
 export {
   BadRequestError,

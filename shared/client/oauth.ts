@@ -6,6 +6,7 @@
  */
 import { PATHS } from '../api/enums';
 import { parseTokenResponse } from '../api/responses';
+import type { ErrorTextKeeper } from './error-text';
 import {
   BadRequestError,
   ForbiddenError,
@@ -38,8 +39,8 @@ export interface FetchAccessTokenOptions {
   readonly timeoutMs?: number;
   readonly now?: () => number;
   readonly retry?: Partial<RetryOptions>;
-  /** See `TransportOptions.keepErrorText`. @default false */
-  readonly keepErrorText?: boolean;
+  /** See `TransportOptions.keepErrorText`. @default none */
+  readonly keepErrorText?: ErrorTextKeeper;
 }
 
 /** Requests a new access token. 401 → `UnauthorizedError` saying the client credentials were rejected. */
@@ -79,7 +80,7 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
         retry: options.retry ?? {},
         sleep,
         now,
-        ...(options.keepErrorText === true && { keepErrorText: true }),
+        ...(options.keepErrorText && { keepErrorText: options.keepErrorText }),
       },
     );
   } catch (error) {

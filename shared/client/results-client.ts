@@ -12,6 +12,7 @@ import {
   type ServiceEnvironment,
 } from '../api/enums';
 import { type Parsed, type PollResponse, parsePollResponse } from '../api/responses';
+import type { ErrorTextKeeper } from './error-text';
 import {
   IdvError,
   MockTestNotAllowedError,
@@ -59,10 +60,10 @@ export interface ClientOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /**
    * Keep a printable copy of each error body's `message` and `details` on `ServiceError.serviceText`, for
-   * the person who made the request (the CLI prints it). Not for the pipeline: its errors are logged.
-   * @default false
+   * the person who made the request: pass `serviceErrorText` (the CLI does, and prints it). Not for the
+   * pipeline: its errors are logged. @default none (nothing of the body is kept)
    */
-  readonly keepErrorText?: boolean;
+  readonly keepErrorText?: ErrorTextKeeper;
   /**
    * The pace every request of this client keeps (`pacer.ts`): a steady rate and the service's
    * `Retry-After` shared by all calls in flight. @default none (each call backs off on its own)
@@ -127,7 +128,7 @@ export class ResultsClient {
       retry: options.retry ?? {},
       sleep: options.sleep ?? sleep,
       now: Date.now,
-      ...(options.keepErrorText === true && { keepErrorText: true }),
+      ...(options.keepErrorText && { keepErrorText: options.keepErrorText }),
       ...(options.pacer && { pacer: options.pacer }),
     };
     this.#userAgent = options.userAgent ?? 'idv-pipeline-client';
@@ -141,7 +142,7 @@ export class ResultsClient {
         scopes: this.#scopes,
         fetch: this.#transport.fetch,
         timeoutMs: this.#transport.timeoutMs,
-        ...(options.keepErrorText === true && { keepErrorText: true }),
+        ...(options.keepErrorText && { keepErrorText: options.keepErrorText }),
       });
     } else {
       throw new IdvError('the client needs a tokenProvider or credentials');
@@ -165,7 +166,7 @@ export class ResultsClient {
       fetch: this.#transport.fetch,
       timeoutMs: this.#transport.timeoutMs,
       retry: this.#transport.retry,
-      ...(this.#transport.keepErrorText === true && { keepErrorText: true }),
+      ...(this.#transport.keepErrorText && { keepErrorText: this.#transport.keepErrorText }),
     });
   }
 

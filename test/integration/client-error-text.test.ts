@@ -12,6 +12,7 @@ import {
   MAX_DETAIL_DESCRIPTION_CHARS,
   MAX_ERROR_DETAILS,
   MAX_ERROR_MESSAGE_CHARS,
+  serviceErrorText,
 } from '../../shared/client/error-text';
 import { BadRequestError, type ServiceError } from '../../shared/client/errors';
 import { ResultsClient } from '../../shared/client/results-client';
@@ -47,7 +48,7 @@ function client(keepErrorText: boolean, tokenType = 'Bearer'): ResultsClient {
     environment: 'staging',
     tokenProvider: { getToken: async () => token, refresh: async () => token },
     retry: { maxAttempts: 1 },
-    keepErrorText,
+    ...(keepErrorText && { keepErrorText: serviceErrorText }),
   });
 }
 

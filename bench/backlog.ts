@@ -20,7 +20,7 @@ import { clientConfig, startLocalAws } from '../local/local-aws';
 import { createPipelineResources, pipelineEnv } from '../local/pipeline-resources';
 import { queueDepth } from '../local/sqs-event-source';
 import { IdvClient } from '../shared/client/client';
-import { DEFAULT_PIPELINE_SCOPES, ENV } from '../shared/config';
+import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { DETAIL_TYPES } from '../shared/events/names';
 import { paceOfContainer } from '../shared/pipeline/fetch-budget';
 import type { ResultMessage } from '../shared/pipeline/messages';
@@ -163,8 +163,8 @@ export async function runBacklogBench(options: BacklogBenchOptions): Promise<Bac
         environment: 'staging',
         retentionDays: 30,
         scopes: DEFAULT_PIPELINE_SCOPES,
+        ...(pace !== undefined && { serviceRequestsPerSecond: pace }),
       }),
-      ...(pace !== undefined && { [ENV.serviceRequestsPerSecond]: String(pace) }),
       POWERTOOLS_METRICS_DISABLED: 'true',
     };
     for (let i = 0; i < options.containers; i++)

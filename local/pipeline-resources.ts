@@ -65,6 +65,11 @@ export interface PipelineEnvSettings {
    * @default the service environment's default (`defaultCustomerReferenceMode`)
    */
   eventCustomerReference?: CustomerReferenceMode;
+  /**
+   * Requests per second the fetch-result handlers of this process keep to together (one process, one pace).
+   * @default none: no steady pace, only the service's Retry-After holds requests
+   */
+  serviceRequestsPerSecond?: number;
 }
 
 const WEBHOOK_SECRET_LENGTH = 40;
@@ -161,6 +166,9 @@ export function pipelineEnv(
     [ENV.pollMarkersTableName]: resources.pollMarkersTableName,
     [ENV.pollMarkerWindowSeconds]: String(resources.pollMarkerWindowSeconds),
     [ENV.s3ForcePathStyle]: 'true',
+    ...(settings.serviceRequestsPerSecond !== undefined && {
+      [ENV.serviceRequestsPerSecond]: String(settings.serviceRequestsPerSecond),
+    }),
   };
 }
 

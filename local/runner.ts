@@ -372,6 +372,8 @@ async function loadHandlers(
       environment: run.options.environment,
       retentionDays: run.options.retentionDays,
       scopes: DEFAULT_PIPELINE_SCOPES,
+      // One process, one pace: every invocation of the run shares the service's whole rate.
+      ...(run.options.serviceRate !== undefined && { serviceRequestsPerSecond: run.options.serviceRate }),
     }),
     POWERTOOLS_LOG_LEVEL: run.options.logLevel,
     // The logger writes through the global console, which `captureHandlerLogs` turns into readable lines.
@@ -380,10 +382,6 @@ async function loadHandlers(
     POWERTOOLS_METRICS_DISABLED: 'true',
     // No X-Ray daemon here: the tracer stays a no-op (it already is without AWS_EXECUTION_ENV).
     POWERTOOLS_TRACE_ENABLED: 'false',
-    // One process, one pace: every invocation of the run shares the service's whole rate.
-    ...(run.options.serviceRate !== undefined && {
-      [ENV.serviceRequestsPerSecond]: String(run.options.serviceRate),
-    }),
   });
   const restore = captureHandlerLogs(run.io.err, (entry) => run.journal.log(entry));
   run.cleanups.push(async () => restore());

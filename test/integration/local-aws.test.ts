@@ -308,10 +308,12 @@ describe('local AWS emulators', () => {
       environment: 'staging',
       retentionDays: 30,
       scopes: ['productapi.poll.read', 'productapi.result.read'],
+      serviceRequestsPerSecond: 8,
     });
 
     // Assess
     expect(env[ENV.resultsTableName]).toBe(resources.tableName);
+    expect(env[ENV.serviceRequestsPerSecond]).toBe('8');
     expect(env[ENV.resultsQueueUrl]).toBe(resources.queueUrl);
     expect(env[ENV.scopes]).toBe('productapi.poll.read,productapi.result.read');
     expect(env[ENV.retentionDays]).toBe('30');

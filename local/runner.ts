@@ -5,7 +5,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
-import { DEFAULT_PIPELINE_SCOPES, ENV } from '../shared/config';
+import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { attachAnalyticsSink } from './analytics-sink';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
 import { createConsole, type LocalConsole } from './console';

@@ -91,6 +91,9 @@ export function shouldRetry(input: RetryInput, options: Partial<RetryOptions> = 
   return GIVE_UP;
 }
 
+/** Longest hold one `Retry-After` puts on the whole client (`holdOffMs`). */
+export const MAX_HOLD_OFF_MS = 60_000;
+
 /**
  * How long every request of the client holds off after `error` (the shared pace, `pacer.ts`), or
  * undefined. Only an explicit wait of the service does: a 429 or a 503 with `Retry-After`. That wait is
@@ -99,10 +102,12 @@ export function shouldRetry(input: RetryInput, options: Partial<RetryOptions> = 
  */
 export function holdOffMs(error: unknown): number | undefined {
   if (!(error instanceof ServiceError) || error.retryAfterMs === undefined) return undefined;
-  if (error instanceof RateLimitError) return error.retryAfterMs;
-  if (error instanceof ServerError && error.status === 503) return error.retryAfterMs;
-  return undefined;
+  const held = error instanceof RateLimitError || (error instanceof ServerError && error.status === 503);
+  // The header is the service's word, not ours: a wait of days would stall the container for its whole
+  // life. Past the cap the next request asks again, and a wait that still stands holds again.
+  return held ? Math.min(error.retryAfterMs, MAX_HOLD_OFF_MS) : undefined;
 }
+
 
 /** Full jitter (AWS architecture blog): uniform in [0, min(cap, base * 2^(attempt-1))). */
 function jitteredBackoff(attempt: number, opts: RetryOptions): number {

@@ -133,6 +133,7 @@ describe('holdOffMs', () => {
   it.each([
     ['a 429 with Retry-After', new RateLimitError('x', { status: 429, retryAfterMs: 2000 }), 2000],
     ['a 503 with Retry-After', new ServerError('x', { status: 503, retryAfterMs: 3000 }), 3000],
+    ['a 429 asking for a day', new RateLimitError('x', { status: 429, retryAfterMs: 86_400_000 }), 60_000],
     ['a 429 without Retry-After', new RateLimitError('x', { status: 429 }), undefined],
     ['a 500 with Retry-After', new ServerError('x', { status: 500, retryAfterMs: 1000 }), undefined],
     ['a 400', new BadRequestError('x', { status: 400 }), undefined],

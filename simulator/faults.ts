@@ -3,6 +3,7 @@
  * answer, a dropped connection or a truncated body. Every decision comes from a seeded PRNG and every
  * request draws the same number of values, so the same seed and request sequence give the same faults.
  */
+import { isJsonObject } from '../shared/json-object';
 import { createPrng, deriveSeed, type Prng } from './prng';
 
 /** Shares are probabilities in [0, 1]; everything is off by default. */
@@ -196,8 +197,8 @@ export interface ResultFault {
 
 /** Checks a result fault sent to `POST /__sim/result-faults`; returns the problem, if any. */
 export function resultFaultProblem(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return 'must be an object';
-  const f = value as Record<string, unknown>;
+  if (!isJsonObject(value)) return 'must be an object';
+  const f = value;
   if (f['kind'] !== 'dataNotBase64' && f['kind'] !== 'unavailable')
     return 'kind must be dataNotBase64 or unavailable';
   if (!Number.isInteger(f['fetches']) || (f['fetches'] as number) < 0 || (f['fetches'] as number) > 1000)

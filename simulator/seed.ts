@@ -6,6 +6,7 @@
  * create requests are skipped, so they are neither recorded nor rate limited.
  */
 import { MOCK_TEST_VALUES, PRODUCTS } from '../shared/api/enums';
+import { isJsonObject } from '../shared/json-object';
 import { prngUuid } from './prng';
 import type { SimulatorState } from './state';
 import type { SeedGroup } from './types';
@@ -18,8 +19,8 @@ export function seedProblem(value: unknown): string | undefined {
   const groups = (value as { groups?: unknown } | undefined)?.groups;
   if (!Array.isArray(groups) || groups.length === 0) return 'groups must be a non-empty list';
   let total = 0;
-  for (const g of groups as Record<string, unknown>[]) {
-    if (typeof g !== 'object' || g === null) return 'each group must be an object';
+  for (const g of groups as unknown[]) {
+    if (!isJsonObject(g)) return 'each group must be an object';
     if (!Number.isInteger(g['count']) || (g['count'] as number) < 1)
       return 'count must be a whole number ≥ 1';
     total += g['count'] as number;

@@ -14,4 +14,5 @@ export type { ResultFetcher } from './constructs/result-fetcher';
 export type { ResultsQueue } from './constructs/results-queue';
 export type { Secrets } from './constructs/secrets';
 export type { WebhookApi } from './constructs/webhook-api';
-export { type IdvAnalyticsOptions, IdvPipeline, type IdvPipelineProps } from './idv-pipeline';
+export { IdvPipeline } from './idv-pipeline';
+export type { IdvAnalyticsOptions, IdvPipelineProps } from './idv-pipeline-props';

@@ -10,7 +10,8 @@ import type { ResultFetcher } from './constructs/result-fetcher';
 import type { ResultsQueue } from './constructs/results-queue';
 import type { Secrets } from './constructs/secrets';
 import type { WebhookApi } from './constructs/webhook-api';
-import { IdvPipeline, type IdvPipelineProps } from './idv-pipeline';
+import { IdvPipeline } from './idv-pipeline';
+import type { IdvPipelineProps } from './idv-pipeline-props';
 import { secretNamePrefix } from './secret-names';
 
 /** Properties of {@link PipelineStack}. */

@@ -16,8 +16,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { clientConfig, startLocalAws } from '../local/local-aws';
-import { createPipelineResources, pipelineEnv } from '../local/pipeline-resources';
+import { clientConfig } from '../local/local-aws';
+import { pipelineEnv } from '../local/pipeline-resources';
 import { queueDepth } from '../local/sqs-event-source';
 import { IdvClient } from '../shared/client/client';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
@@ -30,6 +30,7 @@ import { BACKLOG_FLAGS, type BenchValues, countFlag, optionsOrExit, parseBenchAr
 import type { BacklogWorkerFigures } from './support/backlog-worker';
 import { type Child, startChild } from './support/child';
 import { BENCH_CREDENTIALS } from './support/credentials';
+import { startBenchStage } from './support/stage';
 import { formatTable, mib, round } from './support/stats';
 
 /** What the backlog bench runs. */
@@ -109,19 +110,14 @@ export interface BacklogFigures {
 /** Seeds, queues and drains the backlog; throws when a result is lost, announced twice or in the DLQ. */
 export async function runBacklogBench(options: BacklogBenchOptions): Promise<BacklogFigures> {
   const log = options.log ?? (() => undefined);
-  const service = startChild('support/backlog-service.ts');
-  const aws = await startLocalAws();
+  const stage = await startBenchStage('support/backlog-service.ts', {
+    prefix: 'idv-backlog',
+    // A failed record comes back after this, not after the stack's 9 minutes: slower, never lost.
+    visibilityTimeoutSeconds: 30,
+  });
+  const { service, serviceUrl, aws, resources, cleanups } = stage;
   const workers: Child[] = [];
-  const cleanups: (() => Promise<unknown>)[] = [() => aws.close(), () => service.close()];
   try {
-    const { url: serviceUrl } = (await service.ready) as { url: string };
-    const resources = await createPipelineResources(aws, {
-      prefix: 'idv-backlog',
-      credentials: BENCH_CREDENTIALS,
-      // A failed record comes back after this, not after the stack's 9 minutes: slower, never lost.
-      visibilityTimeoutSeconds: 30,
-      maxReceiveCount: 3,
-    });
     const sqs = new SQSClient(clientConfig(aws, 'sqs'));
     cleanups.push(async () => sqs.destroy());
 
@@ -264,7 +260,7 @@ export async function runBacklogBench(options: BacklogBenchOptions): Promise<Bac
     }
     return result;
   } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    await stage.close();
   }
 }
 

@@ -22,8 +22,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { clientConfig, startLocalAws } from '../local/local-aws';
-import { createPipelineResources, pipelineEnv } from '../local/pipeline-resources';
+import { clientConfig } from '../local/local-aws';
+import { pipelineEnv } from '../local/pipeline-resources';
 import type { MockTestValue, Product } from '../shared/api/enums';
 import { IdvClient } from '../shared/client/client';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
@@ -51,6 +51,7 @@ import {
 import { type Child, startChild } from './support/child';
 import { BENCH_CREDENTIALS } from './support/credentials';
 import type { Invocation, RunAnswer } from './support/fetch-worker';
+import { startBenchStage } from './support/stage';
 import { formatTable, latencySummary, median, mib, round } from './support/stats';
 
 /** A result size: what kind of transaction, and how often the proxy repeats its images. */
@@ -155,18 +156,13 @@ const WRITE_SCOPES = ['productapi.secureidlink.write'];
 /** Runs every profile and returns the figures; throws if any result was lost, duplicated or failed. */
 export async function runFetchResultBench(options: FetchBenchOptions): Promise<FetchBenchResult> {
   const log = options.log ?? (() => undefined);
-  const service = startChild('support/service-process.ts');
-  const aws = await startLocalAws();
-  const cleanups: (() => Promise<unknown>)[] = [() => aws.close(), () => service.close()];
+  const stage = await startBenchStage('support/service-process.ts', {
+    prefix: 'idv-bench',
+    // Long enough that a slow probed invocation is never redelivered mid-run.
+    visibilityTimeoutSeconds: 120,
+  });
+  const { service, serviceUrl, aws, resources, cleanups } = stage;
   try {
-    const { url: serviceUrl } = (await service.ready) as { url: string };
-    const resources = await createPipelineResources(aws, {
-      prefix: 'idv-bench',
-      credentials: BENCH_CREDENTIALS,
-      // Long enough that a slow probed invocation is never redelivered mid-run.
-      visibilityTimeoutSeconds: 120,
-      maxReceiveCount: 3,
-    });
     const workerEnv = {
       ...aws.env(),
       ...pipelineEnv(resources, {
@@ -287,7 +283,7 @@ export async function runFetchResultBench(options: FetchBenchOptions): Promise<F
     }
     return { profiles: figures, checks };
   } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    await stage.close();
   }
 }
 

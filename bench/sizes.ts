@@ -20,16 +20,16 @@ import * as path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { measureBundle } from '../infra/bundling/bundle-size';
-import { clientConfig, startLocalAws } from '../local/local-aws';
-import { createPipelineResources, pipelineEnv } from '../local/pipeline-resources';
+import { clientConfig } from '../local/local-aws';
+import { pipelineEnv } from '../local/pipeline-resources';
 import { METRICS } from '../shared/metrics-names';
 import { dynamoItemSize } from '../shared/store/item';
 import { RESULTS_TABLE } from '../shared/store/table-schema';
-import { startChild } from './support/child';
+import type { startChild } from './support/child';
 import { startCountingProxies } from './support/counting-proxy';
-import { BENCH_CREDENTIALS } from './support/credentials';
 import { type Cost, costPerThousand, LAMBDA_MB_PER_VCPU, PRICES, type RequestCounts } from './support/prices';
 import type { Measured } from './support/size-worker';
+import { startBenchStage } from './support/stage';
 import { formatTable, median, mib, round } from './support/stats';
 import { imageSpans } from './support/stream-layout';
 
@@ -163,22 +163,14 @@ function abEnv(): Record<string, string> | undefined {
 /** Runs every profile; never throws for a profile's failure (that is a row). */
 export async function runSizeBench(options: SizeBenchOptions): Promise<SizeFigures[]> {
   const log = options.log ?? (() => undefined);
+  const stage = await startBenchStage('support/stream-service.ts', {
+    prefix: 'idv-sizes',
+    visibilityTimeoutSeconds: 900,
+  });
+  const { service, serviceUrl, aws, resources, cleanups } = stage;
   const dir = mkdtempSync(path.join(tmpdir(), 'idv-sizes-'));
-  const service = startChild('support/stream-service.ts');
-  const aws = await startLocalAws();
-  const cleanups: (() => Promise<unknown>)[] = [
-    async () => rmSync(dir, { recursive: true, force: true }),
-    () => aws.close(),
-    () => service.close(),
-  ];
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
   try {
-    const { url: serviceUrl } = (await service.ready) as { url: string };
-    const resources = await createPipelineResources(aws, {
-      prefix: 'idv-sizes',
-      credentials: BENCH_CREDENTIALS,
-      visibilityTimeoutSeconds: 900,
-      maxReceiveCount: 3,
-    });
     const proxies = await startCountingProxies(aws.env());
     cleanups.push(() => proxies.close());
     const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
@@ -221,7 +213,7 @@ export async function runSizeBench(options: SizeBenchOptions): Promise<SizeFigur
     }
     return rows;
   } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    await stage.close();
   }
 }
 

@@ -58,6 +58,20 @@ const BODIES: Record<string, { text: string; cut?: boolean }> = {
   truncated: { text: body([{ data: JPEG.toString('base64'), documentType: 'PASSPORT' }]), cut: true },
 };
 
+/** An S3 client on the emulators that records each request's signed payload hash (`x-amz-content-sha256`). */
+function payloadHashRecorder(): { recording: S3Client; signed: string[] } {
+  const signed: string[] = [];
+  const recording = new S3Client(clientConfig(aws, 's3'));
+  recording.middlewareStack.add(
+    (next) => async (args) => {
+      signed.push((args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256']!);
+      return next(args);
+    },
+    { step: 'finalizeRequest', priority: 'low' },
+  );
+  return { recording, signed };
+}
+
 let local: LocalStore;
 let aws: LocalAws;
 let resources: PipelineResources;
@@ -160,15 +174,7 @@ describe('small blob writes', () => {
 
   it('leave every other request of the client, and a client shared by two targets, signed as the SDK signs it', async () => {
     // Prepare
-    const signed: string[] = [];
-    const recording = new S3Client(clientConfig(aws, 's3'));
-    recording.middlewareStack.add(
-      (next) => async (args) => {
-        signed.push((args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256']!);
-        return next(args);
-      },
-      { step: 'finalizeRequest', priority: 'low' },
-    );
+    const { recording, signed } = payloadHashRecorder();
     new S3BlobTarget(recording, resources.bucketName);
     const target = new S3BlobTarget(recording, resources.bucketName);
     const text = Buffer.from('{"result":"APPROVED"}');
@@ -192,15 +198,7 @@ describe('small blob writes', () => {
 
   it('sign with the given SHA-256 instead of hashing the blob again (S3 checks the body against it)', async () => {
     // Prepare
-    const signed: string[] = [];
-    const recording = new S3Client(clientConfig(aws, 's3'));
-    recording.middlewareStack.add(
-      (next) => async (args) => {
-        signed.push((args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256']!);
-        return next(args);
-      },
-      { step: 'finalizeRequest', priority: 'low' },
-    );
+    const { recording, signed } = payloadHashRecorder();
     const claimed = sha(Buffer.from('other bytes'));
 
     // Act: the emulator checks neither header; S3 would refuse this object.

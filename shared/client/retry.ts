@@ -108,8 +108,11 @@ export function holdOffMs(error: unknown): number | undefined {
   return held ? Math.min(error.retryAfterMs, MAX_HOLD_OFF_MS) : undefined;
 }
 
-/** Full jitter (AWS architecture blog): uniform in [0, min(cap, base * 2^(attempt-1))). */
-function jitteredBackoff(attempt: number, opts: RetryOptions): number {
+/**
+ * Full jitter (AWS architecture blog): uniform in [0, min(cap, base * 2^(attempt-1))). Also the backoff
+ * of the store's direct PutObject (`shared/store/direct-put.ts`).
+ */
+export function jitteredBackoff(attempt: number, opts: RetryOptions): number {
   const ceiling = Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** (attempt - 1));
   return Math.floor(opts.random() * ceiling);
 }

@@ -12,6 +12,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/li
 import type { ObjectRef } from '../stream/blob-sink';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
 import { type ConditionFailure, isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
+import { DirectPut } from './direct-put';
 import { ErasureRecords } from './erasure-record';
 import type { ResultItem, ResultStatus, StoredObjects } from './item';
 import { resultBlobNames, resultJsonKey } from './keys';
@@ -38,6 +39,12 @@ export interface ResultStoreOptions {
   readonly table: string;
   /** Tunables of the streaming path (small-blob limit, upload concurrency). */
   readonly ingest?: IngestOptions;
+  /**
+   * Small blobs as signed PUTs on the client's own transport, not through its command stack
+   * (`direct-put.ts`). Off only for a client whose `send` is stubbed (a unit test): its transport is real.
+   * @default true
+   */
+  readonly directPuts?: boolean;
 }
 
 /** The S3 + DynamoDB result store. */
@@ -49,9 +56,11 @@ export class ResultStore {
   readonly #ingest: IngestOptions;
   readonly #publications: Publications;
   readonly #erasures: ErasureRecords;
+  readonly #direct: DirectPut | undefined;
 
   constructor(options: ResultStoreOptions) {
     this.#s3 = options.s3;
+    this.#direct = options.directPuts === false ? undefined : new DirectPut(options.s3, options.bucket);
     this.#publications = new Publications(options.dynamo, options.table);
     this.#erasures = new ErasureRecords(options.dynamo, options.table);
     this.#ingest = options.ingest ?? {};
@@ -97,7 +106,7 @@ export class ResultStore {
   async storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult> {
     const ingested = await ingestResult(
       body,
-      new S3BlobTarget(this.#s3, this.bucket),
+      new S3BlobTarget(this.#s3, this.bucket, this.#direct),
       resultBlobNames(resultId),
       this.#ingest,
     );

@@ -34,6 +34,8 @@ function store(): ResultStore {
     dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
     bucket: 'bucket',
     table: 'table',
+    // `send` is stubbed here, not the client's transport: blobs go through the SDK's PutObjectCommand.
+    directPuts: false,
   });
 }
 

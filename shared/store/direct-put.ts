@@ -1,0 +1,363 @@
+/**
+ * PutObject of a small blob as one signed HTTP PUT, without the SDK's command stack. A result of 1,000
+ * images of 50 KB spent about 1 ms of CPU per image in that stack: serialisation schemas, endpoint rules,
+ * checksum and retry middleware, logger filters, the user agent, a signing key derived per request and a
+ * copy of the request per step. That was three times what the request itself costs, and every object it
+ * made while the request was in flight lived long enough to be promoted, so the old generation filled
+ * and was collected again and again (docs/benchmarks.md, "Many images").
+ *
+ * What makes the request right still comes from the client:
+ * - **Endpoint**: the client's own endpoint rules, resolved once per bucket (virtual-hosted or path
+ *   style, FIPS, dual-stack, a custom endpoint). An endpoint that is not plain SigV4 (S3 Express, a
+ *   multi-region access point) is left to the SDK: {@link DirectPut.route} answers undefined, and the
+ *   caller sends a `PutObjectCommand`.
+ * - **Credentials**: its provider, asked for every request (it caches and refreshes them), and its
+ *   clock-skew correction.
+ * - **Attempts**: its `maxAttempts`.
+ *
+ * The request is signed here with SigV4 (`signV4`, tested against the SDK's signer). It is sent on a
+ * keep-alive agent of this module, one per protocol, so the PUTs of every result reuse their connections.
+ * The headers are the ones the SDK sends for this PutObject: the content type, the `sha256` metadata,
+ * `x-amz-checksum-sha256` (S3 refuses bytes that do not match it) and the same SHA-256 as the signed
+ * payload hash.
+ *
+ * Failures are retried like the SDK retries them: no answer, 5xx, 429 and S3's throttling and timeout
+ * codes. Rewriting the same key with the same bytes is harmless. The thrown error names S3's code, the
+ * status and the key, and never carries the answer's text.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { getEndpointFromInstructions } from '@smithy/core/endpoints';
+import { DEFAULT_RETRY_OPTIONS, jitteredBackoff } from '../client/retry';
+
+/** Most bytes of an error answer read to find its `<Code>` (S3's error documents are a few hundred). */
+const MAX_ERROR_BODY_BYTES = 8 * 1024;
+
+/** A request with no byte moving either way for this long is given up (and tried again). */
+const IDLE_TIMEOUT_MS = 30_000;
+
+/** S3 error codes worth another attempt besides every 5xx and 429 (the SDK's throttling and transient codes). */
+const RETRYABLE_CODES = new Set([
+  'SlowDown',
+  'Throttling',
+  'ThrottlingException',
+  'RequestThrottled',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'InternalError',
+]);
+
+/** Connections kept open between requests, one pool per protocol for the process (the SDK's own limit). */
+const agents = {
+  'http:': new HttpAgent({ keepAlive: true, maxSockets: 50 }),
+  'https:': new HttpsAgent({ keepAlive: true, maxSockets: 50 }),
+};
+
+/** Where one bucket's objects go and how their requests are signed. */
+export interface PutRoute {
+  readonly protocol: 'http:' | 'https:';
+  readonly hostname: string;
+  readonly port: number | undefined;
+  /** The `Host` header: the hostname, with the port when it is not the protocol's default. */
+  readonly host: string;
+  /** The path before the key, without a trailing slash ('' or '/bucket'). */
+  readonly basePath: string;
+  readonly signingRegion: string;
+  readonly signingName: string;
+}
+
+/** A PutObject that S3 (or the network) refused, after the attempts the client allows. */
+export class DirectPutError extends Error {
+  /** S3's error code when it gave one, else the transport's error name. */
+  override readonly name: string;
+  readonly $metadata: { httpStatusCode?: number; attempts: number };
+  readonly $fault: 'client' | 'server';
+
+  constructor(key: string, code: string, status: number | undefined, attempts: number, cause?: unknown) {
+    super(
+      `PutObject of ${key} failed${status ? ` with HTTP ${status}` : ''} (${code}) after ${attempts} attempt${attempts === 1 ? '' : 's'}`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.name = code;
+    this.$metadata = { ...(status !== undefined && { httpStatusCode: status }), attempts };
+    this.$fault = status !== undefined && status < 500 && status !== 429 ? 'client' : 'server';
+  }
+}
+
+/** The credentials SigV4 signs with. */
+export interface SigningCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string;
+}
+
+/** The client's pieces this module reads (all of them on `S3Client['config']`). */
+type ClientConfig = S3Client['config'] & { systemClockOffset?: number };
+
+/** Signed PUTs of small objects to one bucket through one client. */
+export class DirectPut {
+  #route: Promise<PutRoute | undefined> | undefined;
+
+  constructor(
+    private readonly s3: S3Client,
+    readonly bucket: string,
+  ) {}
+
+  /**
+   * The bucket's route (resolved on first use with the client's endpoint rules), or undefined when its
+   * endpoint is not plain SigV4, so the caller uses the SDK. A failed resolution is tried again next time.
+   */
+  route(): Promise<PutRoute | undefined> {
+    this.#route ??= resolveRoute(this.s3, this.bucket).catch((error: unknown) => {
+      this.#route = undefined;
+      throw error;
+    });
+    return this.#route;
+  }
+
+  /**
+   * Writes `body` under `key` with its content type and SHA-256 (hex). Resolves once S3 stored it;
+   * rejects with a {@link DirectPutError} (or the abort's reason) otherwise.
+   */
+  async put(
+    route: PutRoute,
+    key: string,
+    body: Buffer,
+    contentType: string,
+    sha256: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const config = this.s3.config as ClientConfig;
+    const maxAttempts = Math.max(1, await config.maxAttempts());
+    const path = `${route.basePath}/${encodeKey(key)}`;
+    for (let attempt = 1; ; attempt++) {
+      signal.throwIfAborted();
+      let status: number | undefined;
+      let code: string;
+      let failure: unknown;
+      try {
+        const credentials = (await config.credentials()) as SigningCredentials;
+        const headers = signV4({
+          method: 'PUT',
+          path,
+          headers: {
+            host: route.host,
+            'content-type': contentType,
+            'content-length': String(body.length),
+            'x-amz-meta-sha256': sha256,
+            'x-amz-checksum-sha256': Buffer.from(sha256, 'hex').toString('base64'),
+          },
+          payloadHash: sha256,
+          credentials,
+          region: route.signingRegion,
+          service: route.signingName,
+          date: new Date(Date.now() + (config.systemClockOffset ?? 0)),
+        });
+        const answer = await send(route, path, headers, body, signal);
+        status = answer.statusCode ?? 0;
+        if (status >= 200 && status < 300) {
+          answer.resume();
+          return;
+        }
+        code = errorCode(await readBounded(answer, MAX_ERROR_BODY_BYTES)) ?? `Http${status}`;
+      } catch (error) {
+        // An abort is the caller's decision: never retried, never wrapped.
+        if (signal.aborted) throw signal.reason ?? error;
+        failure = error;
+        code = transportCode(error);
+      }
+      const retryable = status === undefined || status >= 500 || status === 429 || RETRYABLE_CODES.has(code);
+      if (!retryable || attempt >= maxAttempts) throw new DirectPutError(key, code, status, attempt, failure);
+      await sleep(jitteredBackoff(attempt, DEFAULT_RETRY_OPTIONS), signal);
+    }
+  }
+}
+
+/** One request on the module's agent: resolves with the answer (its body unread), rejects without one. */
+function send(
+  route: PutRoute,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const request = (route.protocol === 'https:' ? httpsRequest : httpRequest)({
+      agent: agents[route.protocol],
+      method: 'PUT',
+      hostname: route.hostname,
+      ...(route.port !== undefined && { port: route.port }),
+      path,
+      headers,
+      signal,
+    });
+    request.setTimeout(IDLE_TIMEOUT_MS, () => request.destroy(new Error('idle timeout')));
+    request.once('response', resolve);
+    request.once('error', reject);
+    request.end(body);
+  });
+}
+
+/** The bucket's endpoint and signing names, from the client's endpoint rules. */
+async function resolveRoute(s3: S3Client, bucket: string): Promise<PutRoute | undefined> {
+  const endpoint = await getEndpointFromInstructions(
+    { Bucket: bucket, Key: 'k' },
+    PutObjectCommand as never,
+    s3.config as never,
+  );
+  const schemes = endpoint.properties?.['authSchemes'] as
+    | { name?: string; signingName?: string; signingRegion?: string }[]
+    | undefined;
+  const scheme = schemes?.[0];
+  const extraHeaders = endpoint.headers && Object.keys(endpoint.headers).length > 0;
+  if (scheme?.name !== 'sigv4' || !scheme.signingRegion || extraHeaders) return undefined;
+  const url = endpoint.url;
+  if (url.search || (url.protocol !== 'http:' && url.protocol !== 'https:')) return undefined;
+  return {
+    protocol: url.protocol,
+    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port ? Number(url.port) : undefined,
+    host: url.host,
+    basePath: url.pathname.replace(/\/+$/, ''),
+    signingRegion: scheme.signingRegion,
+    signingName: scheme.signingName ?? 's3',
+  };
+}
+
+/** What {@link signV4} signs. */
+export interface SignInput {
+  readonly method: string;
+  /** The path as sent: encoded once (S3 signs it as it is). No query. */
+  readonly path: string;
+  /** Lower-case names; every one is signed. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** SHA-256 of the body (hex), sent as `x-amz-content-sha256`. */
+  readonly payloadHash: string;
+  readonly credentials: SigningCredentials;
+  readonly region: string;
+  readonly service: string;
+  readonly date: Date;
+}
+
+/** The last signing key: derived once a day per secret, region and service, as the SDK caches it. */
+let signingKeyCache: { scope: string; secret: string; key: HmacKey } | undefined;
+
+/**
+ * AWS Signature Version 4 of a request without a query (the SigV4 reference, "Create a signed request"):
+ * returns `headers` with `x-amz-date`, `x-amz-content-sha256`, the session token if any, and
+ * `authorization` added.
+ */
+export function signV4(input: SignInput): Record<string, string> {
+  const amzDate = input.date.toISOString().replace(/[-:]|\.\d{3}/g, '');
+  const day = amzDate.slice(0, 8);
+  const headers: Record<string, string> = {
+    ...input.headers,
+    'x-amz-date': amzDate,
+    'x-amz-content-sha256': input.payloadHash,
+    ...(input.credentials.sessionToken && { 'x-amz-security-token': input.credentials.sessionToken }),
+  };
+  const names = Object.keys(headers).sort();
+  const signedHeaders = names.join(';');
+  let canonicalHeaders = '';
+  for (const name of names) canonicalHeaders += `${name}:${headers[name]!.trim().replace(/ +/g, ' ')}\n`;
+  const canonicalRequest = `${input.method}\n${input.path}\n\n${canonicalHeaders}\n${signedHeaders}\n${input.payloadHash}`;
+  const scope = `${day}/${input.region}/${input.service}/aws4_request`;
+  const stringToSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${createHash('sha256').update(canonicalRequest).digest('hex')}`;
+  const signature = signingKey(input.credentials.secretAccessKey, scope).sign(stringToSign);
+  headers['authorization'] =
+    `AWS4-HMAC-SHA256 Credential=${input.credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
+  return headers;
+}
+
+function signingKey(secret: string, scope: string): HmacKey {
+  const cached = signingKeyCache;
+  if (cached && cached.scope === scope && cached.secret === secret) return cached.key;
+  let key: Buffer | string = `AWS4${secret}`;
+  for (const part of scope.split('/')) key = createHmac('sha256', key).update(part).digest();
+  const hmacKey = new HmacKey(key as Buffer);
+  signingKeyCache = { scope, secret, key: hmacKey };
+  return hmacKey;
+}
+
+/**
+ * HMAC-SHA256 under one 32-byte key with its pads computed once (RFC 2104): two plain SHA-256 hashes per
+ * message. `createHmac` prepares its key anew on every call, which cost more than the two hashes.
+ */
+export class HmacKey {
+  readonly #inner: Buffer;
+  readonly #outer: Buffer;
+
+  constructor(key: Buffer) {
+    if (key.length > 64) throw new Error('HmacKey: a key longer than the SHA-256 block must be hashed first');
+    this.#inner = Buffer.alloc(64, 0x36);
+    this.#outer = Buffer.alloc(64, 0x5c);
+    for (let i = 0; i < key.length; i++) {
+      this.#inner[i]! ^= key[i]!;
+      this.#outer[i]! ^= key[i]!;
+    }
+  }
+
+  /** The HMAC of `message` (UTF-8), hex. */
+  sign(message: string): string {
+    const inner = createHash('sha256').update(this.#inner).update(message).digest();
+    return createHash('sha256').update(this.#outer).update(inner).digest('hex');
+  }
+}
+
+/** An object key as S3's REST path carries it: each segment percent-encoded, `/` kept. */
+export function encodeKey(key: string): string {
+  return key
+    .split('/')
+    .map((segment) =>
+      encodeURIComponent(segment).replace(
+        /[!'()*]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      ),
+    )
+    .join('/');
+}
+
+/** S3's `<Code>` of an error document, when it is one plain word. */
+export function errorCode(body: string): string | undefined {
+  return /<Code>([A-Za-z]{1,64})<\/Code>/.exec(body)?.[1];
+}
+
+/** A transport error's code (`ECONNRESET`) or name, when it is one plain word. */
+function transportCode(error: unknown): string {
+  const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
+  for (const value of [code, name]) {
+    if (typeof value === 'string' && /^[A-Za-z_]{1,64}$/.test(value) && value !== 'Error') return value;
+  }
+  return 'NetworkError';
+}
+
+/** At most `limit` bytes of an answer's body as latin1 text; the rest is discarded unread. */
+async function readBounded(answer: IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of answer as AsyncIterable<Buffer>) {
+    if (size < limit) chunks.push(chunk.subarray(0, limit - size));
+    size += chunk.length;
+    if (size >= limit) break;
+  }
+  answer.destroy();
+  return Buffer.concat(chunks).toString('latin1');
+}
+
+/** Waits `ms`, or rejects with the abort's reason. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

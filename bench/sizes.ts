@@ -237,7 +237,15 @@ function startWorker(file: string, env: Record<string, string>, limitMb: number 
       ...(limitMb ? [`--max-old-space-size=${limitMb}`] : []),
       ...(process.env.BENCH_SIZE_WORKER_FLAGS ?? '').split(' ').filter(Boolean),
     ],
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...env,
+      // A CPU profile of each handled result alone (size-worker.ts).
+      ...(process.env.BENCH_SIZE_PROFILE_DIR && {
+        BENCH_SIZE_PROFILE_DIR: process.env.BENCH_SIZE_PROFILE_DIR,
+      }),
+      ...(process.env.BENCH_SIZE_PROFILE && { BENCH_SIZE_PROFILE: process.env.BENCH_SIZE_PROFILE }),
+    },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   let stderr = '';

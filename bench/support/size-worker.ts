@@ -25,6 +25,9 @@
  */
 
 import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
@@ -121,6 +124,52 @@ function sqsEvent(resultId: string): SQSEvent {
   };
 }
 
+/**
+ * `BENCH_SIZE_PROFILE_DIR`: a CPU profile of each handled result alone (not of the raw copy, floor or naive
+ * peer beside it in the same process), written there as `<resultId>.cpuprofile`, and its garbage
+ * collections by kind (count, ms) as `<resultId>.gc.json`.
+ */
+async function startProfile() {
+  const dir = process.env.BENCH_SIZE_PROFILE_DIR;
+  if (!dir) return undefined;
+  const cpu = process.env.BENCH_SIZE_PROFILE !== 'gc';
+  const session = new Session();
+  session.connect();
+  if (cpu) {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  // And the collections in that time, by kind: count and milliseconds.
+  const gc: Record<string, { count: number; ms: number }> = {};
+  const kinds: Record<number, string> = {
+    [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+    [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+    [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+    [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+  };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = kinds[(entry as unknown as { detail: { kind: number } }).detail.kind] ?? 'other';
+      gc[kind] ??= { count: 0, ms: 0 };
+      gc[kind].count++;
+      gc[kind].ms += entry.duration;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    async stop(name: string) {
+      if (cpu) {
+        const { profile } = await session.post('Profiler.stop');
+        writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+      }
+      session.disconnect();
+      await new Promise((resolve) => setImmediate(resolve));
+      observer.disconnect();
+      writeFileSync(join(dir, `${name}.gc.json`), JSON.stringify(gc));
+    },
+  };
+}
+
 if (process.env.IDV_BENCH_DECODER === 'loop') useNativeBase64(false);
 
 /** The floor's client: the handler's defaults (its PutObject sets its own checksum). */
@@ -141,11 +190,14 @@ await serveParent(
       const resultId = String(message.resultId);
       // What the Lambda runtime does per invocation when the function is traced.
       if (process.env.BENCH_XRAY_TRACED === '1') process.env._X_AMZN_TRACE_ID = newTraceHeader();
-      return (await measure(async () => {
+      const profiled = await startProfile();
+      const answer = await measure(async () => {
         const context = lambdaContext('bench-fetch-result', process.env.AWS_REGION ?? 'eu-west-1', 900_000);
         const response = await handler(sqsEvent(resultId), context);
         return { failed: response.batchItemFailures.length };
-      })) as unknown as Record<string, unknown>;
+      });
+      await profiled?.stop(resultId);
+      return answer as unknown as Record<string, unknown>;
     }
     if (message.type === 'raw') {
       return (await measure(async () => {

@@ -40,8 +40,8 @@ export interface ResultStoreOptions {
   /** Tunables of the streaming path (small-blob limit, upload concurrency). */
   readonly ingest?: IngestOptions;
   /**
-   * Small blobs as signed PUTs on the client's own transport, not through its command stack
-   * (`direct-put.ts`). Off only for a client whose `send` is stubbed (a unit test): its transport is real.
+   * Small blobs as signed PUTs of their own (`direct-put.ts`), not through the client's command stack.
+   * Off only for a client whose `send` is stubbed (a unit test): a direct PUT would still go to the network.
    * @default true
    */
   readonly directPuts?: boolean;

@@ -334,8 +334,9 @@ describe('facelink-package --package-out', () => {
     sim.requests.length = 0;
 
     // Act
-    const refused = await idv(['facelink-package', '--token', token, '--package-out', 'passport.jpg/pkg']);
-    const run = await idv(['facelink-package', '--token', token, '--package-out', 'package.txt']);
+    // `--token=VALUE`: a random base64url token starts with "-" one time in 64, which `--token VALUE` refuses.
+    const refused = await idv(['facelink-package', `--token=${token}`, '--package-out', 'passport.jpg/pkg']);
+    const run = await idv(['facelink-package', `--token=${token}`, '--package-out', 'package.txt']);
 
     // Assess
     expect(refused.code).toBe(2);

@@ -265,7 +265,8 @@ describe('idv against the simulator: every command', () => {
     const token = sim.control.faceLinkToken(faceLink.transactionId)!;
 
     // Act
-    const run = await runIdv(['facelink-package', '--token', token], { env });
+    // `--token=VALUE`: a random base64url token starts with "-" one time in 64, which `--token VALUE` refuses.
+    const run = await runIdv(['facelink-package', `--token=${token}`], { env });
 
     // Assess
     expect(run.code).toBe(0);

@@ -28,6 +28,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { getEndpointFromInstructions } from '@smithy/core/endpoints';
@@ -133,6 +134,13 @@ export class DirectPut {
     const config = this.s3.config as ClientConfig;
     const maxAttempts = Math.max(1, await config.maxAttempts());
     const path = `${route.basePath}/${encodeKey(key)}`;
+    const unsigned = {
+      host: route.host,
+      'content-type': contentType,
+      'content-length': String(body.length),
+      'x-amz-meta-sha256': sha256,
+      'x-amz-checksum-sha256': Buffer.from(sha256, 'hex').toString('base64'),
+    };
     for (let attempt = 1; ; attempt++) {
       signal.throwIfAborted();
       let status: number | undefined;
@@ -143,13 +151,7 @@ export class DirectPut {
         const headers = signV4({
           method: 'PUT',
           path,
-          headers: {
-            host: route.host,
-            'content-type': contentType,
-            'content-length': String(body.length),
-            'x-amz-meta-sha256': sha256,
-            'x-amz-checksum-sha256': Buffer.from(sha256, 'hex').toString('base64'),
-          },
+          headers: unsigned,
           payloadHash: sha256,
           credentials,
           region: route.signingRegion,
@@ -171,7 +173,10 @@ export class DirectPut {
       }
       const retryable = status === undefined || status >= 500 || status === 429 || RETRYABLE_CODES.has(code);
       if (!retryable || attempt >= maxAttempts) throw new DirectPutError(key, code, status, attempt, failure);
-      await sleep(jitteredBackoff(attempt, DEFAULT_RETRY_OPTIONS), signal);
+      // Only an abort ends the wait early: the caller gets its reason, as from the request.
+      await delay(jitteredBackoff(attempt, DEFAULT_RETRY_OPTIONS), undefined, { signal }).catch(() => {
+        throw signal.reason;
+      });
     }
   }
 }
@@ -345,19 +350,4 @@ async function readBounded(answer: IncomingMessage, limit: number): Promise<stri
   }
   answer.destroy();
   return Buffer.concat(chunks).toString('latin1');
-}
-
-/** Waits `ms`, or rejects with the abort's reason. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

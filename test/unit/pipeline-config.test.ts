@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENV, loadFetchResultConfig, loadPollConfig, loadWebhookConfig } from '../../shared/config';
 import { ConfigError } from '../../shared/errors';
+import { DEFAULT_MARKING_TRIGGERS } from '../../shared/gc-marking';
 
 const FULL = {
   [ENV.environment]: 'staging',
@@ -46,6 +47,20 @@ describe('config loaders', () => {
     expect(loadWebhookConfig(FULL)).toMatchObject({ webhookSecretId: 'hook', resultsQueueUrl: 'http://q' });
   });
 
+  it("reads fetch-result's GC marking triggers: a default, V8's own rule, or two percentages", () => {
+    // Act
+    const triggers = (value?: string) =>
+      loadFetchResultConfig({ ...FULL, ...(value !== undefined && { [ENV.gcMarkingTriggers]: value }) })
+        .markingTriggers;
+
+    // Assess
+    expect(triggers()).toEqual(DEFAULT_MARKING_TRIGGERS);
+    expect(triggers('  ')).toEqual(DEFAULT_MARKING_TRIGGERS);
+    expect(triggers('V8')).toBeUndefined();
+    expect(triggers('70, 95')).toEqual({ soft: 70, hard: 95 });
+    expect(triggers('85,85')).toEqual({ soft: 85, hard: 85 });
+  });
+
   it.each([
     [{ [ENV.retentionDays]: '1.5' }, 'IDV_RETENTION_DAYS must be a positive whole number'],
     [{ [ENV.retentionDays]: '0' }, 'IDV_RETENTION_DAYS must be a positive whole number'],
@@ -56,6 +71,13 @@ describe('config loaders', () => {
     [{ [ENV.serviceBaseUrl]: 'https://service.example/?stage=1' }, 'IDV_BASE_URL must not have a query'],
     [{ [ENV.s3ForcePathStyle]: 'yes' }, 'IDV_S3_FORCE_PATH_STYLE must be true or false'],
     [{ [ENV.eventCustomerReference]: 'hash' }, 'IDV_EVENT_CUSTOMER_REFERENCE must be one of include, omit'],
+    ...['90,80', '0,90', '80,100', '80', 'off', '80;90', '-1,90'].map(
+      (value) =>
+        [
+          { [ENV.gcMarkingTriggers]: value },
+          'IDV_GC_MARKING_TRIGGERS must be v8 or two percentages SOFT,HARD from 1 to 99',
+        ] as const,
+    ),
   ])('throws a ConfigError naming the variable for %j', (override, message) => {
     // Act
     const load = () => loadFetchResultConfig({ ...FULL, ...override });

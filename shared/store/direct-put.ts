@@ -11,12 +11,12 @@
  *   style, FIPS, dual-stack, a custom endpoint). An endpoint that is not plain SigV4 (S3 Express, a
  *   multi-region access point) is left to the SDK: {@link DirectPut.route} answers undefined, and the
  *   caller sends a `PutObjectCommand`.
- * - **Credentials**: its provider, asked for every request (it caches and refreshes them), and its
- *   clock-skew correction.
+ * - **Credentials**: its provider, asked again when the credentials expire within five minutes (the
+ *   SDK's own refresh window), and its clock-skew correction.
  * - **Attempts**: its `maxAttempts`.
  *
- * The request is signed here with SigV4 (`signV4`, tested against the SDK's signer). It is sent on a
- * keep-alive agent of this module, one per protocol, so the PUTs of every result reuse their connections.
+ * The request is signed here with SigV4 (`signV4`, tested against the SDK's signer). It is sent by the
+ * keep-alive HTTP/1.1 client of `http1.ts`, whose pooled connections the PUTs of every result share.
  * The headers are the ones the SDK sends for this PutObject: the content type, the `sha256` metadata,
  * `x-amz-checksum-sha256` (S3 refuses bytes that do not match it) and the same SHA-256 as the signed
  * payload hash.
@@ -26,13 +26,12 @@
  * status and the key, and never carries the answer's text.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { getEndpointFromInstructions } from '@smithy/core/endpoints';
 import { DEFAULT_RETRY_OPTIONS, jitteredBackoff } from '../client/retry';
+import { http1Request } from './http1';
 
 /** Most bytes of an error answer read to find its `<Code>` (S3's error documents are a few hundred). */
 const MAX_ERROR_BODY_BYTES = 8 * 1024;
@@ -50,12 +49,6 @@ const RETRYABLE_CODES = new Set([
   'RequestTimeoutException',
   'InternalError',
 ]);
-
-/** Connections kept open between requests, one pool per protocol for the process (the SDK's own limit). */
-const agents = {
-  'http:': new HttpAgent({ keepAlive: true, maxSockets: 50 }),
-  'https:': new HttpsAgent({ keepAlive: true, maxSockets: 50 }),
-};
 
 /** Where one bucket's objects go and how their requests are signed. */
 export interface PutRoute {
@@ -93,6 +86,18 @@ export interface SigningCredentials {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
   readonly sessionToken?: string;
+  readonly expiration?: Date;
+}
+
+/** How long before their expiration the SDK's memoized provider refreshes credentials (5 minutes). */
+const CREDENTIALS_REFRESH_MS = 300_000;
+
+/** Whether credentials are to be asked for again: they expire within {@link CREDENTIALS_REFRESH_MS}. */
+function expiresSoon(credentials: SigningCredentials): boolean {
+  return (
+    credentials.expiration !== undefined &&
+    credentials.expiration.getTime() - Date.now() < CREDENTIALS_REFRESH_MS
+  );
 }
 
 /** The client's pieces this module reads (all of them on `S3Client['config']`). */
@@ -101,6 +106,9 @@ type ClientConfig = S3Client['config'] & { systemClockOffset?: number };
 /** Signed PUTs of small objects to one bucket through one client. */
 export class DirectPut {
   #route: Promise<PutRoute | undefined> | undefined;
+  #maxAttempts: number | undefined;
+  /** The client's last credentials: asked for again when they expire soon, as the SDK does. */
+  #credentials: SigningCredentials | undefined;
 
   constructor(
     private readonly s3: S3Client,
@@ -132,7 +140,8 @@ export class DirectPut {
     signal: AbortSignal,
   ): Promise<void> {
     const config = this.s3.config as ClientConfig;
-    const maxAttempts = Math.max(1, await config.maxAttempts());
+    this.#maxAttempts ??= Math.max(1, await config.maxAttempts());
+    const maxAttempts = this.#maxAttempts;
     const path = `${route.basePath}/${encodeKey(key)}`;
     const unsigned = {
       host: route.host,
@@ -147,7 +156,10 @@ export class DirectPut {
       let code: string;
       let failure: unknown;
       try {
-        const credentials = (await config.credentials()) as SigningCredentials;
+        let credentials = this.#credentials;
+        if (!credentials || expiresSoon(credentials)) {
+          credentials = this.#credentials = (await config.credentials()) as SigningCredentials;
+        }
         const headers = signV4({
           method: 'PUT',
           path,
@@ -158,13 +170,14 @@ export class DirectPut {
           service: route.signingName,
           date: new Date(Date.now() + (config.systemClockOffset ?? 0)),
         });
-        const answer = await send(route, path, headers, body, signal);
-        status = answer.statusCode ?? 0;
-        if (status >= 200 && status < 300) {
-          answer.resume();
-          return;
-        }
-        code = errorCode(await readBounded(answer, MAX_ERROR_BODY_BYTES)) ?? `Http${status}`;
+        const answer = await http1Request(route, requestHead(path, headers), body, {
+          signal,
+          idleTimeoutMs: IDLE_TIMEOUT_MS,
+          maxBodyBytes: MAX_ERROR_BODY_BYTES,
+        });
+        status = answer.status;
+        if (status >= 200 && status < 300) return;
+        code = errorCode(answer.body.toString('latin1')) ?? `Http${status}`;
       } catch (error) {
         // An abort is the caller's decision: never retried, never wrapped.
         if (signal.aborted) throw signal.reason ?? error;
@@ -181,29 +194,21 @@ export class DirectPut {
   }
 }
 
-/** One request on the module's agent: resolves with the answer (its body unread), rejects without one. */
-function send(
-  route: PutRoute,
-  path: string,
-  headers: Record<string, string>,
-  body: Buffer,
-  signal: AbortSignal,
-): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const request = (route.protocol === 'https:' ? httpsRequest : httpRequest)({
-      agent: agents[route.protocol],
-      method: 'PUT',
-      hostname: route.hostname,
-      ...(route.port !== undefined && { port: route.port }),
-      path,
-      headers,
-      signal,
-    });
-    request.setTimeout(IDLE_TIMEOUT_MS, () => request.destroy(new Error('idle timeout')));
-    request.once('response', resolve);
-    request.once('error', reject);
-    request.end(body);
-  });
+/** Header values this module sends: visible ASCII and spaces, so no value can end the line it is on. */
+const HEADER_VALUE = /^[\x20-\x7e]*$/;
+
+/** The request line and headers of a PUT, ending in the empty line. */
+export function requestHead(path: string, headers: Readonly<Record<string, string>>): string {
+  if (!/^\/[\x21-\x7e]*$/.test(path))
+    throw new Error('PutObject: the path holds a character HTTP cannot carry');
+  let head = `PUT ${path} HTTP/1.1\r\n`;
+  for (const name in headers) {
+    const value = headers[name]!;
+    if (!HEADER_VALUE.test(value))
+      throw new Error(`PutObject: the ${name} header holds a character HTTP cannot carry`);
+    head += `${name}: ${value}\r\n`;
+  }
+  return `${head}\r\n`;
 }
 
 /** The bucket's endpoint and signing names, from the client's endpoint rules. */
@@ -337,17 +342,4 @@ function transportCode(error: unknown): string {
     if (typeof value === 'string' && /^[A-Za-z_]{1,64}$/.test(value) && value !== 'Error') return value;
   }
   return 'NetworkError';
-}
-
-/** At most `limit` bytes of an answer's body as latin1 text; the rest is discarded unread. */
-async function readBounded(answer: IncomingMessage, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of answer as AsyncIterable<Buffer>) {
-    if (size < limit) chunks.push(chunk.subarray(0, limit - size));
-    size += chunk.length;
-    if (size >= limit) break;
-  }
-  answer.destroy();
-  return Buffer.concat(chunks).toString('latin1');
 }

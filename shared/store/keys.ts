@@ -19,6 +19,8 @@ export const RESULTS_PREFIX = 'results/';
  */
 export const STAGING_PREFIX = 'staging/';
 
+const PLAIN_ID = /^[A-Za-z0-9_-]*$/;
+
 /**
  * The resultId as one S3 key segment. Ids of only letters, digits, `-` and `_` (UUIDs, our simulator's ids)
  * keep their plain form. Every other character (`.` `:` `~` `+` `=` `@`, which another implementation may
@@ -27,6 +29,7 @@ export const STAGING_PREFIX = 'staging/';
  * collision-free: a plain segment never contains `.`, an escaped one always does, and `.` itself is escaped.
  */
 export function resultIdKeyPart(resultId: string): string {
+  if (PLAIN_ID.test(resultId)) return resultId;
   return resultId.replace(/[^A-Za-z0-9_-]/gu, (char) =>
     [...Buffer.from(char, 'utf8')]
       .map((byte) => `.${byte.toString(16).toUpperCase().padStart(2, '0')}`)

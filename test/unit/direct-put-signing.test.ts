@@ -7,7 +7,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
-import { DirectPut, encodeKey, errorCode, HmacKey, signV4 } from '../../shared/store/direct-put';
+import { DirectPut, encodeKey, errorCode, HmacKey, requestHead, signV4 } from '../../shared/store/direct-put';
 
 const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -177,6 +177,43 @@ describe('encodeKey', () => {
 
     // Assess
     expect(`/${encodeKey(key)}`).toBe(sdkPath);
+  });
+});
+
+describe('requestHead', () => {
+  it('writes the request line and each header on its own line, ending in an empty line', () => {
+    // Act
+    const head = requestHead('/bucket/results/r1/images/01.jpg', { host: 'h', 'content-length': '3' });
+
+    // Assess
+    expect(head).toBe(
+      'PUT /bucket/results/r1/images/01.jpg HTTP/1.1\r\nhost: h\r\ncontent-length: 3\r\n\r\n',
+    );
+  });
+
+  it.each([
+    [
+      'a header value with CR LF',
+      '/b/k',
+      { 'content-type': 'image/jpeg\r\nx-evil: 1' },
+      'the content-type header',
+    ],
+    [
+      'a header value with a NUL',
+      '/b/k',
+      { 'x-amz-meta-sha256': 'a\u0000b' },
+      'the x-amz-meta-sha256 header',
+    ],
+    ['a header value beyond ASCII', '/b/k', { 'content-type': 'image/jpég' }, 'the content-type header'],
+    ['a path with a space', '/b/a b', {}, 'the path'],
+    ['a path with CR LF', '/b/k\r\nx: 1', {}, 'the path'],
+    ['a path not starting with /', 'b/k', {}, 'the path'],
+  ])('refuses %s rather than send a line it did not mean', (_case, path, headers, what) => {
+    // Act
+    const build = () => requestHead(path, headers);
+
+    // Assess
+    expect(build).toThrow(`PutObject: ${what} holds a character HTTP cannot carry`);
   });
 });
 

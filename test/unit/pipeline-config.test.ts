@@ -61,6 +61,18 @@ describe('config loaders', () => {
     expect(triggers('85,85')).toEqual({ soft: 85, hard: 85 });
   });
 
+  it.each(['90,80', '0,90', '80,100', '80', 'off', '80;90', '-1,90'])(
+    'refuses IDV_GC_MARKING_TRIGGERS=%s naming the variable',
+    (value) => {
+      // Act
+      const load = () => loadFetchResultConfig({ ...FULL, [ENV.gcMarkingTriggers]: value });
+
+      // Assess
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow('IDV_GC_MARKING_TRIGGERS must be v8 or two percentages SOFT,HARD from 1 to 99');
+    },
+  );
+
   it.each([
     [{ [ENV.retentionDays]: '1.5' }, 'IDV_RETENTION_DAYS must be a positive whole number'],
     [{ [ENV.retentionDays]: '0' }, 'IDV_RETENTION_DAYS must be a positive whole number'],
@@ -71,13 +83,6 @@ describe('config loaders', () => {
     [{ [ENV.serviceBaseUrl]: 'https://service.example/?stage=1' }, 'IDV_BASE_URL must not have a query'],
     [{ [ENV.s3ForcePathStyle]: 'yes' }, 'IDV_S3_FORCE_PATH_STYLE must be true or false'],
     [{ [ENV.eventCustomerReference]: 'hash' }, 'IDV_EVENT_CUSTOMER_REFERENCE must be one of include, omit'],
-    ...['90,80', '0,90', '80,100', '80', 'off', '80;90', '-1,90'].map(
-      (value) =>
-        [
-          { [ENV.gcMarkingTriggers]: value },
-          'IDV_GC_MARKING_TRIGGERS must be v8 or two percentages SOFT,HARD from 1 to 99',
-        ] as const,
-    ),
   ])('throws a ConfigError naming the variable for %j', (override, message) => {
     // Act
     const load = () => loadFetchResultConfig({ ...FULL, ...override });

@@ -181,6 +181,8 @@ export class DirectPut {
       } catch (error) {
         // An abort is the caller's decision: never retried, never wrapped.
         if (signal.aborted) throw signal.reason ?? error;
+        // A request that cannot be written fails the same way each time.
+        if (error instanceof UnsendableRequestError) throw error;
         failure = error;
         code = transportCode(error);
       }
@@ -194,18 +196,23 @@ export class DirectPut {
   }
 }
 
+/** A path or header value HTTP/1.1 cannot carry as it is: never sent, never retried. */
+export class UnsendableRequestError extends Error {
+  override readonly name = 'UnsendableRequestError';
+}
+
 /** Header values this module sends: visible ASCII and spaces, so no value can end the line it is on. */
 const HEADER_VALUE = /^[\x20-\x7e]*$/;
 
 /** The request line and headers of a PUT, ending in the empty line. */
 export function requestHead(path: string, headers: Readonly<Record<string, string>>): string {
   if (!/^\/[\x21-\x7e]*$/.test(path))
-    throw new Error('PutObject: the path holds a character HTTP cannot carry');
+    throw new UnsendableRequestError('PutObject: the path holds a character HTTP cannot carry');
   let head = `PUT ${path} HTTP/1.1\r\n`;
   for (const name in headers) {
     const value = headers[name]!;
     if (!HEADER_VALUE.test(value))
-      throw new Error(`PutObject: the ${name} header holds a character HTTP cannot carry`);
+      throw new UnsendableRequestError(`PutObject: the ${name} header holds a character HTTP cannot carry`);
     head += `${name}: ${value}\r\n`;
   }
   return `${head}\r\n`;

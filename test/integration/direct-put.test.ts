@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DirectPut, DirectPutError } from '../../shared/store/direct-put';
+import { DirectPut, DirectPutError, UnsendableRequestError } from '../../shared/store/direct-put';
 import { S3BlobTarget } from '../../shared/store/s3-blobs';
 import { clientConfig } from '../support/local-aws';
 import { type LocalStore, startLocalStore } from '../support/local-store';
@@ -229,6 +229,34 @@ describe('against a hostile S3 double', () => {
     // Assess
     expect(failure.name).toBe('BadDigest');
     expect(failure.$metadata.httpStatusCode).toBe(400);
+  });
+
+  it('sends nothing and tries once when a header value could end its line (no injected header)', async () => {
+    // Prepare
+    const s3 = new S3Client({
+      region: 'us-east-1',
+      endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIDDOUBLE', secretAccessKey: 'double-secret' },
+    });
+    const direct = new DirectPut(s3, 'double-bucket');
+
+    // Act
+    const failure = await direct
+      .put(
+        (await direct.route())!,
+        'results/r1/images/0.jpg',
+        JPEG,
+        'image/jpeg\r\nx-amz-acl: public-read',
+        SHA,
+        new AbortController().signal,
+      )
+      .catch((error: unknown) => error);
+
+    // Assess
+    expect(failure).toBeInstanceOf(UnsendableRequestError);
+    expect(seen).toHaveLength(0);
+    s3.destroy();
   });
 
   it('stops at once when aborted while backing off, with the abort’s reason', async () => {

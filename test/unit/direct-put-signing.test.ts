@@ -7,7 +7,15 @@ import { createHash, createHmac } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
-import { DirectPut, encodeKey, errorCode, HmacKey, requestHead, signV4 } from '../../shared/store/direct-put';
+import {
+  DirectPut,
+  encodeKey,
+  errorCode,
+  HmacKey,
+  requestHead,
+  signV4,
+  UnsendableRequestError,
+} from '../../shared/store/direct-put';
 
 const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -213,6 +221,7 @@ describe('requestHead', () => {
     const build = () => requestHead(path, headers);
 
     // Assess
+    expect(build).toThrow(UnsendableRequestError);
     expect(build).toThrow(`PutObject: ${what} holds a character HTTP cannot carry`);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * When V8 starts marking the old generation, for the fetch-result function (docs/benchmarks.md, "Many
- * images: GC").
+ * images: GC and the HTTP client").
  *
  * The function's old generation is small: about 15 MB live. Its new space grows to 16 MB or more while
  * a result streams. V8's own rule starts incremental marking whenever the old generation's room below
@@ -33,7 +33,7 @@ export interface MarkingTriggers {
   readonly hard: number;
 }
 
-/** The default: chosen by `npm run bench` (docs/benchmarks.md, "Many images: GC"). */
+/** The default: chosen by `npm run bench` (docs/benchmarks.md, "Many images: GC and the HTTP client"). */
 export const DEFAULT_MARKING_TRIGGERS: MarkingTriggers = { soft: 80, hard: 90 };
 
 /** Sets V8's marking triggers for this process; `undefined` leaves V8's own rule. */

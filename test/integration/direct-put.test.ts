@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_RETRY_OPTIONS } from '../../shared/client/retry';
 import { DirectPut, DirectPutError, UnsendableRequestError } from '../../shared/store/direct-put';
 import { S3BlobTarget } from '../../shared/store/s3-blobs';
 import { clientConfig } from '../support/local-aws';
@@ -243,17 +244,21 @@ describe('against a hostile S3 double', () => {
   });
 
   it('stops at once when aborted while backing off, with the abort’s reason', async () => {
-    // Prepare: throttled; the caller aborts as soon as the first answer is in
+    // Prepare: throttled, with the backoff's jitter at its top (199 ms: a jitter near 0 would send the
+    // retry before the abort); the caller aborts 20 ms after the first answer
+    const random = vi.spyOn(DEFAULT_RETRY_OPTIONS, 'random').mockReturnValue(0.999);
     const controller = new AbortController();
     script = [
       (req, res) => {
         s3Error(503, 'SlowDown')(req, res);
-        res.on('finish', () => setTimeout(() => controller.abort(new Error('batch deadline')), 5));
+        res.on('finish', () => setTimeout(() => controller.abort(new Error('batch deadline')), 20));
       },
     ];
 
     // Act
-    const failure = await put({ signal: controller.signal }).catch((error: unknown) => error);
+    const failure = await put({ signal: controller.signal })
+      .catch((error: unknown) => error)
+      .finally(() => random.mockRestore());
 
     // Assess
     expect((failure as Error).message).toBe('batch deadline');

@@ -4,7 +4,7 @@
  * checksum and retry middleware, logger filters, the user agent, a signing key derived per request and a
  * copy of the request per step. That was three times what the request itself costs, and every object it
  * made while the request was in flight lived long enough to be promoted, so the old generation filled
- * and was collected again and again (docs/benchmarks.md, "Many images").
+ * and was collected again and again (docs/benchmarks.md, "Many images: the direct PutObject").
  *
  * What makes the request right still comes from the client:
  * - **Endpoint**: the client's own endpoint rules, resolved once per bucket (virtual-hosted or path

@@ -3,11 +3,11 @@
  * and an answer of which only the status and the first bytes of the body matter. The direct PutObject
  * (direct-put.ts) sends its PUTs with it.
  *
- * Node's `http.request` cost about 0.2 ms of CPU per 50 KB PUT on top of the bytes. Most of that went to
- * objects a one-shot PUT does not need: a `ClientRequest` and an `IncomingMessage` with their streams,
- * the agent's bookkeeping, a header check per header, and a parser instance. For 1,000 images per
- * result it was the largest cost left beside the bytes (docs/benchmarks.md, "Many images"). Here a
- * request is one corked write of the head and the body on a pooled socket. The answer is read by a
+ * Node's `http.request` cost about 0.15 ms of CPU more per 50 KB PUT than this client (0.36 against 0.21,
+ * docs/benchmarks.md, "Many images: GC and the HTTP client"). Most of that went to objects a one-shot PUT
+ * does not need: a `ClientRequest` and an `IncomingMessage` with their streams, the agent's bookkeeping,
+ * a header check per header, and a parser instance. Here a request is one corked write of the head and
+ * the body on a pooled socket. The answer is read by a
  * small parser with a bound on every part, because every byte that comes back is untrusted:
  * - the head: at most {@link MAX_HEAD_BYTES}, a strict status line, header names as tokens, one
  *   `Content-Length`;

@@ -8,14 +8,47 @@
  * error's name, status and code — never its message, a response, an event or a result, which may carry
  * personal data. Responses and errors are not captured automatically (no decorator or middleware here).
  *
- * The tracer is a no-op outside Lambda (no `AWS_EXECUTION_ENV`: tests, the local run) and whenever
- * `POWERTOOLS_TRACE_ENABLED=false`; every call below is then harmless.
+ * Where tracing is off — outside Lambda (no `AWS_EXECUTION_ENV`: tests, the local run) or with
+ * `POWERTOOLS_TRACE_ENABLED=false` — {@link createTracer} gives {@link NO_TRACER} and the X-Ray SDK is never
+ * loaded: loading it starts a CLS namespace whose async hooks (with a destroy hook) run for every promise
+ * of the process, traced or not (docs/benchmarks.md, "Tracing off costs nothing"). Every call below is then
+ * harmless.
  */
-import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { Tracer as PowertoolsTracer } from '@aws-lambda-powertools/tracer';
 import { RESULT_ID_PATTERN } from './api/result-id';
 import { METRICS } from './metrics-names';
 
-export type { Tracer };
+/** What the functions use of Powertools' Tracer (so a tracer that does nothing can stand in for it). */
+export type Tracer = Pick<
+  PowertoolsTracer,
+  | 'getSegment'
+  | 'setSegment'
+  | 'annotateColdStart'
+  | 'addServiceNameAnnotation'
+  | 'putAnnotation'
+  | 'putMetadata'
+  | 'captureAWSv3Client'
+>;
+
+/** The tracer where tracing is off: no segment, nothing recorded, clients returned as they are. */
+export const NO_TRACER: Tracer = Object.freeze({
+  getSegment: () => undefined,
+  setSegment: () => undefined,
+  annotateColdStart: () => undefined,
+  addServiceNameAnnotation: () => undefined,
+  putAnnotation: () => undefined,
+  putMetadata: () => undefined,
+  captureAWSv3Client: <T>(client: T) => client,
+});
+
+/**
+ * Whether Powertools' Tracer would be disabled by this environment: `POWERTOOLS_TRACE_ENABLED` is
+ * `false` (any case), or there is no `AWS_EXECUTION_ENV` (not in Lambda). Its other reasons (SAM local,
+ * the Amplify mock) are left to it: there it is loaded and disables itself.
+ */
+export function tracingIsOff(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.POWERTOOLS_TRACE_ENABLED?.toLowerCase() === 'false' || !env.AWS_EXECUTION_ENV;
+}
 
 /** The identifiers that may become annotations (searchable in the X-Ray console). */
 export const TRACE_ANNOTATION_KEYS = ['resultId', 'transactionId'] as const;
@@ -23,8 +56,13 @@ export const TRACE_ANNOTATION_KEYS = ['resultId', 'transactionId'] as const;
 /** Identifiers of one message or request, as far as they are known. */
 export type TraceIds = Partial<Record<(typeof TRACE_ANNOTATION_KEYS)[number], unknown>>;
 
-/** One tracer per function, built at module scope. */
-export function createTracer(): Tracer {
+/**
+ * One tracer per function, built at module scope (`await createTracer()`). Powertools' Tracer, and with
+ * it the X-Ray SDK, is imported only where tracing is on; the bundle holds it either way.
+ */
+export async function createTracer(env: NodeJS.ProcessEnv = process.env): Promise<Tracer> {
+  if (tracingIsOff(env)) return NO_TRACER;
+  const { Tracer } = await import('@aws-lambda-powertools/tracer');
   return new Tracer({ serviceName: METRICS.serviceName });
 }
 

@@ -16,7 +16,7 @@ const config = loadFetchResultConfig();
 applyMarkingTriggers(config.markingTriggers);
 const logger = createLogger({ environment: config.environment, functionName: 'fetch-result' });
 const metrics = createMetrics(config.environment);
-const tracer = createTracer();
+const tracer = await createTracer();
 const deps = fetchResultDeps(config, tracer, logger);
 
 export const handler = async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {

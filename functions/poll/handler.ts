@@ -17,7 +17,7 @@ import { createTracer, inSubsegment } from '../../shared/tracing';
 const config = loadPollConfig();
 const logger = createLogger({ environment: config.environment, functionName: 'poll' });
 const metrics = createMetrics(config.environment);
-const tracer = createTracer();
+const tracer = await createTracer();
 const sqs = createSqsClient(tracer);
 const { client } = createServiceClient(config, createSecretsClient(tracer), logger);
 const markers = new DynamoEnqueueMarkers({

@@ -17,7 +17,7 @@ import { annotateIds, createTracer, inSubsegment } from '../../shared/tracing';
 const config = loadWebhookConfig();
 const logger = createLogger({ environment: config.environment, functionName: 'webhook' });
 const metrics = createMetrics(config.environment);
-const tracer = createTracer();
+const tracer = await createTracer();
 const sqs = createSqsClient(tracer);
 const secrets = createSecretsClient(tracer);
 

@@ -19,7 +19,7 @@ import type { ResultMessage } from '../../shared/pipeline/messages';
 import { sendMessages } from '../../shared/pipeline/queue';
 import { processResultsBatch } from '../../shared/pipeline/results-batch';
 import { ResultStore } from '../../shared/store/result-store';
-import { createTracer } from '../../shared/tracing';
+import { NO_TRACER } from '../../shared/tracing';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
 import {
   clientConfig,
@@ -107,7 +107,7 @@ async function drain(count: number, pacePerContainer: number | undefined) {
       handler: (event, context) =>
         processResultsBatch(event.Records, {
           deps,
-          tracer: createTracer(),
+          tracer: NO_TRACER,
           metrics: { addMetric: () => undefined } as never,
           remainingMs: () => context.getRemainingTimeInMillis(),
         }),

@@ -9,7 +9,7 @@ import { NotFoundError, ServiceError } from '../../shared/client/errors';
 import { METRICS } from '../../shared/metrics-names';
 import type { PollMetadata, ResultSource } from '../../shared/pipeline/fetch-result';
 import { processResultsBatch, type ResultsBatchDeps } from '../../shared/pipeline/results-batch';
-import { createTracer } from '../../shared/tracing';
+import { NO_TRACER } from '../../shared/tracing';
 import { chunksOf, FakePublisher, FakeStore, memoryLogger } from '../support/pipeline-fakes';
 
 /** The service as §3 describes it: a polling record per finished result, removed when the result is fetched. */
@@ -96,7 +96,7 @@ describe('results batch: polling metadata', () => {
   const run = (records: { messageId: string; body: string }[]) =>
     processResultsBatch(records, {
       deps,
-      tracer: createTracer(),
+      tracer: NO_TRACER,
       metrics: metrics as never,
     });
 

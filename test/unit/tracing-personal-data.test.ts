@@ -120,8 +120,12 @@ describe('the real handlers put no personal data into a trace', () => {
       [ENV.retentionDays]: '30',
       POWERTOOLS_METRICS_DISABLED: 'true',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
+      // "In Lambda", so the handlers build Powertools' Tracer (not the one that does nothing), which the
+      // spy below keeps from sending anything: what is recorded is what it was asked to put in a trace.
+      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     }))
       vi.stubEnv(name, value);
+    vi.spyOn(Tracer.prototype, 'isTracingEnabled').mockReturnValue(false);
     annotate = vi.spyOn(Tracer.prototype, 'putAnnotation');
     metadata = vi.spyOn(Tracer.prototype, 'putMetadata');
   });

@@ -249,6 +249,14 @@ describe('streaming fetch-and-store (real HTTP, s3rver, dynalite)', () => {
     expect(item?.objects).toBeUndefined();
     expect(item?.objectCount).toBe(2);
     expect(publisher.stored[0]?.storage.objectCount).toBe(2);
+    // result.json goes as the small blobs do: its SHA-256 as metadata (and as the checksum S3 verifies).
+    const json = await s3.send(
+      new GetObjectCommand({ Bucket: resources.bucketName, Key: 'results/large/result.json' }),
+    );
+    const text = Buffer.from(await json.Body!.transformToByteArray());
+    expect(json.ContentType).toBe('application/json');
+    expect(json.Metadata?.['sha256']).toBe(sha(text));
+    expect(JSON.parse(text.toString('utf8'))).toEqual(item?.document);
   });
 
   it.each([

@@ -75,7 +75,7 @@ const FAILS_PER_CRASH = 4;
 const POLL_INTERVAL_MS = 5000;
 /** The steps of fetch-result as the AWS boundary sees them, each crashed before and after it happened. */
 const CRASH_POINTS = [
-  'GetItem:before',
+  'BatchGetItem:before',
   'S3:before',
   'S3:after',
   'PutItem:before',

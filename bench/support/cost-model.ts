@@ -6,7 +6,7 @@
  * rest of the run's figures and the stated assumptions, and this module multiplies. Each line carries
  * its arithmetic, so a reader can redo it.
  */
-import { LAMBDA_MB_PER_VCPU, PRICES, type RequestCounts, sum } from './prices';
+import { LAMBDA_MB_PER_VCPU, PRICES, type RequestCounts, readUnitsOf, sum } from './prices';
 
 /** What the bench measured of one function handling one result (fetch-result, or its naive peer). */
 export interface MeasuredRun {
@@ -214,7 +214,7 @@ export function fullCost(
   const itemUnits = Math.max(1, Math.ceil(run.itemBytes / 1024));
   const puts = sum(ddb, ['PutItem']);
   const updates = sum(ddb, ['UpdateItem']);
-  const reads = sum(ddb, ['GetItem', 'Query', 'BatchGetItem']) + a.pollEnqueueShare;
+  const reads = readUnitsOf(ddb) + a.pollEnqueueShare;
   const writeUnits = puts * (itemUnits + run.indexesWritten) + updates + a.pollEnqueueShare;
   const storedBytes =
     run.itemBytes +

@@ -160,6 +160,18 @@ export const sum = (ops: Record<string, number> | undefined, names?: readonly st
     (n, [op, count]) => n + (names === undefined || names.includes(op) ? count : 0),
     0,
   );
+
+/**
+ * Read units of a BatchGetItem: it is billed per key as a GetItem would be (a missing item too), and the
+ * pipeline's only one (`ResultStore.readState`) asks for a result's item, publication and erasure
+ * records, each well under 4 KB: 3 units.
+ */
+const BATCH_GET_UNITS = 3;
+
+/** Read units of a result's DynamoDB reads: GetItem and Query 1 each, BatchGetItem {@link BATCH_GET_UNITS}. */
+export const readUnitsOf = (ddb: Record<string, number> | undefined): number =>
+  sum(ddb, ['GetItem', 'Query']) + BATCH_GET_UNITS * sum(ddb, ['BatchGetItem']);
+
 const usd = (value: number) => `$${value.toPrecision(3)}`;
 
 /**
@@ -168,8 +180,9 @@ const usd = (value: number) => `$${value.toPrecision(3)}`;
  * (they project keys, `result` and `product` only: < 1 KB). The pipeline's only UpdateItems are the claim
  * and the mark of the result's publication record (shared/store/publication.ts: under 200 bytes, no
  * index keys): 1 unit each. A GetItem is 1 read unit (the idempotency check misses, or reads a record or
- * an item of at most a few KB). SQS is 3 requests per result: the poll's SendMessage and the event source's
- * ReceiveMessage and DeleteMessage with batch size 1 (larger batches share the last two).
+ * an item of at most a few KB); the BatchGetItem before the service is asked, 3. SQS is 3 requests per
+ * result: the poll's SendMessage and the event source's ReceiveMessage and DeleteMessage with batch size 1
+ * (larger batches share the last two).
  */
 export function costPerThousand(input: CostInput): Cost {
   const { requests } = input;
@@ -177,7 +190,7 @@ export function costPerThousand(input: CostInput): Cost {
   const itemUnits = Math.max(1, Math.ceil(input.itemBytes / 1024));
   const puts = sum(ddb, ['PutItem']);
   const updates = sum(ddb, ['UpdateItem']);
-  const reads = sum(ddb, ['GetItem', 'Query', 'BatchGetItem']);
+  const reads = readUnitsOf(ddb);
   const writeUnits = puts * (itemUnits + input.indexesWritten) + updates * PUBLICATION_RECORD_UNITS;
   const dynamodb = 1000 * (writeUnits * PRICES.dynamoWriteUnit + reads * PRICES.dynamoReadUnit);
   const s3Puts = sum(requests['S3'], [

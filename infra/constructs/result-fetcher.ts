@@ -84,11 +84,12 @@ export class ResultFetcher extends Construct {
     // Each container's share of the service's rate: together they stay within it.
     fn.addEnvironment(ENV.serviceRequestsPerSecond, String(config.servicePacePerContainer));
     fn.addEnvironment(ENV.resultsTableName, props.table.tableName);
-    // Exactly the item operations of the result store (no Scan, Delete or index reads); the key
-    // grant comes from the table so it follows the table's encryption.
+    // Exactly the item operations of the result store (no Scan, Delete or index reads; BatchGetItem reads
+    // a result's item, publication and erasure records at once); the key grant comes from the table so
+    // it follows the table's encryption.
     fn.function.addToRolePolicy(
       new iam.PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
         resources: [props.table.tableArn],
       }),
     );

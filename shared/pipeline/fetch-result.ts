@@ -31,7 +31,7 @@ import {
   type ResultStatus,
 } from '../store/item';
 import type { ClaimResult, PublishClaim } from '../store/publication';
-import type { ItemPut, StoredResult } from '../store/result-store';
+import type { ItemPut, ResultState, StoredResult } from '../store/result-store';
 import { ResultContentError } from '../stream/errors';
 import { claimExpiry } from './fetch-budget';
 import {
@@ -72,9 +72,11 @@ export interface RecordBudget {
 export interface ResultStorePort {
   readonly bucket: string;
   readonly table: string;
-  getItem(resultId: string): Promise<ResultItem | undefined>;
-  /** Whether the result was erased on request (its erasure record exists): it is never fetched again. */
-  isErased(resultId: string): Promise<boolean>;
+  /**
+   * The item (with `eventPublishedAt`) and whether the result was erased on request (an erased result is
+   * never fetched again); `erasure: false` skips the erasure read (`ResultStore.readState`).
+   */
+  readState(resultId: string, options?: { erasure?: boolean }): Promise<ResultState>;
   /**
    * Stores the body's blobs and result.json as it is read (`ResultStore.storeResult`). Throws
    * `ResultContentError` for a body or value that cannot be stored as it came (docs/pipeline.md).
@@ -252,10 +254,7 @@ async function processResult(
   budget: RecordBudget,
 ): Promise<FetchOutcome> {
   const { store, logger } = deps;
-  const [erased, existing] = await Promise.all([
-    message.refetch ? false : store.isErased(message.resultId),
-    store.getItem(message.resultId),
-  ]);
+  const { erased, item: existing } = await store.readState(message.resultId, { erasure: !message.refetch });
   // Erased on request: a message still in the queue or the DLQ must not bring the data back.
   if (erased) {
     logger.info('result was erased on request: acknowledged, not fetched', { source: message.source });

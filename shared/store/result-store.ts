@@ -7,16 +7,26 @@
  * with a conditional put, so a result is stored once however often it is announced or redelivered.
  */
 import { createHash } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_RETRY_OPTIONS, jitteredBackoff } from '../client/retry';
+import { PipelineError } from '../errors';
 import type { ObjectRef } from '../stream/blob-sink';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
 import { type ConditionFailure, isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
 import { DirectPut } from './direct-put';
-import { ErasureRecords } from './erasure-record';
+import { ErasureRecords, erasureKey } from './erasure-record';
 import type { ResultItem, ResultStatus, StoredObjects } from './item';
 import { resultBlobNames, resultJsonKey } from './keys';
-import { type ClaimResult, Publications, type PublishClaim, publishedAtOf } from './publication';
+import {
+  type ClaimResult,
+  type PublicationRecord,
+  Publications,
+  type PublishClaim,
+  publicationKey,
+  publishedAtOf,
+} from './publication';
 import { S3BlobTarget } from './s3-blobs';
 import { RESULTS_TABLE } from './table-schema';
 
@@ -25,6 +35,20 @@ export interface StoredResult {
   readonly document: Record<string, unknown>;
   readonly stored: StoredObjects;
 }
+
+/** What fetch-result reads of a result before it asks the service (`ResultStore.readState`). */
+export interface ResultState {
+  /** The item, with `eventPublishedAt` when its status's event was published; undefined if none. */
+  readonly item: ResultItem | undefined;
+  /** Whether the result was erased on request (its erasure record exists). */
+  readonly erased: boolean;
+}
+
+/**
+ * Attempts of a BatchGetItem whose keys DynamoDB leaves unprocessed (it may, under throttling); the SDK
+ * retries failed requests itself, not the keys a successful one left out.
+ */
+const MAX_BATCH_GET_ATTEMPTS = 5;
 
 /** What a conditional put of an item did: wrote it, or found the item already there (if any is left). */
 export type ItemPut =
@@ -79,6 +103,41 @@ export class ResultStore {
       this.#publications.get(resultId),
     ]);
     return withPublishedAt(item, publication);
+  }
+
+  /**
+   * The item (as {@link getItem} gives it) and, unless `erasure` is false, whether the result was erased
+   * ({@link isErased}): the item, its publication record and its erasure record in one strongly
+   * consistent BatchGetItem, one request where three reads were.
+   */
+  async readState(resultId: string, options: { erasure?: boolean } = {}): Promise<ResultState> {
+    const keys = [resultId, publicationKey(resultId)];
+    if (options.erasure !== false) keys.push(erasureKey(resultId));
+    const found = await this.#batchGet(keys);
+    const item = found.get(resultId) as ResultItem | undefined;
+    const publication = found.get(publicationKey(resultId)) as PublicationRecord | undefined;
+    return { item: withPublishedAt(item, publication), erased: found.has(erasureKey(resultId)) };
+  }
+
+  /** The items of `keys` (at most 100) by their table key; keys left unprocessed are asked for again. */
+  async #batchGet(keys: string[]): Promise<Map<string, Record<string, unknown>>> {
+    const partitionKey = RESULTS_TABLE.partitionKey;
+    const found = new Map<string, Record<string, unknown>>();
+    let pending: Record<string, unknown>[] = keys.map((key) => ({ [partitionKey]: key }));
+    for (let attempt = 1; ; attempt++) {
+      const response = await this.#dynamo.send(
+        new BatchGetCommand({ RequestItems: { [this.table]: { Keys: pending, ConsistentRead: true } } }),
+      );
+      for (const item of response.Responses?.[this.table] ?? []) found.set(String(item[partitionKey]), item);
+      pending = response.UnprocessedKeys?.[this.table]?.Keys ?? [];
+      if (pending.length === 0) return found;
+      if (attempt >= MAX_BATCH_GET_ATTEMPTS) {
+        throw new PipelineError(
+          `DynamoDB left ${pending.length} of ${keys.length} keys of a result unread after ${attempt} attempts`,
+        );
+      }
+      await delay(jitteredBackoff(attempt, DEFAULT_RETRY_OPTIONS));
+    }
   }
 
   /** Whether the result was erased on request: its erasure record (`shared/store/erasure-record.ts`) exists. */

@@ -110,6 +110,7 @@ describe('IAM, least privilege per function', () => {
         'secretsmanager:GetSecretValue',
         'secretsmanager:PutSecretValue',
         'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
         's3:PutObject',
@@ -215,7 +216,12 @@ describe('IAM, least privilege per function', () => {
       expect(JSON.stringify(statement.Resource)).toContain('/staging/*');
       expect(JSON.stringify(statement.Resource)).not.toContain('/results/');
     }
-    expect(dynamoActions.sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(dynamoActions.sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
     expect(actions).toContain('events:PutEvents');
     expect(actions).not.toContain('sqs:SendMessage');
     expect(actions).not.toContain('secretsmanager:UpdateSecret');

@@ -292,8 +292,7 @@ describe('results pipeline (simulator + local AWS)', () => {
         store: {
           bucket: realStore.bucket,
           table: realStore.table,
-          getItem: (id: string) => realStore.getItem(id),
-          isErased: (id: string) => realStore.isErased(id),
+          readState: (id: string, options?: { erasure?: boolean }) => realStore.readState(id, options),
           storeResult: async (id: string, body: AsyncIterable<Uint8Array>) => {
             const s = await realStore.storeResult(id, body);
             crash.at('writeObjects');

@@ -148,8 +148,7 @@ describe('publication claim (dynalite)', () => {
     const slowStore: ResultStorePort = {
       bucket: store.bucket,
       table: store.table,
-      getItem: (id) => store.getItem(id),
-      isErased: (id) => store.isErased(id),
+      readState: (id, options) => store.readState(id, options),
       storeResult: (id, body) => store.storeResult(id, body),
       putStoredItem: async (item) => {
         const written = await store.putStoredItem(item);

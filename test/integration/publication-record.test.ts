@@ -3,8 +3,9 @@
  * deliveries until it expires, a status is marked once, STORED takes over from UNAVAILABLE and never the
  * reverse, and claims and marks never write the result item (so they stay one small write each).
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ErasureRecord, ErasureRecords, erasureKey } from '../../shared/store/erasure-record';
 import { dynamoItemSize } from '../../shared/store/item';
 import { publicationKey } from '../../shared/store/publication';
 import { type LocalStore, startLocalStore } from '../support/local-store';
@@ -131,5 +132,47 @@ describe('publication record', () => {
     // One write unit per claim or mark (≤ 1 KB), however large the item (here over 20 KB).
     expect(dynamoItemSize(record!)).toBeLessThan(1024);
     expect(dynamoItemSize(raw!)).toBeGreaterThan(20_000);
+  });
+});
+
+describe('what fetch-result reads before it asks the service (ResultStore.readState)', () => {
+  it('reads the item with its publication and the erasure record in one request, strongly consistent', async () => {
+    // Prepare: one result stored and announced, one erased, one never seen.
+    const item = {
+      resultId: 'rs-1',
+      status: 'STORED' as const,
+      storedAt: '2027-01-01T00:00:00.000Z',
+      expiresAt: 1_900_000_000,
+    };
+    await local.dynamo.send(new PutCommand({ TableName: local.resources.tableName, Item: item }));
+    await local.publications.claim('rs-1', 'STORED', claim('a'), NOW);
+    await local.publications.mark('rs-1', 'STORED', '2027-01-01T00:00:01.000Z');
+    const record: ErasureRecord = {
+      resultId: erasureKey('rs-2'),
+      erasedResultId: 'rs-2',
+      state: 'ERASED',
+      requestedAt: '2027-01-02T00:00:00.000Z',
+      principal: 'operator',
+      selectedBy: 'result-id',
+      expiresAt: 1_900_000_000,
+    };
+    await new ErasureRecords(local.dynamo, local.resources.tableName).put(record);
+
+    // Act
+    const stored = await local.store.readState('rs-1');
+    const erased = await local.store.readState('rs-2');
+    const refetch = await local.store.readState('rs-2', { erasure: false });
+    const unknown = await local.store.readState('rs-3');
+
+    // Assess
+    expect(stored).toEqual({
+      item: { ...item, eventPublishedAt: '2027-01-01T00:00:01.000Z' },
+      erased: false,
+    });
+    expect(stored).toEqual({ item: await local.store.getItem('rs-1'), erased: false });
+    expect(erased).toEqual({ item: undefined, erased: true });
+    expect(await local.store.isErased('rs-2')).toBe(true);
+    expect(refetch).toEqual({ item: undefined, erased: false });
+    expect(unknown).toEqual({ item: undefined, erased: false });
   });
 });

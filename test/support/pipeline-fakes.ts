@@ -80,6 +80,13 @@ export class FakeStore implements ResultStorePort {
   async isErased(resultId: string) {
     return this.erased.has(resultId);
   }
+  /** As `ResultStore.readState`: the item and, unless `erasure` is false, whether it was erased. */
+  async readState(resultId: string, options: { erasure?: boolean } = {}) {
+    return {
+      item: await this.getItem(resultId),
+      erased: options.erasure !== false && this.erased.has(resultId),
+    };
+  }
   /**
    * Reads the body with the real streaming ingest (same parsing, decoding and refusals as `ResultStore`),
    * keeping the objects in memory instead of S3.

@@ -9,7 +9,7 @@ import {
   xraySampledShare,
 } from '../../bench/support/cost-model';
 import { costTable, profileCosts } from '../../bench/support/cost-section';
-import { PRICE_SOURCES, PRICES } from '../../bench/support/prices';
+import { PRICE_SOURCES, PRICES, readUnitsOf } from '../../bench/support/prices';
 import { newTraceHeader } from '../../bench/support/trace-header';
 
 const ASSUMPTIONS: CostAssumptions = {
@@ -149,6 +149,14 @@ describe('full cost model (issue 25, item 3)', () => {
     // Assess
     expect(header).toMatch(/^Root=1-[0-9a-f]{8}-[0-9a-f]{24};Parent=[0-9a-f]{16};Sampled=1$/);
     expect(header.slice(7, 15)).toBe((Date.UTC(2026, 10, 27) / 1000).toString(16));
+  });
+});
+
+describe('DynamoDB read units', () => {
+  it('bills a BatchGetItem per key read (the result state: item, publication, erasure), a GetItem as one', () => {
+    expect(readUnitsOf({ BatchGetItem: 1, PutItem: 1, UpdateItem: 2 })).toBe(3);
+    expect(readUnitsOf({ BatchGetItem: 1, GetItem: 2, Query: 1 })).toBe(6);
+    expect(readUnitsOf(undefined)).toBe(0);
   });
 });
 

@@ -5,10 +5,17 @@ import {
   ProvisionedThroughputExceededException,
 } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_RETRY_OPTIONS } from '../../shared/client/retry';
 import {
   buildStoredItem,
   buildUnavailableItem,
@@ -270,6 +277,78 @@ describe('ResultStore', () => {
     expect(input.Key).toEqual({ resultId: 'r#publication' });
     expect(input.ConditionExpression).toContain('attribute_not_exists(publishedAt)');
     expect(input.ExpressionAttributeValues).toMatchObject({ ':status': 'STORED', ':ttl': 1_800_000_000 });
+  });
+});
+
+describe('ResultStore.readState (one BatchGetItem)', () => {
+  beforeEach(() => {
+    ddbMock.reset();
+    // The backoff between attempts is real time: keep it at its shortest.
+    vi.spyOn(DEFAULT_RETRY_OPTIONS, 'random').mockReturnValue(0);
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  it('asks again for the keys DynamoDB left unprocessed, and only for those', async () => {
+    // Prepare: the first answer holds the item and leaves the publication and erasure records out.
+    ddbMock
+      .on(BatchGetCommand)
+      .resolvesOnce({
+        Responses: { table: [{ resultId: 'r', status: 'STORED' }] },
+        UnprocessedKeys: {
+          table: { Keys: [{ resultId: 'r#publication' }, { resultId: 'r#erasure' }], ConsistentRead: true },
+        },
+      })
+      .resolvesOnce({
+        Responses: {
+          table: [{ resultId: 'r#publication', status: 'STORED', publishedAt: '2027-01-01T00:00:00Z' }],
+        },
+      });
+
+    // Act
+    const state = await store().readState('r');
+
+    // Assess
+    expect(state).toEqual({
+      item: { resultId: 'r', status: 'STORED', eventPublishedAt: '2027-01-01T00:00:00Z' },
+      erased: false,
+    });
+    const inputs = ddbMock.commandCalls(BatchGetCommand).map((c) => c.args[0].input.RequestItems);
+    expect(inputs).toEqual([
+      {
+        table: {
+          Keys: [{ resultId: 'r' }, { resultId: 'r#publication' }, { resultId: 'r#erasure' }],
+          ConsistentRead: true,
+        },
+      },
+      { table: { Keys: [{ resultId: 'r#publication' }, { resultId: 'r#erasure' }], ConsistentRead: true } },
+    ]);
+  });
+
+  it('reads no erasure record for a refetch', async () => {
+    // Prepare
+    ddbMock.on(BatchGetCommand).resolves({ Responses: { table: [] } });
+
+    // Act
+    const state = await store().readState('r', { erasure: false });
+
+    // Assess
+    expect(state).toEqual({ item: undefined, erased: false });
+    const keys = ddbMock.commandCalls(BatchGetCommand)[0]!.args[0].input.RequestItems?.['table']?.Keys;
+    expect(keys).toEqual([{ resultId: 'r' }, { resultId: 'r#publication' }]);
+  });
+
+  it('fails, naming what was left, when keys stay unprocessed after five attempts', async () => {
+    // Prepare
+    ddbMock.on(BatchGetCommand).resolves({
+      Responses: { table: [] },
+      UnprocessedKeys: { table: { Keys: [{ resultId: 'r#erasure' }], ConsistentRead: true } },
+    });
+
+    // Act / Assess: the record fails (and is delivered again); it never goes on as if nothing were erased.
+    await expect(store().readState('r')).rejects.toThrow(
+      'DynamoDB left 1 of 3 keys of a result unread after 5 attempts',
+    );
+    expect(ddbMock.commandCalls(BatchGetCommand)).toHaveLength(5);
   });
 });
 

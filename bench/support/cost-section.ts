@@ -247,9 +247,10 @@ const TRACING_PROFILES = ['10mb', '50mb', 'many'];
 
 /**
  * Runs each profile three ways, one after the other in one size bench run: in the size bench's own
- * environment (no Lambda variables), in Lambda's (`AWS_EXECUTION_ENV`, `LAMBDA_TASK_ROOT`: the X-Ray SDK
- * in Lambda mode) with the tracer off (`tracing: off`), and traced (a sampled trace header per result,
- * a local daemon); the handler's median CPU and time per result of each.
+ * environment (no Lambda variables), in Lambda's (`AWS_EXECUTION_ENV`, `LAMBDA_TASK_ROOT`) with the tracer
+ * off (`tracing: off`), and traced (the X-Ray SDK in Lambda mode, a sampled trace header per result, a
+ * local daemon); the handler's median CPU and time per result of each. The first two load no X-Ray SDK
+ * (`shared/tracing.ts`), so "traced" against "off" is all of tracing's CPU, its async hooks included.
  */
 export async function runTracingAb(options: {
   repeats?: number;

@@ -9,10 +9,10 @@
  * personal data. Responses and errors are not captured automatically (no decorator or middleware here).
  *
  * Where tracing is off — outside Lambda (no `AWS_EXECUTION_ENV`: tests, the local run) or with
- * `POWERTOOLS_TRACE_ENABLED=false` — {@link createTracer} gives {@link NO_TRACER} and the X-Ray SDK is never
- * loaded: loading it starts a CLS namespace whose async hooks (with a destroy hook) run for every promise
- * of the process, traced or not (docs/benchmarks.md, "Tracing off costs nothing"). Every call below is then
- * harmless.
+ * `POWERTOOLS_TRACE_ENABLED=false` — {@link createTracer} gives {@link NO_TRACER} and the X-Ray SDK is
+ * never loaded: loading it starts a CLS namespace whose async hooks (with a destroy hook) run for every
+ * promise of the process, traced or not (docs/benchmarks.md, "Tracing off loads no X-Ray SDK"). Every
+ * call below is then harmless.
  */
 import type { Tracer as PowertoolsTracer } from '@aws-lambda-powertools/tracer';
 import { RESULT_ID_PATTERN } from './api/result-id';

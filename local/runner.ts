@@ -380,7 +380,8 @@ async function loadHandlers(
     POWERTOOLS_DEV: 'true',
     // Metrics would print EMF JSON to stdout; CloudWatch is not part of the local run.
     POWERTOOLS_METRICS_DISABLED: 'true',
-    // No X-Ray daemon here: the tracer stays a no-op (it already is without AWS_EXECUTION_ENV).
+    // No X-Ray daemon here: the tracer stays a no-op and the X-Ray SDK unloaded (it already is without
+    // AWS_EXECUTION_ENV; shared/tracing.ts).
     POWERTOOLS_TRACE_ENABLED: 'false',
   });
   const restore = captureHandlerLogs(run.io.err, (entry) => run.journal.log(entry));

@@ -16,7 +16,7 @@ import type { ObjectRef } from '../stream/blob-sink';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
 import { type ConditionFailure, isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
 import { DirectPut } from './direct-put';
-import { ErasureRecords, erasureKey } from './erasure-record';
+import { erasureKey } from './erasure-record';
 import type { ResultItem, ResultStatus, StoredObjects } from './item';
 import { resultBlobNames, resultJsonKey } from './keys';
 import {
@@ -79,14 +79,12 @@ export class ResultStore {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #ingest: IngestOptions;
   readonly #publications: Publications;
-  readonly #erasures: ErasureRecords;
   readonly #direct: DirectPut | undefined;
 
   constructor(options: ResultStoreOptions) {
     this.#s3 = options.s3;
     this.#direct = options.directPuts === false ? undefined : new DirectPut(options.s3, options.bucket);
     this.#publications = new Publications(options.dynamo, options.table);
-    this.#erasures = new ErasureRecords(options.dynamo, options.table);
     this.#ingest = options.ingest ?? {};
     this.#dynamo = options.dynamo;
     this.bucket = options.bucket;
@@ -107,8 +105,8 @@ export class ResultStore {
 
   /**
    * The item (as {@link getItem} gives it) and, unless `erasure` is false, whether the result was erased
-   * ({@link isErased}): the item, its publication record and its erasure record in one strongly
-   * consistent BatchGetItem, one request where three reads were.
+   * on request (its erasure record, `erasure-record.ts`, exists): the item, its publication record and its
+   * erasure record in one strongly consistent BatchGetItem, one request where three reads were.
    */
   async readState(resultId: string, options: { erasure?: boolean } = {}): Promise<ResultState> {
     const keys = [resultId, publicationKey(resultId)];
@@ -138,11 +136,6 @@ export class ResultStore {
       }
       await delay(jitteredBackoff(attempt, DEFAULT_RETRY_OPTIONS));
     }
-  }
-
-  /** Whether the result was erased on request: its erasure record (`shared/store/erasure-record.ts`) exists. */
-  async isErased(resultId: string): Promise<boolean> {
-    return (await this.#erasures.get(resultId)) !== undefined;
   }
 
   /** The item alone (strongly consistent read). */

@@ -171,7 +171,7 @@ describe('what fetch-result reads before it asks the service (ResultStore.readSt
     });
     expect(stored).toEqual({ item: await local.store.getItem('rs-1'), erased: false });
     expect(erased).toEqual({ item: undefined, erased: true });
-    expect(await local.store.isErased('rs-2')).toBe(true);
+    expect(await new ErasureRecords(local.dynamo, local.resources.tableName).get('rs-2')).toEqual(record);
     expect(refetch).toEqual({ item: undefined, erased: false });
     expect(unknown).toEqual({ item: undefined, erased: false });
   });

@@ -77,9 +77,6 @@ export class FakeStore implements ResultStorePort {
   }
   /** ResultIds erased on request (their erasure records). */
   readonly erased = new Set<string>();
-  async isErased(resultId: string) {
-    return this.erased.has(resultId);
-  }
   /** As `ResultStore.readState`: the item and, unless `erasure` is false, whether it was erased. */
   async readState(resultId: string, options: { erasure?: boolean } = {}) {
     return {

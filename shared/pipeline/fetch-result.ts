@@ -26,6 +26,7 @@ import { type Logger, withCorrelation } from '../logger';
 import {
   buildStoredItem,
   buildUnavailableItem,
+  expiresAtFor,
   type ResultHints,
   type ResultItem,
   type ResultStatus,
@@ -98,6 +99,11 @@ export interface ResultStorePort {
     nowMs: number,
     expiresAt?: number,
   ): Promise<ClaimResult>;
+  /**
+   * Gives up this delivery's claim (`ResultStore.releaseClaim`) after a failure before publishing, so a
+   * redelivery under another message (a DLQ redrive, the poll) need not wait for it to expire.
+   */
+  releaseClaim(resultId: string, token: string): Promise<void>;
   markPublished(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void>;
 }
 
@@ -275,7 +281,33 @@ async function processResult(
     if (!(error instanceof NotFoundError)) throw error;
     return recordUnavailable(message, existing, deps, budget);
   }
-  const { document, stored } = await store.storeResult(message.resultId, body);
+  // The publication is claimed while the body is stored (one round trip less after the last image), and
+  // before the item is written, so that of two deliveries storing at once only one writes the item and
+  // publishes; the other leaves both to it (its message stays queued until the event is marked). The
+  // claim's TTL is the item's as of now; the mark writes the item's own.
+  const storing = store.storeResult(message.resultId, body);
+  const claim = newClaim(deps, budget);
+  const claiming = claimOrStepAside(
+    {
+      resultId: message.resultId,
+      status: 'STORED',
+      expiresAt: expiresAtFor(clock(deps), deps.retentionDays),
+    },
+    claim,
+    deps,
+  );
+  // Both are awaited whatever happens to the other, so nothing of this record runs on after it ends.
+  const [storedResult, claimResult] = await Promise.allSettled([storing, claiming]);
+  if (storedResult.status === 'rejected') {
+    // Claimed for a body that could not be stored: let go at once, not at the claim's expiry.
+    if (claim && claimResult.status === 'fulfilled' && claimResult.value === undefined) {
+      await releaseClaim(message.resultId, claim, deps);
+    }
+    throw storedResult.reason;
+  }
+  if (claimResult.status === 'rejected') throw claimResult.reason;
+  if (claimResult.value) return claimResult.value;
+  const { document, stored } = storedResult.value;
   const item = buildStoredItem({
     hints: hintsOf(message),
     document,
@@ -284,11 +316,6 @@ async function processResult(
     storedAt: clock(deps),
     retentionDays: deps.retentionDays,
   });
-  // Claimed before the item is written, so that of two deliveries storing at once only one writes the
-  // item and publishes; the other leaves both to it (its message stays queued until the event is marked).
-  const claim = newClaim(deps, budget);
-  const lost = await claimOrStepAside(item, claim, deps);
-  if (lost) return lost;
   const put = await store.putStoredItem(item);
   if (!put.written) {
     // Stored before this claim (by a delivery whose claim has expired, or before claims): announce that item.
@@ -345,7 +372,7 @@ async function recordUnavailable(
  * is published, or another delivery holds the claim and will finish the work.
  */
 async function claimOrStepAside(
-  item: ResultItem,
+  item: Pick<ResultItem, 'resultId' | 'status' | 'expiresAt'>,
   claim: PublishClaim | undefined,
   deps: FetchResultDeps,
 ): Promise<FetchOutcome | undefined> {
@@ -362,6 +389,17 @@ async function claimOrStepAside(
   if (result.record?.publishedAt && result.record.status === item.status) return 'duplicate';
   deps.logger.info('another delivery is announcing this result: left to it');
   return 'claimed-elsewhere';
+}
+
+/** Gives up `claim`; a failure to do so is logged, and the claim then ends at its expiry. */
+async function releaseClaim(resultId: string, claim: PublishClaim, deps: FetchResultDeps): Promise<void> {
+  try {
+    await deps.store.releaseClaim(resultId, claim.token);
+  } catch (error) {
+    deps.logger.warn('could not give up the publication claim: it ends at its expiry', {
+      error: describeError(error),
+    });
+  }
 }
 
 /**

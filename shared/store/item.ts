@@ -198,8 +198,13 @@ function baseItem(hints: ResultHints, storedAt: string, retentionDays: number) {
     completedKnown,
     completedDay: dayOf(completed)!,
     storedAt,
-    expiresAt: Math.floor(Date.parse(storedAt) / 1000) + retentionDays * 86_400,
+    expiresAt: expiresAtFor(storedAt, retentionDays),
   };
+}
+
+/** The TTL (epoch seconds) of an item stored at `storedAt` (ISO 8601) and kept `retentionDays` days. */
+export function expiresAtFor(storedAt: string, retentionDays: number): number {
+  return Math.floor(Date.parse(storedAt) / 1000) + retentionDays * 86_400;
 }
 
 /**

@@ -139,6 +139,28 @@ export class Publications {
   }
 
   /**
+   * Gives up the claim of `token` on `resultId`'s record (a delivery that claimed, then failed before it
+   * published), so that another delivery need not wait for it to expire. Only this token's claim goes: a
+   * record claimed by another delivery, or published, is left as it is.
+   */
+  async release(resultId: string, token: string): Promise<void> {
+    try {
+      await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
+          UpdateExpression: 'REMOVE claim, claimExpiresAt',
+          ConditionExpression: 'claim = :token AND attribute_not_exists(publishedAt)',
+          ExpressionAttributeValues: { ':token': token },
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return;
+      throw error;
+    }
+  }
+
+  /**
    * Records that the `status` event of `resultId` was published at `at` and drops the claim; a second
    * mark of the same status is a no-op (see {@link markCondition}).
    */

@@ -152,18 +152,23 @@ export class ResultStore {
 
   /**
    * Stores a result body as it arrives (the pipeline's path): every blob to S3 while the body is read,
-   * then the stripped result as `result.json`. Throws `ResultContentError` for a body or value that cannot
-   * be stored; every upload in progress is then aborted and nothing is reported stored.
+   * and the stripped result as `result.json` once every blob is named, alongside the last blobs' writes.
+   * Resolves once all of them are stored. Throws `ResultContentError` for a body or value that cannot be
+   * stored; every upload in progress is then aborted and nothing is reported stored (a `result.json`
+   * already written is overwritten by the next delivery; no item points to it).
    */
   async storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult> {
+    let stored: StoredObjects | undefined;
     const ingested = await ingestResult(
       body,
       new S3BlobTarget(this.#s3, this.bucket, this.#direct),
       resultBlobNames(resultId),
       this.#ingest,
+      async (document, objects) => {
+        stored = await this.#putResultJson(resultId, document, objects);
+      },
     );
-    const stored = await this.#putResultJson(resultId, ingested.document, ingested.objects);
-    return { document: ingested.document, stored };
+    return { document: ingested.document, stored: stored! };
   }
 
   async #putResultJson(
@@ -242,6 +247,11 @@ export class ResultStore {
     expiresAt?: number,
   ): Promise<ClaimResult> {
     return this.#publications.claim(resultId, status, claim, nowMs, expiresAt);
+  }
+
+  /** Gives up this delivery's claim (`token`) on the result's publication, unless it was published. */
+  releaseClaim(resultId: string, token: string): Promise<void> {
+    return this.#publications.release(resultId, token);
   }
 
   /** Records that the result's `status` event was published (once) and drops the claim: one small write. */

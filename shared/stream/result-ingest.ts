@@ -140,14 +140,22 @@ interface Entry {
 }
 
 /**
+ * Work on the complete document (every blob named and its reference in place) that may run while the last
+ * blobs are still being written: the store writes `result.json` then, not after the last image's PUT.
+ * `ingestResult` settles only once it has ended too, and fails with it.
+ */
+export type WhenComplete = (document: Record<string, unknown>, objects: ObjectRef[]) => Promise<void>;
+
+/**
  * Stores one result body; see the file comment. `target` writes the blobs under the keys `names` gives
- * (the store's layout).
+ * (the store's layout); `whenComplete` runs once the document is complete, alongside the last writes.
  */
 export async function ingestResult(
   body: AsyncIterable<Uint8Array>,
   target: BlobTarget,
   names: BlobNames,
   options: IngestOptions = {},
+  whenComplete?: WhenComplete,
 ): Promise<IngestedResult> {
   const controller = new AbortController();
   const state = new Assembler(target, names, {
@@ -187,7 +195,7 @@ export async function ingestResult(
         `the result body ended after ${bodyBytes} bytes, before its JSON was complete`,
       );
     }
-    const objects = await state.finish();
+    const objects = await state.finish(whenComplete);
     await target.discard(state.staged);
     return { document: state.root!, objects, bodyBytes };
   } catch (error) {
@@ -232,6 +240,8 @@ class Assembler implements JsonHandler {
   #runningBytes = 0;
   readonly #sinks = new Set<BlobSink>();
   readonly #refs: { group: BlobGroup; index: number; ref: ObjectRef }[] = [];
+  /** Per write started: settles once its blob's reference is in the document (or never will be). */
+  readonly #named: Promise<void>[] = [];
   /** Decode buffers of small blobs (see {@link poolFor}). */
   readonly #pool: BufferPool;
   /** Staging keys of the multipart uploads started, deleted once every write has ended. */
@@ -391,7 +401,9 @@ class Assembler implements JsonHandler {
       }
       if (this.#failure) throw this.#failure;
       this.#runningBytes += bytes;
-      const task = this.#store(entry, value).then(
+      let named!: () => void;
+      this.#named.push(new Promise<void>((resolve) => (named = resolve)));
+      const task = this.#store(entry, value, named).then(
         () => {
           this.#running.delete(task);
           this.#runningBytes -= bytes;
@@ -407,11 +419,32 @@ class Assembler implements JsonHandler {
     if (this.#failure) throw this.#failure;
   }
 
-  /** All writes done: the references in a stable order. */
-  async finish(): Promise<ObjectRef[]> {
+  /**
+   * All writes done: the references in a stable order. `whenComplete` runs as soon as every blob is named
+   * (its reference in the document), alongside the writes still running; both are waited for, and the
+   * first failure of a write (else of `whenComplete`) is thrown.
+   */
+  async finish(whenComplete?: WhenComplete): Promise<ObjectRef[]> {
     await this.settle();
+    let alongside: Promise<void> | undefined;
+    if (whenComplete) {
+      await Promise.all(this.#named);
+      if (this.#failure) throw this.#failure;
+      alongside = whenComplete(this.root!, this.#orderedRefs());
+    }
+    const [writes, complete] = await Promise.allSettled([this.#allWritten(), alongside]);
+    if (writes.status === 'rejected') throw writes.reason;
+    if (complete.status === 'rejected') throw complete.reason;
+    return this.#orderedRefs();
+  }
+
+  async #allWritten(): Promise<void> {
     while (this.#running.size > 0) await Promise.race(this.#running);
     if (this.#failure) throw this.#failure;
+  }
+
+  /** The references, images first, each group in index order. */
+  #orderedRefs(): ObjectRef[] {
     const order = (group: BlobGroup) => (group === 'images' ? 0 : 1);
     return this.#refs.sort((a, b) => order(a.group) - order(b.group) || a.index - b.index).map((r) => r.ref);
   }
@@ -422,32 +455,42 @@ class Assembler implements JsonHandler {
     await Promise.allSettled([...this.#sinks].map((sink) => sink.abort()));
   }
 
-  async #store(entry: Entry, value: Record<string, unknown>): Promise<void> {
-    const blob = await entry.completed!;
-    this.#sinks.delete(entry.sink!);
-    if (!blob) {
-      // An empty value: nothing to store, kept as it came.
-      value.data = '';
-      return;
-    }
-    // A pooled buffer lent as the body goes back once its write ended, reusable only if it succeeded.
-    let written = false;
+  /**
+   * Names the entry's blob, puts its reference in the document, then writes it. `named` is called once
+   * the reference is in place, or once that can no longer happen (an empty value, a failure).
+   */
+  async #store(entry: Entry, value: Record<string, unknown>, named: () => void): Promise<void> {
     try {
-      const key = this.names.finalKey(entry.group, entry.index, value, blob.type.extension);
-      const { signal } = this.options;
-      if (blob.body) await this.target.putSmall(key, blob.body, blob.type, blob.sha256, signal);
-      else await this.target.promote(blob.stagingKey!, key, blob.type, blob.sha256, signal);
-      written = true;
-      const ref: ObjectRef = {
-        key,
-        contentType: blob.type.contentType,
-        bytes: blob.bytes,
-        sha256: blob.sha256,
-      };
-      value.data = ref;
-      this.#refs.push({ group: entry.group, index: entry.index, ref });
+      const blob = await entry.completed!;
+      this.#sinks.delete(entry.sink!);
+      if (!blob) {
+        // An empty value: nothing to store, kept as it came.
+        value.data = '';
+        return;
+      }
+      // A pooled buffer lent as the body goes back once its write ended, reusable only if it succeeded.
+      let written = false;
+      try {
+        const key = this.names.finalKey(entry.group, entry.index, value, blob.type.extension);
+        // In place before the write: a failed write fails the whole result, document and all.
+        const ref: ObjectRef = {
+          key,
+          contentType: blob.type.contentType,
+          bytes: blob.bytes,
+          sha256: blob.sha256,
+        };
+        value.data = ref;
+        this.#refs.push({ group: entry.group, index: entry.index, ref });
+        named();
+        const { signal } = this.options;
+        if (blob.body) await this.target.putSmall(key, blob.body, blob.type, blob.sha256, signal);
+        else await this.target.promote(blob.stagingKey!, key, blob.type, blob.sha256, signal);
+        written = true;
+      } finally {
+        blob.release?.(written);
+      }
     } finally {
-      blob.release?.(written);
+      named();
     }
   }
 

@@ -307,6 +307,7 @@ describe('results pipeline (simulator + local AWS)', () => {
             realStore.putUnavailableItem(i),
           claimPublication: (...a: Parameters<ResultStore['claimPublication']>) =>
             realStore.claimPublication(...a),
+          releaseClaim: (id: string, token: string) => realStore.releaseClaim(id, token),
           markPublished: async (...a: Parameters<ResultStore['markPublished']>) => {
             await realStore.markPublished(...a);
             crash.at('mark');

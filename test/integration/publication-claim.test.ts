@@ -157,6 +157,7 @@ describe('publication claim (dynalite)', () => {
       },
       putUnavailableItem: (item) => store.putUnavailableItem(item),
       claimPublication: (...a) => store.claimPublication(...a),
+      releaseClaim: (id, token) => store.releaseClaim(id, token),
       markPublished: (...a) => store.markPublished(...a),
     };
 

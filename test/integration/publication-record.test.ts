@@ -47,6 +47,29 @@ describe('publication record', () => {
     });
   });
 
+  it('a release gives up only its own token`s claim, never a published record', async () => {
+    // Prepare
+    await local.publications.claim('p-r', 'STORED', claim('a'), NOW, 1_900_000_000);
+
+    // Act
+    await local.publications.release('p-r', 'b');
+    const afterOther = await local.publications.get('p-r');
+    await local.store.releaseClaim('p-r', 'a');
+    const afterOwn = await local.publications.get('p-r');
+    const next = await local.publications.claim('p-r', 'STORED', claim('b'), NOW + 1);
+    await local.publications.mark('p-r', 'STORED', '2027-01-01T00:00:00.000Z');
+    await local.publications.release('p-r', 'b');
+    await local.publications.release('p-none', 'a');
+
+    // Assess: another token's release changes nothing; the own one frees the record for the next claim at
+    // once; a published record and an absent one are left as they are.
+    expect(afterOther).toMatchObject({ claim: 'a', claimExpiresAt: NOW + 60_000 });
+    expect(afterOwn).toEqual({ resultId: publicationKey('p-r'), status: 'STORED', expiresAt: 1_900_000_000 });
+    expect(next.claimed).toBe(true);
+    expect(await local.publications.get('p-r')).toMatchObject({ publishedAt: '2027-01-01T00:00:00.000Z' });
+    expect(await local.publications.get('p-none')).toBeUndefined();
+  });
+
   it('marks a status once, drops the claim, and refuses claims after the mark', async () => {
     // Prepare
     await local.publications.claim('p-2', 'STORED', claim('a'), NOW);

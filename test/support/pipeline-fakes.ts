@@ -148,6 +148,13 @@ export class FakeStore implements ResultStorePort {
     this.publications.set(resultId, { status, claim: claim.token, claimExpiresAt: claim.expiresAt });
     return { claimed: true };
   }
+  async releaseClaim(resultId: string, token: string) {
+    const record = this.publications.get(resultId);
+    if (record?.claim === token && !record.publishedAt) {
+      const { claim: _claim, claimExpiresAt: _until, ...rest } = record;
+      this.publications.set(resultId, rest);
+    }
+  }
   async markPublished(resultId: string, status: ResultStatus, at: string) {
     this.crash.at('mark');
     const item = this.items.get(resultId);

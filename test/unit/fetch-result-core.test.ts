@@ -149,6 +149,66 @@ describe('fetch-result core', () => {
     expect(publisher.unavailable).toHaveLength(0);
   });
 
+  it('claims the publication while the body is stored, not after it', async () => {
+    // Prepare: a store whose body is stored only once the claim has been asked for. Without that claim
+    // by the time every pending step of the current turn has run (setImmediate), storing fails.
+    let claimAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (claimAsked = resolve));
+    const store = new (class extends FakeStore {
+      override async storeResult(resultId: string, body: AsyncIterable<Uint8Array>) {
+        const notAsked = new Promise<never>((_, reject) =>
+          setImmediate(() => reject(new Error('the claim was not asked for while the body was stored'))),
+        );
+        await Promise.race([asked, notAsked]);
+        return super.storeResult(resultId, body);
+      }
+      override claimPublication(...args: Parameters<FakeStore['claimPublication']>) {
+        claimAsked();
+        return super.claimPublication(...args);
+      }
+    })(crash);
+
+    // Act
+    const outcome = await processMessage(message, { ...deps, store, claimTtlMs: 60_000 });
+
+    // Assess: the item is written (with its own TTL), published and marked once.
+    expect(outcome).toBe('stored');
+    expect(store.items.get('res-1')?.expiresAt).toBe(
+      Date.parse('2026-08-11T00:00:00.000Z') / 1000 + 30 * 86_400,
+    );
+    expect(store.publications.get('res-1')).toMatchObject({
+      status: 'STORED',
+      publishedAt: expect.any(String),
+    });
+    expect(publisher.stored).toHaveLength(1);
+  });
+
+  it('a body that cannot be stored fails the record only once its claim has ended, and gives the claim up', async () => {
+    // Prepare: a claim that takes a while, and a body that is not JSON.
+    let claimEnded = false;
+    const store = new (class extends FakeStore {
+      override async claimPublication(...args: Parameters<FakeStore['claimPublication']>) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        claimEnded = true;
+        return super.claimPublication(...args);
+      }
+    })(crash);
+    const source = sourceOf(async () => Buffer.from('<html>busy</html>'));
+
+    // Act
+    const failure = processMessage(message, { ...deps, source, store, claimTtlMs: 60_000 });
+
+    // Assess: nothing stored or announced; no step of the record is left running; the claim is given up,
+    // so another message of the result (a redrive, the poll) stores it now, not at the claim's expiry.
+    await expect(failure).rejects.toThrow(/not JSON/);
+    expect(claimEnded).toBe(true);
+    expect(store.items.size).toBe(0);
+    expect(publisher.stored).toHaveLength(0);
+    expect(store.publications.get('res-1')?.claim).toBeUndefined();
+    expect(await processMessage(message, { ...deps, store, claimTtlMs: 60_000 })).toBe('stored');
+    expect(publisher.stored).toHaveLength(1);
+  });
+
   it('a 404 racing a successful fetch of the same result ends STORED and announced', async () => {
     // Prepare: the first request reaches the service before the result is ready, the second after.
     let calls = 0;

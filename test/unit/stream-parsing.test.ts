@@ -463,6 +463,92 @@ describe('ingestResult write bounds', () => {
   });
 });
 
+describe('ingestResult whenComplete', () => {
+  /** A target whose PutObjects wait until `release` is called, recording the keys written. */
+  function heldTarget(fail?: string) {
+    const written: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const target: BlobTarget = {
+      putSmall: async (key) => {
+        await released;
+        if (fail && key.includes(fail)) throw new Error(`put of ${fail} failed`);
+        written.push(key);
+      },
+      startLarge: () => {
+        throw new Error('not used');
+      },
+      promote: async () => {
+        throw new Error('not used');
+      },
+      discard: async () => {},
+    };
+    return { target, written, release };
+  }
+
+  function body(images: number): AsyncIterable<Uint8Array> {
+    const data = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]).toString('base64');
+    const entries = Array.from({ length: images }, (_, i) => `{"data":"${data}","documentType":"T${i}"}`);
+    const text = Buffer.from(`{"result":"APPROVED","images":[${entries.join(',')}],"files":[{"data":""}]}`);
+    return (async function* () {
+      yield text;
+    })();
+  }
+
+  it('gets the complete document while the writes still run, and ingestResult waits for both', async () => {
+    // Prepare
+    const { target, written, release } = heldTarget();
+    let seen: { document: string; objects: number; writtenThen: number } | undefined;
+
+    // Act
+    const ingesting = ingestResult(body(3), target, resultBlobNames('r'), {}, async (document, objects) => {
+      seen = { document: JSON.stringify(document), objects: objects.length, writtenThen: written.length };
+      release();
+    });
+    const ingested = await ingesting;
+
+    // Assess: called before any write had ended, with every reference in place; the result equals it.
+    expect(seen?.writtenThen).toBe(0);
+    expect(seen?.objects).toBe(3);
+    expect(seen?.document).toBe(JSON.stringify(ingested.document));
+    expect(seen?.document).not.toContain('/9j/');
+    expect(ingested.document).toMatchObject({ files: [{ data: '' }] });
+    expect(written).toHaveLength(3);
+  });
+
+  it('fails with the failed write, after whenComplete has ended, never before', async () => {
+    // Prepare
+    const { target, release } = heldTarget('/images/02-');
+    let ended = false;
+
+    // Act
+    const ingesting = ingestResult(body(3), target, resultBlobNames('r'), {}, async () => {
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      ended = true;
+    });
+
+    // Assess
+    await expect(ingesting).rejects.toThrow('put of /images/02- failed');
+    expect(ended).toBe(true);
+  });
+
+  it('fails with whenComplete`s failure once the writes have ended', async () => {
+    // Prepare
+    const { target, written, release } = heldTarget();
+
+    // Act
+    const ingesting = ingestResult(body(2), target, resultBlobNames('r'), {}, async () => {
+      setTimeout(release, 10);
+      throw new Error('result.json refused');
+    });
+
+    // Assess
+    await expect(ingesting).rejects.toThrow('result.json refused');
+    expect(written).toHaveLength(2);
+  });
+});
+
 describe('ingestResult staging objects', () => {
   function recordingTarget() {
     const events: string[] = [];

@@ -56,6 +56,16 @@ export function perImageMs(
   );
 }
 
+/** Medians of the bench process's CPU during the raw copy and during the result (`Timed.hostCpuMs`). */
+function hostCpu(row: SizeFigures): string {
+  const of = (side: 'raw' | 'store') =>
+    (row.rounds ?? []).flatMap((r) => (r[side]?.hostCpuMs === undefined ? [] : [r[side]!.hostCpuMs!]));
+  const raw = of('raw');
+  const store = of('store');
+  if (raw.length === 0 || store.length === 0) return '-';
+  return `${round(median(raw), 0)}→${round(median(store), 0)}`;
+}
+
 /** The table (and the many-images line) for `rows`. */
 export function sizeFloorTable(rows: readonly SizeFigures[]): string {
   const measured = rows.filter((r) => r.ok && r.rounds?.length);
@@ -68,6 +78,7 @@ export function sizeFloorTable(rows: readonly SizeFigures[]): string {
     'CPU ms/MB',
     'floor ms/MB',
     `CPU/floor (≤ ${SIZE_TARGETS.overFloor})`,
+    'emulators CPU ms raw→result',
     ...(ab ? ['B store/raw', 'B CPU ms/MB', 'B CPU/floor'] : []),
   ];
   const table = formatTable(
@@ -83,12 +94,14 @@ export function sizeFloorTable(rows: readonly SizeFigures[]): string {
       spread(cpuPerMb(r, 'store')),
       spread(cpuPerMb(r, 'floor')),
       spread(overFloor(r, 'store')),
+      hostCpu(r),
       ...(ab ? [spread(ratios(r, 'b')), spread(cpuPerMb(r, 'b')), spread(overFloor(r, 'b'))] : []),
     ]),
   );
   const lines = [
     table,
     'min/median/max over the rounds; each round: raw copy, floor, result (then B) of the same body',
+    'emulators CPU: medians of the CPU the bench process (the emulators, their fronts and the counting proxies) spent while the raw copy and while the result ran, on the same cores as the handler',
   ];
   const many = measured.find((r) => r.images >= 1000);
   const reference = measured

@@ -38,16 +38,29 @@ describe('size bench against the floor', () => {
     // Prepare: 100 MB; raw 1 s, result 2 s then twice 1.25 s; CPU 150 then 200 ms against a floor of 100
     const rows = [
       row('100mb', 10, 100e6, [
-        { raw: { ms: 1000, cpuMs: 50 }, floor: { ms: 900, cpuMs: 100 }, store: { ms: 2000, cpuMs: 150 } },
-        { raw: { ms: 1000, cpuMs: 50 }, floor: { ms: 900, cpuMs: 100 }, store: { ms: 1250, cpuMs: 200 } },
-        { raw: { ms: 1000, cpuMs: 50 }, floor: { ms: 900, cpuMs: 100 }, store: { ms: 1250, cpuMs: 200 } },
+        {
+          raw: { ms: 1000, cpuMs: 50, hostCpuMs: 60 },
+          floor: { ms: 900, cpuMs: 100 },
+          store: { ms: 2000, cpuMs: 150, hostCpuMs: 250 },
+        },
+        {
+          raw: { ms: 1000, cpuMs: 50, hostCpuMs: 70 },
+          floor: { ms: 900, cpuMs: 100 },
+          store: { ms: 1250, cpuMs: 200, hostCpuMs: 200 },
+        },
+        {
+          raw: { ms: 1000, cpuMs: 50, hostCpuMs: 80 },
+          floor: { ms: 900, cpuMs: 100 },
+          store: { ms: 1250, cpuMs: 200, hostCpuMs: 210 },
+        },
       ]),
     ];
 
     // Act
     const table = sizeFloorTable(rows);
 
-    // Assess: store/raw 0.5 and 0.8, CPU 1.5 and 2 ms/MB, floor 1 ms/MB, CPU/floor 1.5 and 2
+    // Assess: store/raw 0.5 and 0.8, CPU 1.5 and 2 ms/MB, floor 1 ms/MB, CPU/floor 1.5 and 2; the bench
+    // process's CPU (the emulators) at its medians, 70 during the raw copy and 210 during the result
     const line = table.split('\n').find((l) => l.startsWith('100mb'))!;
     expect(line.split(/\s+/)).toEqual([
       '100mb',
@@ -57,6 +70,7 @@ describe('size bench against the floor', () => {
       '1.5/2/2',
       '1/1/1',
       '1.5/2/2',
+      '70→210',
     ]);
   });
 

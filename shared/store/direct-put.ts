@@ -204,11 +204,15 @@ export class UnsendableRequestError extends Error {
 /** Header values this module sends: visible ASCII and spaces, so no value can end the line it is on. */
 const HEADER_VALUE = /^[\x20-\x7e]*$/;
 
-/** The request line and headers of a PUT, ending in the empty line. */
-export function requestHead(path: string, headers: Readonly<Record<string, string>>): string {
+/** The request line and headers of a PUT (or `method`), ending in the empty line. */
+export function requestHead(
+  path: string,
+  headers: Readonly<Record<string, string>>,
+  method: 'PUT' | 'POST' = 'PUT',
+): string {
   if (!/^\/[\x21-\x7e]*$/.test(path))
     throw new UnsendableRequestError('PutObject: the path holds a character HTTP cannot carry');
-  let head = `PUT ${path} HTTP/1.1\r\n`;
+  let head = `${method} ${path} HTTP/1.1\r\n`;
   for (const name in headers) {
     const value = headers[name]!;
     if (!HEADER_VALUE.test(value))
@@ -251,8 +255,10 @@ export interface SignInput {
   readonly path: string;
   /** Lower-case names; every one is signed. */
   readonly headers: Readonly<Record<string, string>>;
-  /** SHA-256 of the body (hex), sent as `x-amz-content-sha256`. */
+  /** SHA-256 of the body (hex), sent as `x-amz-content-sha256` unless `payloadHashHeader` is false. */
   readonly payloadHash: string;
+  /** Whether to send `x-amz-content-sha256` (S3 needs it; the JSON services do not). @default true */
+  readonly payloadHashHeader?: boolean;
   readonly credentials: SigningCredentials;
   readonly region: string;
   readonly service: string;
@@ -264,8 +270,8 @@ let signingKeyCache: { scope: string; secret: string; key: HmacKey } | undefined
 
 /**
  * AWS Signature Version 4 of a request without a query (the SigV4 reference, "Create a signed request"):
- * returns `headers` with `x-amz-date`, `x-amz-content-sha256`, the session token if any, and
- * `authorization` added.
+ * returns `headers` with `x-amz-date`, `x-amz-content-sha256` (unless left out), the session token if any,
+ * and `authorization` added.
  */
 export function signV4(input: SignInput): Record<string, string> {
   const amzDate = input.date.toISOString().replace(/[-:]|\.\d{3}/g, '');
@@ -273,7 +279,7 @@ export function signV4(input: SignInput): Record<string, string> {
   const headers: Record<string, string> = {
     ...input.headers,
     'x-amz-date': amzDate,
-    'x-amz-content-sha256': input.payloadHash,
+    ...(input.payloadHashHeader !== false && { 'x-amz-content-sha256': input.payloadHash }),
     ...(input.credentials.sessionToken && { 'x-amz-security-token': input.credentials.sessionToken }),
   };
   const names = Object.keys(headers).sort();

@@ -13,8 +13,8 @@
  *   `Content-Length`;
  * - a chunk-size line: at most {@link MAX_CHUNK_LINE_BYTES};
  * - the trailers: at most {@link MAX_HEAD_BYTES};
- * - the body: at most `maxBodyBytes` kept. Past {@link MAX_DRAIN_BYTES} the connection is dropped
- *   rather than drained.
+ * - the body: at most `maxBodyBytes` kept. Past {@link MAX_DRAIN_BYTES} and `maxBodyBytes` both, the
+ *   connection is dropped rather than drained.
  * Anything outside HTTP/1.1 fails the exchange with an {@link Http1Error} and closes the connection.
  * So does an answer that comes before the body was written, or bytes nobody asked for.
  *
@@ -437,7 +437,7 @@ class Exchange {
       this.#keptBytes += keep.length;
     }
     this.#bodyBytes += take;
-    if (this.#bodyBytes > MAX_DRAIN_BYTES) {
+    if (this.#bodyBytes > MAX_DRAIN_BYTES && this.#bodyBytes > this.maxBodyBytes) {
       this.#finish(false);
       return false;
     }

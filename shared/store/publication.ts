@@ -9,8 +9,9 @@
  * has none of the index keys, so no index holds it. It carries no personal data: the status, a delivery's
  * random token, times and the result's TTL.
  */
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
+import { DocumentRequests } from './direct-dynamo';
 import type { ResultStatus } from './item';
 import { RESULTS_TABLE } from './table-schema';
 
@@ -81,10 +82,13 @@ function markCondition(status: ResultStatus): string {
 export class Publications {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
+  readonly #requests: DocumentRequests;
 
-  constructor(dynamo: DynamoDBDocumentClient, table: string) {
+  /** `requests` sends the claims, marks and releases (the store's, direct where it can be). */
+  constructor(dynamo: DynamoDBDocumentClient, table: string, requests?: DocumentRequests) {
     this.#dynamo = dynamo;
     this.#table = table;
+    this.#requests = requests ?? new DocumentRequests(dynamo, false);
   }
 
   /** The record of `resultId` (strongly consistent read), or undefined. */
@@ -113,24 +117,22 @@ export class Publications {
     expiresAt?: number,
   ): Promise<ClaimResult> {
     try {
-      await this.#dynamo.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
-          // REMOVE publishedAt: only ever present here when a STORED claim replaces an UNAVAILABLE record.
-          UpdateExpression: `SET #status = :status, claim = :token, claimExpiresAt = :until${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE publishedAt`,
-          ConditionExpression: claimCondition(status),
-          ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':status': status,
-            ':token': claim.token,
-            ':until': claim.expiresAt,
-            ':now': nowMs,
-            ...(expiresAt !== undefined && { ':ttl': expiresAt }),
-          },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      await this.#requests.update({
+        TableName: this.#table,
+        Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
+        // REMOVE publishedAt: only ever present here when a STORED claim replaces an UNAVAILABLE record.
+        UpdateExpression: `SET #status = :status, claim = :token, claimExpiresAt = :until${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE publishedAt`,
+        ConditionExpression: claimCondition(status),
+        ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':status': status,
+          ':token': claim.token,
+          ':until': claim.expiresAt,
+          ':now': nowMs,
+          ...(expiresAt !== undefined && { ':ttl': expiresAt }),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       return { claimed: true };
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
@@ -145,15 +147,13 @@ export class Publications {
    */
   async release(resultId: string, token: string): Promise<void> {
     try {
-      await this.#dynamo.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
-          UpdateExpression: 'REMOVE claim, claimExpiresAt',
-          ConditionExpression: 'claim = :token AND attribute_not_exists(publishedAt)',
-          ExpressionAttributeValues: { ':token': token },
-        }),
-      );
+      await this.#requests.update({
+        TableName: this.#table,
+        Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
+        UpdateExpression: 'REMOVE claim, claimExpiresAt',
+        ConditionExpression: 'claim = :token AND attribute_not_exists(publishedAt)',
+        ExpressionAttributeValues: { ':token': token },
+      });
     } catch (error) {
       if (isConditionalCheckFailed(error)) return;
       throw error;
@@ -166,20 +166,18 @@ export class Publications {
    */
   async mark(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void> {
     try {
-      await this.#dynamo.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
-          UpdateExpression: `SET #status = :status, publishedAt = :at${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE claim, claimExpiresAt`,
-          ConditionExpression: markCondition(status),
-          ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':status': status,
-            ':at': at,
-            ...(expiresAt !== undefined && { ':ttl': expiresAt }),
-          },
-        }),
-      );
+      await this.#requests.update({
+        TableName: this.#table,
+        Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
+        UpdateExpression: `SET #status = :status, publishedAt = :at${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE claim, claimExpiresAt`,
+        ConditionExpression: markCondition(status),
+        ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':status': status,
+          ':at': at,
+          ...(expiresAt !== undefined && { ':ttl': expiresAt }),
+        },
+      });
     } catch (error) {
       if (isConditionalCheckFailed(error)) return;
       throw error;

@@ -9,12 +9,13 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_RETRY_OPTIONS, jitteredBackoff } from '../client/retry';
 import { PipelineError } from '../errors';
 import type { ObjectRef } from '../stream/blob-sink';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
 import { type ConditionFailure, isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
+import { DocumentRequests } from './direct-dynamo';
 import { DirectPut } from './direct-put';
 import { erasureKey } from './erasure-record';
 import type { ResultItem, ResultStatus, StoredObjects } from './item';
@@ -69,6 +70,12 @@ export interface ResultStoreOptions {
    * @default true
    */
   readonly directPuts?: boolean;
+  /**
+   * DynamoDB's reads and writes of a result as signed requests of their own (`direct-dynamo.ts`). Off for a
+   * client whose `send` is stubbed, and where each call should show in a trace (a traced client).
+   * @default true
+   */
+  readonly directRequests?: boolean;
 }
 
 /** The S3 + DynamoDB result store. */
@@ -80,11 +87,13 @@ export class ResultStore {
   readonly #ingest: IngestOptions;
   readonly #publications: Publications;
   readonly #direct: DirectPut | undefined;
+  readonly #requests: DocumentRequests;
 
   constructor(options: ResultStoreOptions) {
     this.#s3 = options.s3;
     this.#direct = options.directPuts === false ? undefined : new DirectPut(options.s3, options.bucket);
-    this.#publications = new Publications(options.dynamo, options.table);
+    this.#requests = new DocumentRequests(options.dynamo, options.directRequests !== false);
+    this.#publications = new Publications(options.dynamo, options.table, this.#requests);
     this.#ingest = options.ingest ?? {};
     this.#dynamo = options.dynamo;
     this.bucket = options.bucket;
@@ -123,9 +132,9 @@ export class ResultStore {
     const found = new Map<string, Record<string, unknown>>();
     let pending: Record<string, unknown>[] = keys.map((key) => ({ [partitionKey]: key }));
     for (let attempt = 1; ; attempt++) {
-      const response = await this.#dynamo.send(
-        new BatchGetCommand({ RequestItems: { [this.table]: { Keys: pending, ConsistentRead: true } } }),
-      );
+      const response = await this.#requests.batchGet({
+        RequestItems: { [this.table]: { Keys: pending, ConsistentRead: true } },
+      });
       for (const item of response.Responses?.[this.table] ?? []) found.set(String(item[partitionKey]), item);
       pending = response.UnprocessedKeys?.[this.table]?.Keys ?? [];
       if (pending.length === 0) return found;
@@ -185,17 +194,15 @@ export class ResultStore {
   /** Conditional put of a STORED item: written, or the STORED item already there. */
   async putStoredItem(item: ResultItem): Promise<ItemPut> {
     try {
-      await this.#dynamo.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: item,
-          // An UNAVAILABLE item may be replaced: the service answered after all.
-          ConditionExpression: 'attribute_not_exists(#pk) OR #status = :unavailable',
-          ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
-          ExpressionAttributeValues: { ':unavailable': 'UNAVAILABLE' },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      await this.#requests.put({
+        TableName: this.table,
+        Item: item,
+        // An UNAVAILABLE item may be replaced: the service answered after all.
+        ConditionExpression: 'attribute_not_exists(#pk) OR #status = :unavailable',
+        ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
+        ExpressionAttributeValues: { ':unavailable': 'UNAVAILABLE' },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       return { written: true };
     } catch (error) {
       if (isConditionalCheckFailed(error)) return this.#notWritten(error, item.resultId);
@@ -206,15 +213,13 @@ export class ResultStore {
   /** Conditional put of an UNAVAILABLE item: written, or the item already there. */
   async putUnavailableItem(item: ResultItem): Promise<ItemPut> {
     try {
-      await this.#dynamo.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      await this.#requests.put({
+        TableName: this.table,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       return { written: true };
     } catch (error) {
       if (isConditionalCheckFailed(error)) return this.#notWritten(error, item.resultId);

@@ -85,34 +85,36 @@ export class DocumentRequests {
   }
 
   /** PutItem; a failed condition throws `ConditionalCheckFailedException` (with `Item` when asked for). */
-  async put(input: PutCommandInput): Promise<void> {
-    const route = await this.#direct?.route();
-    if (!route) {
-      await this.client.send(new PutCommand(input));
-      return;
-    }
-    await this.#direct!.call(route, 'PutItem', {
-      ...input,
-      Item: marshall(input.Item ?? {}, MARSHALL),
-      ...(input.ExpressionAttributeValues && {
-        ExpressionAttributeValues: marshall(input.ExpressionAttributeValues, MARSHALL),
-      }),
-    });
+  put(input: PutCommandInput): Promise<void> {
+    return this.#write('PutItem', input, { Item: marshall(input.Item ?? {}, MARSHALL) }, () =>
+      this.client.send(new PutCommand(input)),
+    );
   }
 
   /** UpdateItem; a failed condition throws `ConditionalCheckFailedException` (with `Item` when asked for). */
-  async update(input: UpdateCommandInput): Promise<void> {
+  update(input: UpdateCommandInput): Promise<void> {
+    return this.#write('UpdateItem', input, { Key: marshall(input.Key ?? {}, MARSHALL) }, () =>
+      this.client.send(new UpdateCommand(input)),
+    );
+  }
+
+  /** A write with its item or key marshalled (`marshalled`) and its values; `viaSdk` when not direct. */
+  async #write(
+    operation: 'PutItem' | 'UpdateItem',
+    input: PutCommandInput | UpdateCommandInput,
+    marshalled: Record<string, unknown>,
+    viaSdk: () => Promise<unknown>,
+  ): Promise<void> {
     const route = await this.#direct?.route();
     if (!route) {
-      await this.client.send(new UpdateCommand(input));
+      await viaSdk();
       return;
     }
-    await this.#direct!.call(route, 'UpdateItem', {
+    const values = input.ExpressionAttributeValues;
+    await this.#direct!.call(route, operation, {
       ...input,
-      Key: marshall(input.Key ?? {}, MARSHALL),
-      ...(input.ExpressionAttributeValues && {
-        ExpressionAttributeValues: marshall(input.ExpressionAttributeValues, MARSHALL),
-      }),
+      ...marshalled,
+      ...(values && { ExpressionAttributeValues: marshall(values, MARSHALL) }),
     });
   }
 }

@@ -18,7 +18,14 @@ import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { getEndpointFromInstructions } from '@smithy/core/endpoints';
 import { DEFAULT_RETRY_OPTIONS, jitteredBackoff } from '../client/retry';
-import { requestHead, type SigningCredentials, signV4 } from './direct-put';
+import {
+  DirectRequestError,
+  expiresSoon,
+  requestHead,
+  type SigningCredentials,
+  signV4,
+  transportCode,
+} from './direct-put';
 import { http1Request, type Origin } from './http1';
 
 /** Most bytes of an answer kept: DynamoDB's largest (a BatchGetItem) is 16 MB. */
@@ -51,11 +58,7 @@ export interface JsonRoute extends Origin {
 }
 
 /** A request the service (or the network) refused, after the attempts the client allows. */
-export class DirectJsonError extends Error {
-  /** The service's error code when it gave one (`ConditionalCheckFailedException`), else the transport's. */
-  override readonly name: string;
-  readonly $metadata: { httpStatusCode?: number; attempts: number };
-  readonly $fault: 'client' | 'server';
+export class DirectJsonError extends DirectRequestError {
   /** DynamoDB's item as it was, on a failed condition with `ReturnValuesOnConditionCheckFailure`. */
   readonly Item?: Record<string, unknown>;
 
@@ -67,13 +70,7 @@ export class DirectJsonError extends Error {
     attempts: number,
     extra: { item?: Record<string, unknown>; cause?: unknown } = {},
   ) {
-    super(
-      `${service} ${operation} failed${status ? ` with HTTP ${status}` : ''} (${code}) after ${attempts} attempt${attempts === 1 ? '' : 's'}`,
-      extra.cause === undefined ? undefined : { cause: extra.cause },
-    );
-    this.name = code;
-    this.$metadata = { ...(status !== undefined && { httpStatusCode: status }), attempts };
-    this.$fault = status !== undefined && status < 500 && status !== 429 ? 'client' : 'server';
+    super(`${service} ${operation}`, code, status, attempts, extra.cause);
     if (extra.item) this.Item = extra.item;
   }
 }
@@ -85,9 +82,6 @@ interface ClientConfig {
   maxAttempts: () => Promise<number>;
   systemClockOffset?: number;
 }
-
-/** How long before their expiration the SDK's memoized provider refreshes credentials (5 minutes). */
-const CREDENTIALS_REFRESH_MS = 300_000;
 
 /** Signed JSON requests of one service through one SDK client's configuration. */
 export class DirectJson {
@@ -129,10 +123,7 @@ export class DirectJson {
       let item: Record<string, unknown> | undefined;
       try {
         let credentials = this.#credentials;
-        if (
-          !credentials ||
-          (credentials.expiration && credentials.expiration.getTime() - Date.now() < CREDENTIALS_REFRESH_MS)
-        ) {
+        if (!credentials || expiresSoon(credentials)) {
           credentials = this.#credentials = (await config.credentials()) as SigningCredentials;
         }
         const headers = signV4({
@@ -201,15 +192,6 @@ export function errorCode(json: Record<string, unknown> | undefined): string | u
   if (typeof type !== 'string') return undefined;
   const code = type.slice(type.lastIndexOf('#') + 1);
   return /^[A-Za-z]{1,100}$/.test(code) ? code : undefined;
-}
-
-/** A transport error's code (`ECONNRESET`) or name, when it is one plain word. */
-function transportCode(error: unknown): string {
-  const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
-  for (const value of [code, name]) {
-    if (typeof value === 'string' && /^[A-Za-z_]{1,64}$/.test(value) && value !== 'Error') return value;
-  }
-  return 'NetworkError';
 }
 
 /** The client's endpoint and signing names, from its endpoint rules. */

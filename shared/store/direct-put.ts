@@ -63,21 +63,32 @@ export interface PutRoute {
   readonly signingName: string;
 }
 
-/** A PutObject that S3 (or the network) refused, after the attempts the client allows. */
-export class DirectPutError extends Error {
-  /** S3's error code when it gave one, else the transport's error name. */
+/**
+ * A request of the pipeline's own signed client that the service (or the network) refused, after the
+ * attempts the client allows: named by the service's code, with the SDK's `$metadata` and `$fault`, and a
+ * message that says what failed and how, never what the answer said.
+ */
+export class DirectRequestError extends Error {
+  /** The service's error code when it gave one, else the transport's error name. */
   override readonly name: string;
   readonly $metadata: { httpStatusCode?: number; attempts: number };
   readonly $fault: 'client' | 'server';
 
-  constructor(key: string, code: string, status: number | undefined, attempts: number, cause?: unknown) {
+  constructor(what: string, code: string, status: number | undefined, attempts: number, cause?: unknown) {
     super(
-      `PutObject of ${key} failed${status ? ` with HTTP ${status}` : ''} (${code}) after ${attempts} attempt${attempts === 1 ? '' : 's'}`,
+      `${what} failed${status ? ` with HTTP ${status}` : ''} (${code}) after ${attempts} attempt${attempts === 1 ? '' : 's'}`,
       cause === undefined ? undefined : { cause },
     );
     this.name = code;
     this.$metadata = { ...(status !== undefined && { httpStatusCode: status }), attempts };
     this.$fault = status !== undefined && status < 500 && status !== 429 ? 'client' : 'server';
+  }
+}
+
+/** A PutObject that S3 (or the network) refused, after the attempts the client allows. */
+export class DirectPutError extends DirectRequestError {
+  constructor(key: string, code: string, status: number | undefined, attempts: number, cause?: unknown) {
+    super(`PutObject of ${key}`, code, status, attempts, cause);
   }
 }
 
@@ -93,7 +104,7 @@ export interface SigningCredentials {
 const CREDENTIALS_REFRESH_MS = 300_000;
 
 /** Whether credentials are to be asked for again: they expire within {@link CREDENTIALS_REFRESH_MS}. */
-function expiresSoon(credentials: SigningCredentials): boolean {
+export function expiresSoon(credentials: SigningCredentials): boolean {
   return (
     credentials.expiration !== undefined &&
     credentials.expiration.getTime() - Date.now() < CREDENTIALS_REFRESH_MS
@@ -349,7 +360,7 @@ export function errorCode(body: string): string | undefined {
 }
 
 /** A transport error's code (`ECONNRESET`) or name, when it is one plain word. */
-function transportCode(error: unknown): string {
+export function transportCode(error: unknown): string {
   const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
   for (const value of [code, name]) {
     if (typeof value === 'string' && /^[A-Za-z_]{1,64}$/.test(value) && value !== 'Error') return value;

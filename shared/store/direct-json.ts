@@ -18,14 +18,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { getEndpointFromInstructions } from '@smithy/core/endpoints';
 import { DEFAULT_RETRY_OPTIONS, jitteredBackoff } from '../client/retry';
-import {
-  DirectRequestError,
-  expiresSoon,
-  requestHead,
-  type SigningCredentials,
-  signV4,
-  transportCode,
-} from './direct-put';
+import { ClientSigner, DirectRequestError, requestHead, transportCode } from './direct-put';
 import { http1Request, type Origin } from './http1';
 
 /** Most bytes of an answer kept: DynamoDB's largest (a BatchGetItem) is 16 MB. */
@@ -78,21 +71,19 @@ export class DirectJsonError extends DirectRequestError {
 /** The client's pieces this module reads. */
 interface ClientConfig {
   region: () => Promise<string>;
-  credentials: () => Promise<unknown>;
-  maxAttempts: () => Promise<number>;
-  systemClockOffset?: number;
 }
 
 /** Signed JSON requests of one service through one SDK client's configuration. */
 export class DirectJson {
   #route: Promise<JsonRoute | undefined> | undefined;
-  #maxAttempts: number | undefined;
-  #credentials: SigningCredentials | undefined;
+  readonly #signer: ClientSigner;
 
   constructor(
     private readonly client: { config: unknown },
     readonly service: JsonService,
-  ) {}
+  ) {
+    this.#signer = new ClientSigner(client);
+  }
 
   /** The route (resolved on first use), or undefined when the endpoint needs the SDK. */
   route(): Promise<JsonRoute | undefined> {
@@ -105,8 +96,7 @@ export class DirectJson {
 
   /** Sends `operation` with `input` (the service's wire JSON); resolves with the answer's JSON. */
   async call(route: JsonRoute, operation: string, input: unknown): Promise<Record<string, unknown>> {
-    const config = this.client.config as ClientConfig;
-    this.#maxAttempts ??= Math.max(1, await config.maxAttempts());
+    const maxAttempts = await this.#signer.maxAttempts();
     const body = Buffer.from(JSON.stringify(input), 'utf8');
     const payloadHash = createHash('sha256').update(body).digest('hex');
     const unsigned = {
@@ -122,20 +112,14 @@ export class DirectJson {
       let failure: unknown;
       let item: Record<string, unknown> | undefined;
       try {
-        let credentials = this.#credentials;
-        if (!credentials || expiresSoon(credentials)) {
-          credentials = this.#credentials = (await config.credentials()) as SigningCredentials;
-        }
-        const headers = signV4({
+        const headers = await this.#signer.sign({
           method: 'POST',
           path: route.path,
           headers: unsigned,
           payloadHash,
           payloadHashHeader: false,
-          credentials,
           region: route.signingRegion,
           service: route.signingName,
-          date: new Date(Date.now() + (config.systemClockOffset ?? 0)),
         });
         const answer = await http1Request(route, requestHead(route.path, headers, 'POST'), body, {
           signal: NEVER_ABORTED,
@@ -159,7 +143,7 @@ export class DirectJson {
       }
       const retryable =
         status === undefined || status >= 500 || status === 429 || this.service.retryableCodes.has(code);
-      if (!retryable || attempt >= this.#maxAttempts) {
+      if (!retryable || attempt >= maxAttempts) {
         throw new DirectJsonError(name, operation, code, status, attempt, {
           ...(item && { item }),
           ...(failure !== undefined && { cause: failure }),

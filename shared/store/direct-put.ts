@@ -104,27 +104,67 @@ export interface SigningCredentials {
 const CREDENTIALS_REFRESH_MS = 300_000;
 
 /** Whether credentials are to be asked for again: they expire within {@link CREDENTIALS_REFRESH_MS}. */
-export function expiresSoon(credentials: SigningCredentials): boolean {
+function expiresSoon(credentials: SigningCredentials): boolean {
   return (
     credentials.expiration !== undefined &&
     credentials.expiration.getTime() - Date.now() < CREDENTIALS_REFRESH_MS
   );
 }
 
-/** The client's pieces this module reads (all of them on `S3Client['config']`). */
-type ClientConfig = S3Client['config'] & { systemClockOffset?: number };
+/** The pieces of an SDK client's config the direct clients read (all of them on every client's config). */
+interface SigningConfig {
+  credentials: () => Promise<unknown>;
+  maxAttempts: () => Promise<number>;
+  systemClockOffset?: number;
+}
+
+/**
+ * What a direct client takes from an SDK client to sign as it would: its `maxAttempts`, its credentials
+ * (asked for again when they expire within five minutes, as the SDK's provider does) and its clock-skew
+ * correction.
+ */
+export class ClientSigner {
+  #maxAttempts: number | undefined;
+  /** The client's last credentials. */
+  #credentials: SigningCredentials | undefined;
+
+  constructor(private readonly client: { config: unknown }) {}
+
+  get #config(): SigningConfig {
+    return this.client.config as SigningConfig;
+  }
+
+  /** The client's attempts per request (at least 1), read once. */
+  async maxAttempts(): Promise<number> {
+    this.#maxAttempts ??= Math.max(1, await this.#config.maxAttempts());
+    return this.#maxAttempts;
+  }
+
+  /** `input`'s headers signed with the client's credentials at its corrected clock. */
+  async sign(input: Omit<SignInput, 'credentials' | 'date'>): Promise<Record<string, string>> {
+    let credentials = this.#credentials;
+    if (!credentials || expiresSoon(credentials)) {
+      credentials = this.#credentials = (await this.#config.credentials()) as SigningCredentials;
+    }
+    return signV4({
+      ...input,
+      credentials,
+      date: new Date(Date.now() + (this.#config.systemClockOffset ?? 0)),
+    });
+  }
+}
 
 /** Signed PUTs of small objects to one bucket through one client. */
 export class DirectPut {
   #route: Promise<PutRoute | undefined> | undefined;
-  #maxAttempts: number | undefined;
-  /** The client's last credentials: asked for again when they expire soon, as the SDK does. */
-  #credentials: SigningCredentials | undefined;
+  readonly #signer: ClientSigner;
 
   constructor(
     private readonly s3: S3Client,
     readonly bucket: string,
-  ) {}
+  ) {
+    this.#signer = new ClientSigner(s3);
+  }
 
   /**
    * The bucket's route (resolved on first use with the client's endpoint rules), or undefined when its
@@ -150,9 +190,7 @@ export class DirectPut {
     sha256: string,
     signal: AbortSignal,
   ): Promise<void> {
-    const config = this.s3.config as ClientConfig;
-    this.#maxAttempts ??= Math.max(1, await config.maxAttempts());
-    const maxAttempts = this.#maxAttempts;
+    const maxAttempts = await this.#signer.maxAttempts();
     const path = `${route.basePath}/${encodeKey(key)}`;
     const unsigned = {
       host: route.host,
@@ -167,19 +205,13 @@ export class DirectPut {
       let code: string;
       let failure: unknown;
       try {
-        let credentials = this.#credentials;
-        if (!credentials || expiresSoon(credentials)) {
-          credentials = this.#credentials = (await config.credentials()) as SigningCredentials;
-        }
-        const headers = signV4({
+        const headers = await this.#signer.sign({
           method: 'PUT',
           path,
           headers: unsigned,
           payloadHash: sha256,
-          credentials,
           region: route.signingRegion,
           service: route.signingName,
-          date: new Date(Date.now() + (config.systemClockOffset ?? 0)),
         });
         const answer = await http1Request(route, requestHead(path, headers), body, {
           signal,

@@ -35,6 +35,7 @@ import {
   DEFAULT_SIZE_REPEATS,
   HUGE_PROFILE,
   runSizeBench,
+  SHORT_BODY_ROUNDS,
   SIZE_PROFILES,
   type SizeProfile,
   sizeDetails,
@@ -100,7 +101,7 @@ export interface FetchBenchOptions {
   sizes?: readonly SizeProfile[];
   /** Add the 1 GiB run held to 256 MB to the size bench. */
   huge?: boolean;
-  /** Results per size profile (`bench/sizes.ts`). @default DEFAULT_SIZE_REPEATS */
+  /** Results per size profile (`bench/sizes.ts`). @default each profile's `rounds`, else DEFAULT_SIZE_REPEATS */
   repeats?: number;
   log?: (line: string) => void;
 }
@@ -393,7 +394,8 @@ export const FETCH_FLAGS_HELP = `  --profiles LIST   some of ${PROFILES.map((p) 
   --sizes LIST      size bench profiles: some of ${SIZE_PROFILES.map((p) => p.name).join(',')}, or none
                     (default: all; bodies of ~1/10/50/200 MiB and 1,000 images of 8 KiB)
   --repeats N       results per size profile after its warm-up; time, CPU and cost are their median
-                    (default ${DEFAULT_SIZE_REPEATS}; the held 1 GiB run handles one)
+                    (default ${SHORT_BODY_ROUNDS} up to 10 MiB, ${DEFAULT_SIZE_REPEATS} above; the held 1 GiB run
+                    handles one)
   --huge            also a 1 GiB body with the handler process held to 256 MB (minutes; not default)`;
 
 /** `npx tsx bench/fetch-result.ts --help`. */
@@ -419,7 +421,9 @@ export function fetchOptionsFromValues(values: BenchValues): FetchBenchOptions {
   }
   return {
     sizes: sizesFromValue(values['sizes'] as string | undefined),
-    repeats: countFlag(values, 'repeats', DEFAULT_SIZE_REPEATS, 100),
+    ...(values['repeats'] !== undefined && {
+      repeats: countFlag(values, 'repeats', DEFAULT_SIZE_REPEATS, 100),
+    }),
     huge: values['huge'] === true,
     probe: countFlag(values, 'probe', DEFAULT_FETCH_OPTIONS.probe),
     latency: countFlag(values, 'latency', DEFAULT_FETCH_OPTIONS.latency),

@@ -16,7 +16,7 @@ import { analyticsTable, runAnalyticsBench } from './analytics';
 import { backlogChecks, backlogTable, runBacklogBench } from './backlog';
 import { bundleTable, DEFAULT_BUNDLE_OPTIONS, runBundleBench } from './bundles';
 import { fetchResultTable, runFetchResultBench, runSizesOf } from './fetch-result';
-import { sizeDetails, sizeTable } from './sizes';
+import { DEFAULT_SIZE_REPEATS, sizeDetails, sizeTable } from './sizes';
 import { optionsOrExit, parseBenchArgs } from './support/args';
 import { costSectionOf, runTracingAb } from './support/cost-section';
 import { RUN_FLAGS, RUN_USAGE, runOptionsFromValues } from './support/run-args';
@@ -69,7 +69,7 @@ const sizes =
   only === undefined || only === 'fetch-result' ? await runSizesOf({ ...fetchOptions, log }) : undefined;
 // Tracing A/B (issue 25): the handler's CPU with X-Ray on and off, alternating.
 const tracing = sizes
-  ? await runTracingAb({ ...(fetchOptions.repeats !== undefined && { repeats: fetchOptions.repeats }), log })
+  ? await runTracingAb({ repeats: fetchOptions.repeats ?? DEFAULT_SIZE_REPEATS, log })
   : undefined;
 // A 10,000-result backlog drained behind the service's rate limit (issue 25): 429s, pace, memory.
 const backlog =

@@ -45,12 +45,20 @@ export interface SizeProfile {
   noBaseline?: boolean;
   /** Variables added to the handler process's environment (the tracing A/B, `support/cost-section.ts`). */
   workerEnv?: Record<string, string>;
+  /** Rounds when the run does not set them (`repeats`). @default DEFAULT_SIZE_REPEATS */
+  rounds?: number;
 }
+
+/**
+ * Rounds of the profiles of 10 MiB and less: a round takes under a second there, and the shared machine
+ * moves a single round's throughput by up to 3× (docs/benchmarks.md), so their median needs more rounds.
+ */
+export const SHORT_BODY_ROUNDS = 11;
 
 /** The default profiles: bodies of about 1, 10, 50 and 200 MiB, and 1,000 images of 50 KiB (67 MiB). */
 export const SIZE_PROFILES: readonly SizeProfile[] = [
-  { name: '1mb', images: 4, imageBytes: 192 * 1024 },
-  { name: '10mb', images: 10, imageBytes: 768 * 1024 },
+  { name: '1mb', images: 4, imageBytes: 192 * 1024, rounds: SHORT_BODY_ROUNDS },
+  { name: '10mb', images: 10, imageBytes: 768 * 1024, rounds: SHORT_BODY_ROUNDS },
   { name: '50mb', images: 20, imageBytes: 1920 * 1024 },
   { name: '200mb', images: 40, imageBytes: 3840 * 1024 },
   { name: 'many', images: 1000, imageBytes: 50 * 1024 },
@@ -75,13 +83,14 @@ export interface SizeBenchOptions {
   profiles: readonly SizeProfile[];
   /**
    * Results handled per profile after the warm-up (a held profile always handles one): a warm Lambda
-   * container handles a stream of results, so time, CPU and cost are the median over them. @default 3
+   * container handles a stream of results, so time, CPU and cost are the median over them.
+   * @default the profile's `rounds`, else DEFAULT_SIZE_REPEATS
    */
   repeats?: number;
   log?: (line: string) => void;
 }
 
-/** Results per profile unless `repeats` says otherwise. */
+/** Results per profile unless `repeats` or the profile's `rounds` say otherwise. */
 export const DEFAULT_SIZE_REPEATS = 5;
 
 /** One row. */
@@ -208,7 +217,7 @@ export async function runSizeBench(options: SizeBenchOptions): Promise<SizeFigur
     for (const profile of options.profiles) {
       log(`sizes: ${profile.name} (${profile.images} images of ${round(profile.imageBytes / 1024)} KiB)`);
       rows.push(
-        await runProfile(profile, options.repeats ?? DEFAULT_SIZE_REPEATS, {
+        await runProfile(profile, options.repeats ?? profile.rounds ?? DEFAULT_SIZE_REPEATS, {
           worker,
           env,
           serviceUrl,

@@ -26,9 +26,9 @@ export function spread(samples: readonly number[], digits = 2): string {
 
 const mb = (row: SizeFigures) => row.bodyBytes / 1e6;
 
-/** Per round: the result's throughput over the raw copy's (raw ms over store ms). */
-function ratios(row: SizeFigures, side: 'store' | 'b'): number[] {
-  return (row.rounds ?? []).flatMap((r) => (r.raw && r[side] ? [r.raw.ms / r[side]!.ms] : []));
+/** Per round: the throughput of `side` over that of `reference` on the same body (its ms over `side`'s). */
+function throughput(row: SizeFigures, side: keyof Round, reference: 'raw' | 'floor'): number[] {
+  return (row.rounds ?? []).flatMap((r) => (r[reference] && r[side] ? [r[reference]!.ms / r[side]!.ms] : []));
 }
 
 function cpuPerMb(row: SizeFigures, side: keyof Round): number[] {
@@ -75,6 +75,8 @@ export function sizeFloorTable(rows: readonly SizeFigures[]): string {
     'rounds',
     'raw MB/s',
     `store/raw (≥ ${SIZE_TARGETS.ratio})`,
+    'floor/raw',
+    'store/floor',
     'CPU ms/MB',
     'floor ms/MB',
     `CPU/floor (≤ ${SIZE_TARGETS.overFloor})`,
@@ -90,17 +92,20 @@ export function sizeFloorTable(rows: readonly SizeFigures[]): string {
         (r.rounds ?? []).flatMap((x) => (x.raw ? [mb(r) / (x.raw.ms / 1000)] : [])),
         0,
       ),
-      spread(ratios(r, 'store')),
+      spread(throughput(r, 'store', 'raw')),
+      spread(throughput(r, 'floor', 'raw')),
+      spread(throughput(r, 'store', 'floor')),
       spread(cpuPerMb(r, 'store')),
       spread(cpuPerMb(r, 'floor')),
       spread(overFloor(r, 'store')),
       hostCpu(r),
-      ...(ab ? [spread(ratios(r, 'b')), spread(cpuPerMb(r, 'b')), spread(overFloor(r, 'b'))] : []),
+      ...(ab ? [spread(throughput(r, 'b', 'raw')), spread(cpuPerMb(r, 'b')), spread(overFloor(r, 'b'))] : []),
     ]),
   );
   const lines = [
     table,
     'min/median/max over the rounds; each round: raw copy, floor, result (then B) of the same body',
+    "floor/raw and store/floor: throughput of the floor over the raw copy's, of the result over the floor's (wall time, same round)",
     'emulators CPU: medians of the CPU the bench process (the emulators, their fronts and the counting proxies) spent while the raw copy and while the result ran, on the same cores as the handler',
   ];
   const many = measured.find((r) => r.images >= 1000);

@@ -6,6 +6,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { HmacKey } from '../shared/store/direct-put';
 
 /** A key pair of one local run; the secret half never leaves the run's process and its stack file. */
 export interface RunCredentials {
@@ -131,10 +132,33 @@ export function signatureMatches(
     scope,
     createHash('sha256').update(canonicalRequest, 'utf8').digest('hex'),
   ].join('\n');
-  let key: Buffer = hmac(`AWS4${credentials.secretAccessKey}`, signed.date);
-  for (const part of [signed.region, signed.service, 'aws4_request']) key = hmac(key, part);
-  const expected = createHmac('sha256', key).update(stringToSign, 'utf8').digest();
-  return timingSafeEqual(expected, Buffer.from(signed.signature, 'hex'));
+  const expected = signingKey(credentials, scope).sign(stringToSign);
+  return timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(signed.signature, 'hex'));
+}
+
+/**
+ * Signing keys of each run's key pair by scope (date/region/service), as the SDK's signer caches them:
+ * deriving one takes four HMACs, and every request of a day to one service shares it. At most
+ * {@link MAX_SIGNING_KEYS} per key pair (scopes come from request headers: the cache starts over beyond).
+ */
+const signingKeys = new WeakMap<RunCredentials, Map<string, HmacKey>>();
+const MAX_SIGNING_KEYS = 32;
+
+function signingKey(credentials: RunCredentials, scope: string): HmacKey {
+  let keys = signingKeys.get(credentials);
+  if (!keys) {
+    keys = new Map();
+    signingKeys.set(credentials, keys);
+  }
+  let key = keys.get(scope);
+  if (!key) {
+    let derived: Buffer = hmac(`AWS4${credentials.secretAccessKey}`, scope.slice(0, scope.indexOf('/')));
+    for (const part of scope.split('/').slice(1)) derived = hmac(derived, part);
+    key = new HmacKey(derived);
+    if (keys.size >= MAX_SIGNING_KEYS) keys.clear();
+    keys.set(scope, key);
+  }
+  return key;
 }
 
 /** Compares two secrets in constant time (hashed first, so the length leaks nothing either). */

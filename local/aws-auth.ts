@@ -4,9 +4,9 @@
  * another user of the machine, who can reach 127.0.0.1 but cannot read the owner-only data directory or
  * the run's environment, is refused. See docs/local-run.md ("Who can reach the local run").
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { HmacKey } from '../shared/store/direct-put';
+import { deriveSigningKey, type HmacKey } from '../shared/store/direct-put';
 
 /** A key pair of one local run; the secret half never leaves the run's process and its stack file. */
 export interface RunCredentials {
@@ -152,9 +152,7 @@ function signingKey(credentials: RunCredentials, scope: string): HmacKey {
   }
   let key = keys.get(scope);
   if (!key) {
-    let derived: Buffer = hmac(`AWS4${credentials.secretAccessKey}`, scope.slice(0, scope.indexOf('/')));
-    for (const part of scope.split('/').slice(1)) derived = hmac(derived, part);
-    key = new HmacKey(derived);
+    key = deriveSigningKey(credentials.secretAccessKey, scope);
     if (keys.size >= MAX_SIGNING_KEYS) keys.clear();
     keys.set(scope, key);
   }
@@ -166,10 +164,6 @@ export function sameSecret(a: string, b: string): boolean {
   const ha = createHash('sha256').update(a, 'utf8').digest();
   const hb = createHash('sha256').update(b, 'utf8').digest();
   return timingSafeEqual(ha, hb) && a.length === b.length;
-}
-
-function hmac(key: string | Buffer, data: string): Buffer {
-  return createHmac('sha256', key).update(data, 'utf8').digest();
 }
 
 /** RFC 3986 escaping as the SDK's signer does it. */

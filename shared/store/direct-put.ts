@@ -341,11 +341,16 @@ export function signV4(input: SignInput): Record<string, string> {
 function signingKey(secret: string, scope: string): HmacKey {
   const cached = signingKeyCache;
   if (cached && cached.scope === scope && cached.secret === secret) return cached.key;
+  const key = deriveSigningKey(secret, scope);
+  signingKeyCache = { scope, secret, key };
+  return key;
+}
+
+/** The SigV4 signing key of `secret` for `scope` (`date/region/service/aws4_request`): four HMACs. */
+export function deriveSigningKey(secret: string, scope: string): HmacKey {
   let key: Buffer | string = `AWS4${secret}`;
   for (const part of scope.split('/')) key = createHmac('sha256', key).update(part).digest();
-  const hmacKey = new HmacKey(key as Buffer);
-  signingKeyCache = { scope, secret, key: hmacKey };
-  return hmacKey;
+  return new HmacKey(key as Buffer);
 }
 
 /**

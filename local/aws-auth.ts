@@ -4,9 +4,8 @@
  * another user of the machine, who can reach 127.0.0.1 but cannot read the owner-only data directory or
  * the run's environment, is refused. See docs/local-run.md ("Who can reach the local run").
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { deriveSigningKey, type HmacKey } from '../shared/store/direct-put';
 
 /** A key pair of one local run; the secret half never leaves the run's process and its stack file. */
 export interface RunCredentials {
@@ -132,7 +131,7 @@ export function signatureMatches(
     scope,
     createHash('sha256').update(canonicalRequest, 'utf8').digest('hex'),
   ].join('\n');
-  const expected = signingKey(credentials, scope).sign(stringToSign);
+  const expected = createHmac('sha256', signingKey(credentials, scope)).update(stringToSign).digest('hex');
   return timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(signed.signature, 'hex'));
 }
 
@@ -141,10 +140,17 @@ export function signatureMatches(
  * deriving one takes four HMACs, and every request of a day to one service shares it. At most
  * {@link MAX_SIGNING_KEYS} per key pair (scopes come from request headers: the cache starts over beyond).
  */
-const signingKeys = new WeakMap<RunCredentials, Map<string, HmacKey>>();
+const signingKeys = new WeakMap<RunCredentials, Map<string, Buffer>>();
 const MAX_SIGNING_KEYS = 32;
 
-function signingKey(credentials: RunCredentials, scope: string): HmacKey {
+/** The SigV4 signing key of `secret` for `scope` (`date/region/service/aws4_request`): four HMACs. */
+function deriveSigningKey(secret: string, scope: string): Buffer {
+  let key: Buffer | string = `AWS4${secret}`;
+  for (const part of scope.split('/')) key = createHmac('sha256', key).update(part).digest();
+  return key as Buffer;
+}
+
+function signingKey(credentials: RunCredentials, scope: string): Buffer {
   let keys = signingKeys.get(credentials);
   if (!keys) {
     keys = new Map();

@@ -7,7 +7,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { DirectPut } from '../../shared/store/direct-put';
 import { S3BlobTarget } from '../../shared/store/s3-blobs';
 
 /**
@@ -24,7 +23,7 @@ export async function floor(
 ) {
   const answer = await fetch(url);
   if (!answer.ok || !answer.body) throw new Error(`floor GET answered ${answer.status}`);
-  const target = new S3BlobTarget(s3, bucket, new DirectPut(s3, bucket));
+  const target = new S3BlobTarget(s3, bucket);
   const type = { contentType: 'image/jpeg', extension: 'jpg' };
   const signal = new AbortController().signal;
   const free: Buffer[] = [];

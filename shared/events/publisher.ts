@@ -8,7 +8,6 @@ import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventb
 import type { Product, ResultValue, ServiceEnvironment } from '../api/enums';
 import type { ResultSection } from '../api/sections';
 import { EventPublishError } from '../errors';
-import { DirectJson, type JsonService } from '../store/direct-json';
 import { DETAIL_TYPES, type DetailType, EVENT_SOURCE } from './names';
 
 /** Identifiers shared by the result events (each checked by `./details`). */
@@ -86,37 +85,14 @@ export interface EventPublisher {
   publishDocumentsUploaded(detail: DocumentsUploadedDetail): Promise<void>;
 }
 
-/** EventBridge's JSON protocol and the codes its SDK retries (`direct-json.ts`). */
-const EVENTBRIDGE: JsonService = {
-  name: 'EventBridge',
-  targetPrefix: 'AWSEvents',
-  contentType: 'application/x-amz-json-1.1',
-  signingName: 'events',
-  endpointCommand: PutEventsCommand,
-  retryableCodes: new Set(['ThrottlingException', 'InternalException', 'ServiceUnavailable']),
-};
-
-/** PutEvents' answer, as far as the publisher reads it. */
-interface PutEventsAnswer {
-  FailedEntryCount?: number;
-  Entries?: { ErrorCode?: string }[];
-}
-
 /** EventBridge-backed publisher: one `PutEvents` entry per event; a failed entry is an error. */
 export class EventBridgePublisher implements EventPublisher {
   readonly #client: EventBridgeClient;
   readonly #busName: string;
-  readonly #direct: DirectJson | undefined;
 
-  /**
-   * `direct: true` sends PutEvents as a signed request of its own (`direct-json.ts`), not through the
-   * client's command stack (which a traced client needs for its subsegments, and a stubbed one for its
-   * stub); the client's endpoint, credentials and attempts still apply.
-   */
-  constructor(client: EventBridgeClient, busName: string, options: { direct?: boolean } = {}) {
+  constructor(client: EventBridgeClient, busName: string) {
     this.#client = client;
     this.#busName = busName;
-    this.#direct = options.direct ? new DirectJson(client, EVENTBRIDGE) : undefined;
   }
 
   publishResultStored(detail: ResultStoredDetail): Promise<void> {
@@ -142,10 +118,7 @@ export class EventBridgePublisher implements EventPublisher {
         },
       ],
     };
-    const route = await this.#direct?.route();
-    const response: PutEventsAnswer = route
-      ? await this.#direct!.call(route, 'PutEvents', input)
-      : await this.#client.send(new PutEventsCommand(input));
+    const response = await this.#client.send(new PutEventsCommand(input));
     // PutEvents answers 200 even when an entry was rejected: only FailedEntryCount tells.
     const failed = response.FailedEntryCount ?? 0;
     if (failed > 0) {

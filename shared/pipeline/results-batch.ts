@@ -20,7 +20,7 @@ import type { Logger } from '../logger';
 import { METRICS } from '../metrics-names';
 import { PollRecords } from '../store/poll-records';
 import { ResultStore } from '../store/result-store';
-import { inSubsegment, NO_TRACER, queueMessageIds, type Tracer } from '../tracing';
+import { inSubsegment, queueMessageIds, type Tracer } from '../tracing';
 import { runBatch } from './batch-runner';
 import { FETCH_BUDGET } from './fetch-budget';
 import {
@@ -43,7 +43,6 @@ export function fetchResultDeps(config: FetchResultConfig, tracer: Tracer, logge
     pacer: new RequestPacer({ ratePerSecond: config.serviceRequestsPerSecond }),
   });
   const dynamo = createDynamoDocumentClient(tracer);
-  const traced = tracer !== NO_TRACER;
   return {
     source: client,
     pollSource: client,
@@ -53,12 +52,8 @@ export function fetchResultDeps(config: FetchResultConfig, tracer: Tracer, logge
       dynamo,
       bucket: config.dataBucketName,
       table: config.resultsTableName,
-      // A traced function keeps the SDK for DynamoDB and EventBridge: its trace shows each call.
-      directRequests: !traced,
     }),
-    publisher: new EventBridgePublisher(createEventBridgeClient(tracer), config.eventBusName, {
-      direct: !traced,
-    }),
+    publisher: new EventBridgePublisher(createEventBridgeClient(tracer), config.eventBusName),
     environment: config.environment,
     eventCustomerReference: config.eventCustomerReference,
     retentionDays: config.retentionDays,

@@ -9,9 +9,13 @@
  * has none of the index keys, so no index holds it. It carries no personal data: the status, a delivery's
  * random token, times and the result's TTL.
  */
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
-import { DocumentRequests } from './direct-dynamo';
 import type { ResultStatus } from './item';
 import { RESULTS_TABLE } from './table-schema';
 
@@ -82,13 +86,10 @@ function markCondition(status: ResultStatus): string {
 export class Publications {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
-  readonly #requests: DocumentRequests;
 
-  /** `requests` sends the claims, marks and releases (the store's, direct where it can be). */
-  constructor(dynamo: DynamoDBDocumentClient, table: string, requests?: DocumentRequests) {
+  constructor(dynamo: DynamoDBDocumentClient, table: string) {
     this.#dynamo = dynamo;
     this.#table = table;
-    this.#requests = requests ?? new DocumentRequests(dynamo, false);
   }
 
   /** The record of `resultId` (strongly consistent read), or undefined. */
@@ -117,7 +118,7 @@ export class Publications {
     expiresAt?: number,
   ): Promise<ClaimResult> {
     try {
-      await this.#requests.update({
+      await this.#update({
         TableName: this.#table,
         Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
         // REMOVE publishedAt: only ever present here when a STORED claim replaces an UNAVAILABLE record.
@@ -147,7 +148,7 @@ export class Publications {
    */
   async release(resultId: string, token: string): Promise<void> {
     try {
-      await this.#requests.update({
+      await this.#update({
         TableName: this.#table,
         Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
         UpdateExpression: 'REMOVE claim, claimExpiresAt',
@@ -166,7 +167,7 @@ export class Publications {
    */
   async mark(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void> {
     try {
-      await this.#requests.update({
+      await this.#update({
         TableName: this.#table,
         Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
         UpdateExpression: `SET #status = :status, publishedAt = :at${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE claim, claimExpiresAt`,
@@ -182,6 +183,11 @@ export class Publications {
       if (isConditionalCheckFailed(error)) return;
       throw error;
     }
+  }
+
+  /** One UpdateItem of a record; a failed condition throws `ConditionalCheckFailedException`. */
+  async #update(input: UpdateCommandInput): Promise<void> {
+    await this.#dynamo.send(new UpdateCommand(input));
   }
 }
 

@@ -9,14 +9,12 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_RETRY_OPTIONS, jitteredBackoff } from '../client/retry';
 import { PipelineError } from '../errors';
 import type { ObjectRef } from '../stream/blob-sink';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
 import { type ConditionFailure, isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
-import { DocumentRequests } from './direct-dynamo';
-import { DirectPut } from './direct-put';
 import { erasureKey } from './erasure-record';
 import type { ResultItem, ResultStatus, StoredObjects } from './item';
 import { resultBlobNames, resultJsonKey } from './keys';
@@ -64,18 +62,6 @@ export interface ResultStoreOptions {
   readonly table: string;
   /** Tunables of the streaming path (small-blob limit, upload concurrency). */
   readonly ingest?: IngestOptions;
-  /**
-   * Small blobs as signed PUTs of their own (`direct-put.ts`), not through the client's command stack.
-   * Off only for a client whose `send` is stubbed (a unit test): a direct PUT would still go to the network.
-   * @default true
-   */
-  readonly directPuts?: boolean;
-  /**
-   * DynamoDB's reads and writes of a result as signed requests of their own (`direct-dynamo.ts`). Off for a
-   * client whose `send` is stubbed, and where each call should show in a trace (a traced client).
-   * @default true
-   */
-  readonly directRequests?: boolean;
 }
 
 /** The S3 + DynamoDB result store. */
@@ -86,14 +72,10 @@ export class ResultStore {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #ingest: IngestOptions;
   readonly #publications: Publications;
-  readonly #direct: DirectPut | undefined;
-  readonly #requests: DocumentRequests;
 
   constructor(options: ResultStoreOptions) {
     this.#s3 = options.s3;
-    this.#direct = options.directPuts === false ? undefined : new DirectPut(options.s3, options.bucket);
-    this.#requests = new DocumentRequests(options.dynamo, options.directRequests !== false);
-    this.#publications = new Publications(options.dynamo, options.table, this.#requests);
+    this.#publications = new Publications(options.dynamo, options.table);
     this.#ingest = options.ingest ?? {};
     this.#dynamo = options.dynamo;
     this.bucket = options.bucket;
@@ -132,9 +114,9 @@ export class ResultStore {
     const found = new Map<string, Record<string, unknown>>();
     let pending: Record<string, unknown>[] = keys.map((key) => ({ [partitionKey]: key }));
     for (let attempt = 1; ; attempt++) {
-      const response = await this.#requests.batchGet({
-        RequestItems: { [this.table]: { Keys: pending, ConsistentRead: true } },
-      });
+      const response = await this.#dynamo.send(
+        new BatchGetCommand({ RequestItems: { [this.table]: { Keys: pending, ConsistentRead: true } } }),
+      );
       for (const item of response.Responses?.[this.table] ?? []) found.set(String(item[partitionKey]), item);
       pending = response.UnprocessedKeys?.[this.table]?.Keys ?? [];
       if (pending.length === 0) return found;
@@ -170,7 +152,7 @@ export class ResultStore {
     let stored: StoredObjects | undefined;
     const ingested = await ingestResult(
       body,
-      new S3BlobTarget(this.#s3, this.bucket, this.#direct),
+      new S3BlobTarget(this.#s3, this.bucket),
       resultBlobNames(resultId),
       this.#ingest,
       async (document, objects) => {
@@ -187,22 +169,34 @@ export class ResultStore {
   ): Promise<StoredObjects> {
     const resultKey = resultJsonKey(resultId);
     const body = Buffer.from(JSON.stringify(document), 'utf8');
-    await this.#put(resultKey, body, 'application/json', sha256(body));
+    await this.#s3.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: resultKey,
+        Body: body,
+        ContentType: 'application/json',
+        Metadata: { sha256: sha256(body) },
+        // No ServerSideEncryption header: with `aws:kms` but no key id S3 would use the AWS-managed
+        // aws/s3 key; without it the bucket's default encryption (our customer-managed key) applies.
+      }),
+    );
     return { resultKey, objects, documentBytes: body.length };
   }
 
   /** Conditional put of a STORED item: written, or the STORED item already there. */
   async putStoredItem(item: ResultItem): Promise<ItemPut> {
     try {
-      await this.#requests.put({
-        TableName: this.table,
-        Item: item,
-        // An UNAVAILABLE item may be replaced: the service answered after all.
-        ConditionExpression: 'attribute_not_exists(#pk) OR #status = :unavailable',
-        ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
-        ExpressionAttributeValues: { ':unavailable': 'UNAVAILABLE' },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      });
+      await this.#dynamo.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: item,
+          // An UNAVAILABLE item may be replaced: the service answered after all.
+          ConditionExpression: 'attribute_not_exists(#pk) OR #status = :unavailable',
+          ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
+          ExpressionAttributeValues: { ':unavailable': 'UNAVAILABLE' },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
       return { written: true };
     } catch (error) {
       if (isConditionalCheckFailed(error)) return this.#notWritten(error, item.resultId);
@@ -213,13 +207,15 @@ export class ResultStore {
   /** Conditional put of an UNAVAILABLE item: written, or the item already there. */
   async putUnavailableItem(item: ResultItem): Promise<ItemPut> {
     try {
-      await this.#requests.put({
-        TableName: this.table,
-        Item: item,
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      });
+      await this.#dynamo.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
       return { written: true };
     } catch (error) {
       if (isConditionalCheckFailed(error)) return this.#notWritten(error, item.resultId);
@@ -263,23 +259,6 @@ export class ResultStore {
   markPublished(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void> {
     return this.#publications.mark(resultId, status, at, expiresAt);
   }
-
-  async #put(key: string, body: Buffer, contentType: string, digest: string): Promise<void> {
-    // As a small blob goes (S3 checks the body against its SHA-256), unless the client needs the SDK.
-    const route = await this.#direct?.route();
-    if (route) return this.#direct!.put(route, key, body, contentType, digest, NEVER_ABORTED);
-    await this.#s3.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: key,
-        Body: body,
-        ContentType: contentType,
-        Metadata: { sha256: digest },
-        // No ServerSideEncryption header: with `aws:kms` but no key id S3 would use the AWS-managed
-        // aws/s3 key; without it the bucket's default encryption (our customer-managed key) applies.
-      }),
-    );
-  }
 }
 
 /** The item with `eventPublishedAt` from its publication record, when that announces the item's status. */
@@ -291,9 +270,6 @@ function withPublishedAt(
   const eventPublishedAt = publishedAtOf(item, publication);
   return eventPublishedAt ? { ...item, eventPublishedAt } : item;
 }
-
-/** `result.json`'s write has no caller that stops it: its time is bounded by the PUT's own timeouts. */
-const NEVER_ABORTED = new AbortController().signal;
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');

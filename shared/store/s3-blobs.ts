@@ -20,7 +20,6 @@ import {
 import type { SniffedType } from '../image';
 import type { BlobTarget, LargeUpload } from '../stream/blob-sink';
 import { BufferPool } from '../stream/buffer-pool';
-import type { DirectPut } from './direct-put';
 
 /** Part size of multipart uploads (S3's minimum for every part but the last). */
 export const PART_SIZE = 5 * 1024 * 1024;
@@ -46,24 +45,14 @@ const DELETE_BATCH = 1000;
 /** Part requests in flight in the process. */
 const processParts = new Set<Promise<void>>();
 
-/**
- * `BlobTarget` over one bucket. Given a `DirectPut` of the same client and bucket, small blobs go as one
- * signed PUT each (`direct-put.ts`); without one (a client whose `send` a test stubs), or where that
- * bucket's endpoint needs the SDK, as a `PutObjectCommand` with the same headers.
- */
+/** `BlobTarget` over one bucket: every request a command of the same S3 client. */
 export class S3BlobTarget implements BlobTarget {
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,
-    private readonly direct?: DirectPut,
-  ) {
-    if (direct && direct.bucket !== bucket)
-      throw new Error('S3BlobTarget: the DirectPut is for another bucket');
-  }
+  ) {}
 
   async putSmall(key: string, body: Buffer, type: SniffedType, sha256: string, signal: AbortSignal) {
-    const route = await this.direct?.route();
-    if (route) return this.direct!.put(route, key, body, type.contentType, sha256, signal);
     const command = new PutObjectCommand({
       Bucket: this.bucket,
       Key: key,

@@ -41,10 +41,6 @@ function store(): ResultStore {
     dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
     bucket: 'bucket',
     table: 'table',
-    // `send` is stubbed here, not the client's transport: blobs go through the SDK's PutObjectCommand,
-    // DynamoDB's requests through its commands.
-    directPuts: false,
-    directRequests: false,
   });
 }
 

@@ -1,7 +1,6 @@
 import { ENVIRONMENTS, type ServiceEnvironment } from './api/enums';
 import { baseUrlProblem } from './client/oauth';
 import { ConfigError } from './errors';
-import { DEFAULT_MARKING_TRIGGERS, type MarkingTriggers } from './gc-marking';
 import { METRICS } from './metrics-names';
 
 /**
@@ -49,12 +48,6 @@ export const ENV = {
    * `Retry-After` still holds every record of the container.
    */
   serviceRequestsPerSecond: 'IDV_SERVICE_REQUESTS_PER_SECOND',
-  /**
-   * Optional, fetch-result only: when V8 starts marking the old generation, as `SOFT,HARD` percentages of
-   * its limit (shared/gc-marking.ts), or `v8` for V8's own rule. Unset: 80,90. An operator's override,
-   * never set by the stack.
-   */
-  gcMarkingTriggers: 'IDV_GC_MARKING_TRIGGERS',
 } as const;
 export type EnvName = (typeof ENV)[keyof typeof ENV];
 
@@ -137,8 +130,6 @@ export interface FetchResultConfig extends AwsClientConfig, ServiceAccessConfig 
   readonly eventCustomerReference: CustomerReferenceMode;
   /** This container's pace of service requests (`IDV_SERVICE_REQUESTS_PER_SECOND`); undefined: none. */
   readonly serviceRequestsPerSecond?: number;
-  /** V8's marking triggers (`IDV_GC_MARKING_TRIGGERS`); undefined: V8's own rule. */
-  readonly markingTriggers: MarkingTriggers | undefined;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -272,25 +263,7 @@ export function loadFetchResultConfig(env: Env = process.env): FetchResultConfig
     retentionDays: positiveIntegerOf(env, ENV.retentionDays),
     eventCustomerReference: customerReferenceModeOf(env, access.environment),
     ...optionalRateOf(env, ENV.serviceRequestsPerSecond),
-    markingTriggers: markingTriggersOf(env),
   };
-}
-
-/** `IDV_GC_MARKING_TRIGGERS`: unset is the default, `v8` is V8's own rule, else `SOFT,HARD` (1–99, SOFT ≤ HARD). */
-function markingTriggersOf(env: Env): MarkingTriggers | undefined {
-  const value = env[ENV.gcMarkingTriggers]?.trim();
-  if (!value) return DEFAULT_MARKING_TRIGGERS;
-  if (value.toLowerCase() === 'v8') return undefined;
-  const match = /^([0-9]{1,2}) *, *([0-9]{1,2})$/.exec(value);
-  const soft = Number(match?.[1]);
-  const hard = Number(match?.[2]);
-  if (!match || soft < 1 || hard < 1 || soft > hard) {
-    throw new ConfigError(
-      ENV.gcMarkingTriggers,
-      'must be v8 or two percentages SOFT,HARD from 1 to 99 with SOFT no larger than HARD (e.g. 80,90)',
-    );
-  }
-  return { soft, hard };
 }
 
 /** An optional positive rate (decimals allowed, e.g. `2.5`) as `{ serviceRequestsPerSecond }`, or nothing. */

@@ -6,14 +6,12 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { loadFetchResultConfig } from '../../shared/config';
-import { applyMarkingTriggers } from '../../shared/gc-marking';
 import { createLogger } from '../../shared/logger';
 import { createMetrics, publishMetrics } from '../../shared/pipeline/metrics';
 import { fetchResultDeps, processResultsBatch } from '../../shared/pipeline/results-batch';
 import { createTracer, inSubsegment } from '../../shared/tracing';
 
 const config = loadFetchResultConfig();
-applyMarkingTriggers(config.markingTriggers);
 const logger = createLogger({ environment: config.environment, functionName: 'fetch-result' });
 const metrics = createMetrics(config.environment);
 const tracer = await createTracer();

@@ -550,9 +550,9 @@ describe('functions', () => {
         ENV.serviceRequestsPerSecond,
       ].sort(),
     );
-    // Only the local emulator switch and the operator's GC override are never set by the stack.
+    // Only the local emulator switch is never set by the stack.
     const unset = Object.values(ENV).filter((name) => ![...webhook, ...poll, ...fetch].includes(name));
-    expect(unset).toEqual([ENV.s3ForcePathStyle, ENV.gcMarkingTriggers]);
+    expect(unset).toEqual([ENV.s3ForcePathStyle]);
   });
 
   it('passes the configured values, not placeholders', () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ENV, loadFetchResultConfig, loadPollConfig, loadWebhookConfig } from '../../shared/config';
 import { ConfigError } from '../../shared/errors';
-import { DEFAULT_MARKING_TRIGGERS } from '../../shared/gc-marking';
 
 const FULL = {
   [ENV.environment]: 'staging',
@@ -46,32 +45,6 @@ describe('config loaders', () => {
     ).toBe('include');
     expect(loadWebhookConfig(FULL)).toMatchObject({ webhookSecretId: 'hook', resultsQueueUrl: 'http://q' });
   });
-
-  it("reads fetch-result's GC marking triggers: a default, V8's own rule, or two percentages", () => {
-    // Act
-    const triggers = (value?: string) =>
-      loadFetchResultConfig({ ...FULL, ...(value !== undefined && { [ENV.gcMarkingTriggers]: value }) })
-        .markingTriggers;
-
-    // Assess
-    expect(triggers()).toEqual(DEFAULT_MARKING_TRIGGERS);
-    expect(triggers('  ')).toEqual(DEFAULT_MARKING_TRIGGERS);
-    expect(triggers('V8')).toBeUndefined();
-    expect(triggers('70, 95')).toEqual({ soft: 70, hard: 95 });
-    expect(triggers('85,85')).toEqual({ soft: 85, hard: 85 });
-  });
-
-  it.each(['90,80', '0,90', '80,100', '80', 'off', '80;90', '-1,90'])(
-    'refuses IDV_GC_MARKING_TRIGGERS=%s naming the variable',
-    (value) => {
-      // Act
-      const load = () => loadFetchResultConfig({ ...FULL, [ENV.gcMarkingTriggers]: value });
-
-      // Assess
-      expect(load).toThrow(ConfigError);
-      expect(load).toThrow('IDV_GC_MARKING_TRIGGERS must be v8 or two percentages SOFT,HARD from 1 to 99');
-    },
-  );
 
   it.each([
     [{ [ENV.retentionDays]: '1.5' }, 'IDV_RETENTION_DAYS must be a positive whole number'],

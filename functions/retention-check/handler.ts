@@ -4,10 +4,9 @@
  * in the `ResultsPastRetention` metric, whose alarm fires above zero. Logic: shared/erasure/retention.
  * Reads only; logs counts and result ids, never an item or an object.
  */
-import { S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { listProjectionObjects } from '../../shared/analytics/erase';
-import { createDynamoDocumentClient } from '../../shared/aws-clients';
+import { createDynamoDocumentClient, createS3Client } from '../../shared/aws-clients';
 import { loadRetentionCheckConfig } from '../../shared/config';
 import { checkRetention, PAST_RETENTION_METRIC, type RetentionReport } from '../../shared/erasure/retention';
 import { createLogger } from '../../shared/logger';
@@ -17,7 +16,7 @@ const config = loadRetentionCheckConfig();
 const logger = createLogger({ environment: config.environment, functionName: 'retention-check' });
 const metrics = createMetrics(config.environment);
 const dynamo = createDynamoDocumentClient();
-const s3 = new S3Client({ forcePathStyle: config.s3ForcePathStyle });
+const s3 = createS3Client(config);
 const analyticsBucket = config.analyticsBucketName;
 
 export const handler = async (_event?: unknown, context?: Context): Promise<RetentionReport> => {

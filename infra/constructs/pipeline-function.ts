@@ -38,11 +38,13 @@ export const LAMBDA_BUNDLING = {
   externalModules: [],
   // Stand-ins for code a function bundle carries but Lambda never runs: the SDK's default credential
   // chain beyond the environment (infra/bundling/lambda-credentials.ts) and `semver`, which the X-Ray
-  // SDK needs only to patch an AWS SDK v2 (infra/bundling/semver-gte.ts).
+  // SDK needs only to patch an AWS SDK v2 (infra/bundling/semver-gte.ts); and a smaller equal of
+  // `mnemonist/lru-cache`, the DynamoDB client's endpoint-discovery cache (infra/bundling/lru-cache.ts).
   esbuildArgs: {
     '--alias': [
       `@aws-sdk/credential-provider-node=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'lambda-credentials.ts')}`,
       `semver=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'semver-gte.ts')}`,
+      `mnemonist/lru-cache=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'lru-cache.ts')}`,
     ],
   },
 } as const satisfies BundlingOptions;

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleCeilingKiB, MAX_BUNDLE_KIB, measureBundle } from '../../infra/bundling/bundle-size';
+import LRUCache from '../../infra/bundling/lru-cache';
 import { gte } from '../../infra/bundling/semver-gte';
 import { PipelineFunction } from '../../infra/constructs/pipeline-function';
 import { synthesise } from './stack-fixture';
@@ -62,6 +63,7 @@ describe('function bundles stay small', () => {
         'semver',
         '@aws-sdk/credential-provider-sso',
         '@aws-sdk/nested-clients',
+        'mnemonist',
       ]) {
         expect(names, `${m.entry} bundles ${unwanted}`).not.toContain(unwanted);
       }
@@ -103,5 +105,46 @@ describe('the semver stand-in of the bundles', () => {
     // Assess
     expect(() => gte('latest', '2.7.15')).toThrow('Invalid Version: latest');
     expect(() => gte(undefined as unknown as string, '2.7.15')).toThrow(TypeError);
+  });
+});
+
+describe('the LRU stand-in of the bundles', () => {
+  // The real package, as the DynamoDB client's endpoint cache loads it outside a bundle.
+  type Lru = {
+    get(k: string): number | undefined;
+    set(k: string, v: number): unknown;
+    has(k: string): boolean;
+    peek(k: string): number | undefined;
+    clear(): void;
+    size: number;
+  };
+  const Real = createRequire(import.meta.url)('mnemonist/lru-cache') as new (capacity: number) => Lru;
+
+  it('keeps, evicts and answers as mnemonist does, step by step', () => {
+    // Arrange: a fixed pseudo-random run of every method the endpoint cache calls, on a cache of 3.
+    const real = new Real(3);
+    const standIn: Lru = new LRUCache<string, number>(3);
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed;
+    };
+
+    // Act / Assess
+    for (let step = 0; step < 2_000; step++) {
+      const key = `k${next() % 6}`;
+      const op = next() % 9;
+      if (op < 3) {
+        real.set(key, step);
+        standIn.set(key, step);
+      } else if (op < 5) expect(standIn.get(key), `get ${key} at ${step}`).toBe(real.get(key));
+      else if (op < 7) expect(standIn.peek(key), `peek ${key} at ${step}`).toBe(real.peek(key));
+      else if (op < 8) expect(standIn.has(key), `has ${key} at ${step}`).toBe(real.has(key));
+      else if (step % 97 === 0) {
+        real.clear();
+        standIn.clear();
+      }
+      expect(standIn.size).toBe(real.size);
+    }
   });
 });

@@ -7,10 +7,13 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { RESULT_ID_PATTERN } from '../api/result-id';
 import type { PollResponse } from '../api/schemas';
+import { describeError } from '../errors';
 import type { Logger } from '../logger';
+import { METRICS } from '../metrics-names';
 import { parseCompleted } from '../store/timestamps';
 import type { EnqueueMarkers } from './enqueue-markers';
 import { hintOf, type ResultMessage } from './messages';
+import { type Metrics, MetricUnit, publishMetrics } from './metrics';
 import { type SendOptions, sendMessages } from './queue';
 
 /** What the poll needs from the service client (`IdvClient` fits). */
@@ -102,4 +105,23 @@ export async function pollAndEnqueue(deps: PollDeps): Promise<PollSummary> {
   };
   deps.logger.info('poll records enqueued', { ...summary });
   return summary;
+}
+
+/**
+ * One scheduled run as the poll function reports it: the backlog's gauges from the summary, or the
+ * failure counted and logged, then thrown (the records stay at the service for the next run).
+ */
+export async function runPoll(deps: PollDeps, metrics: Metrics): Promise<PollSummary> {
+  try {
+    const summary = await pollAndEnqueue(deps);
+    metrics.addMetric(METRICS.names.pendingResults, MetricUnit.Count, summary.pending);
+    metrics.addMetric(METRICS.names.oldestPendingAgeSeconds, MetricUnit.Seconds, summary.oldestAgeSeconds);
+    return summary;
+  } catch (error) {
+    metrics.addMetric(METRICS.names.pollFailures, MetricUnit.Count, 1);
+    deps.logger.error('poll failed', { error: describeError(error) });
+    throw error;
+  } finally {
+    publishMetrics(metrics);
+  }
 }

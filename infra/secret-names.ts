@@ -1,7 +1,7 @@
 /**
- * Names of the pipeline's Secrets Manager secrets, `idv-pipeline/<environment>/<purpose>`. The stack
- * creates them with these names (infra/constructs/secrets.ts) and `idv setup credentials` writes the
- * client credentials into the first, so the two cannot drift.
+ * Names of the pipeline's Secrets Manager secrets, `idv-pipeline/<environment>/<purpose>`: the stack
+ * creates them with these names (infra/constructs/secrets.ts) and names the credentials secret in its
+ * outputs (`CredentialsSecretName`), which `idv setup credentials` reads.
  */
 export const SECRET_PURPOSES = {
   /** `{"clientId","clientSecret"}` of the service account, put by the operator. */
@@ -15,9 +15,4 @@ export const SECRET_PURPOSES = {
 /** `idv-pipeline/<environment>`: the prefix of every secret of one stack. */
 export function secretNamePrefix(environment: string): string {
   return `idv-pipeline/${environment}`;
-}
-
-/** The full name of one secret of one stack, e.g. `idv-pipeline/staging/client-credentials`. */
-export function secretName(environment: string, purpose: keyof typeof SECRET_PURPOSES): string {
-  return `${secretNamePrefix(environment)}/${SECRET_PURPOSES[purpose]}`;
 }

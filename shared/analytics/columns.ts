@@ -107,9 +107,6 @@ export const PROJECTION_COLUMNS: readonly ProjectionColumn[] = [
   ),
 ];
 
-/** Columns that may identify a person through what a company typed: exported only when allowed. */
-export const OPTIONAL_PERSONAL_COLUMNS = ['customer_reference'] as const;
-
 /** The partition column of the Glue table (a path segment `day=yyyy-MM-dd`, also inside each record). */
 export const PARTITION_COLUMN = 'day';
 

@@ -110,7 +110,7 @@ export function holdOffMs(error: unknown): number | undefined {
 
 /**
  * Full jitter (AWS architecture blog): uniform in [0, min(cap, base * 2^(attempt-1))). Also the backoff
- * of the store's direct PutObject (`shared/store/direct-put.ts`).
+ * between the store's BatchGetItem attempts for keys DynamoDB left unprocessed.
  */
 export function jitteredBackoff(attempt: number, opts: RetryOptions): number {
   const ceiling = Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** (attempt - 1));

@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   createDynamoDocumentClient,
   createEventBridgeClient,
@@ -126,10 +125,10 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
     ({ endpoints, region, credentials } = aws);
   }
   const config = (endpoint: string) => ({ region: region!, endpoint, credentials: credentials! });
-  const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(config(endpoints!.dynamodb)));
-  const s3 = new S3Client({ ...config(endpoints!.s3), forcePathStyle: true });
-  const sqs = new SQSClient(config(endpoints!.sqs));
-  const events = new EventBridgeClient(config(endpoints!.eventBridge));
+  const dynamo = createDynamoDocumentClient(undefined, config(endpoints!.dynamodb));
+  const s3 = createS3Client({ s3ForcePathStyle: true }, undefined, config(endpoints!.s3));
+  const sqs = createSqsClient(undefined, config(endpoints!.sqs));
+  const events = createEventBridgeClient(undefined, config(endpoints!.eventBridge));
   return {
     dynamo,
     s3,

@@ -2,23 +2,26 @@ import { randomInt } from 'node:crypto';
 import {
   CreateTableCommand,
   DescribeTableCommand,
-  DynamoDBClient,
+  type DynamoDBClient,
   ResourceNotFoundException as TableNotFoundException,
 } from '@aws-sdk/client-dynamodb';
-import {
-  CreateEventBusCommand,
-  EventBridgeClient,
-  ResourceAlreadyExistsException,
-} from '@aws-sdk/client-eventbridge';
-import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateEventBusCommand, ResourceAlreadyExistsException } from '@aws-sdk/client-eventbridge';
+import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
   CreateSecretCommand,
   GetSecretValueCommand,
   PutSecretValueCommand,
   ResourceExistsException,
-  SecretsManagerClient,
+  type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  createDynamoClient,
+  createEventBridgeClient,
+  createS3Client,
+  createSecretsClient,
+  createSqsClient,
+} from '../shared/aws-clients';
 import { type CustomerReferenceMode, defaultCustomerReferenceMode, ENV } from '../shared/config';
 import { markersTableDefinition, resultsTableDefinition } from '../shared/store/table-schema';
 import { clientConfig, type LocalAws } from './local-aws';
@@ -96,11 +99,11 @@ export async function createPipelineResources(
     pollMarkersTableName: `${prefix}-poll-markers`,
   };
 
-  const dynamodb = new DynamoDBClient(clientConfig(aws, 'dynamodb'));
-  const s3 = new S3Client(clientConfig(aws, 's3'));
-  const sqs = new SQSClient(clientConfig(aws, 'sqs'));
-  const secrets = new SecretsManagerClient(clientConfig(aws, 'secretsManager'));
-  const events = new EventBridgeClient(clientConfig(aws, 'eventBridge'));
+  const dynamodb = createDynamoClient(undefined, clientConfig(aws, 'dynamodb'));
+  const s3 = createS3Client({ s3ForcePathStyle: true }, undefined, clientConfig(aws, 's3'));
+  const sqs = createSqsClient(undefined, clientConfig(aws, 'sqs'));
+  const secrets = createSecretsClient(undefined, clientConfig(aws, 'secretsManager'));
+  const events = createEventBridgeClient(undefined, clientConfig(aws, 'eventBridge'));
   try {
     // No TimeToLiveSpecification on either table: dynalite has no TTL API; expiry is an AWS-only concern
     // (the poll compares the markers' times itself). The results indexes project what they do on AWS, so

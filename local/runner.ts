@@ -1,10 +1,8 @@
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
+import { createDynamoDocumentClient, createS3Client, createSqsClient } from '../shared/aws-clients';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { attachAnalyticsSink } from './analytics-sink';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
@@ -417,7 +415,7 @@ function startPlumbing(
   handlers: PipelineHandlers,
 ): Plumbing {
   const { options, summary, io } = run;
-  const sqs = new SQSClient(clientConfig(aws, 'sqs'));
+  const sqs = createSqsClient(undefined, clientConfig(aws, 'sqs'));
   run.cleanups.push(async () => sqs.destroy());
   const source = new SqsEventSource({
     sqs,
@@ -470,8 +468,8 @@ function mountConsole(
   plumbing: Plumbing,
   webhooks: Webhooks,
 ): string {
-  const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
-  const s3 = new S3Client({ ...clientConfig(aws, 's3'), forcePathStyle: true });
+  const dynamo = createDynamoDocumentClient(undefined, clientConfig(aws, 'dynamodb'));
+  const s3 = createS3Client({ s3ForcePathStyle: true }, undefined, clientConfig(aws, 's3'));
   run.cleanups.push(async () => {
     dynamo.destroy();
     s3.destroy();

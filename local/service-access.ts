@@ -2,7 +2,8 @@
  * What the local run needs from the service and the local secrets before it starts: the webhook path
  * secret, and a check that the service answers and accepts the credentials, failing with what to do.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { createSecretsClient } from '../shared/aws-clients';
 import { ConnectionError, fetchAccessToken, UnauthorizedError } from '../shared/client';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { clientConfig, type LocalAws } from './local-aws';
@@ -14,7 +15,7 @@ export class RunDependencyError extends Error {
 
 /** The value of a local secret. */
 export async function readSecret(aws: LocalAws, secretId: string): Promise<string> {
-  const client = new SecretsManagerClient(clientConfig(aws, 'secretsManager'));
+  const client = createSecretsClient(undefined, clientConfig(aws, 'secretsManager'));
   try {
     const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
     return SecretString ?? '';

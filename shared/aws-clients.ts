@@ -65,16 +65,20 @@ export function createS3Client(
   );
 }
 
+/** DynamoDB client (tables and raw attribute values: the local run's setup). */
+export function createDynamoClient(tracer?: Tracer, overrides?: ClientOverrides): DynamoDBClient {
+  return maybeTraced(new DynamoDBClient({ ...overrides, requestHandler: requestHandler() }), tracer);
+}
+
 /** DynamoDB document client that drops `undefined` attributes (optional identifiers). */
 export function createDynamoDocumentClient(
   tracer?: Tracer,
   overrides?: ClientOverrides,
 ): DynamoDBDocumentClient {
   // The base client is traced: the document client sends through it.
-  return DynamoDBDocumentClient.from(
-    maybeTraced(new DynamoDBClient({ ...overrides, requestHandler: requestHandler() }), tracer),
-    { marshallOptions: { removeUndefinedValues: true } },
-  );
+  return DynamoDBDocumentClient.from(createDynamoClient(tracer, overrides), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
 }
 
 /** SQS client. */

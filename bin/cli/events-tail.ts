@@ -9,7 +9,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   DeleteRuleCommand,
-  EventBridgeClient,
+  type EventBridgeClient,
   PutRuleCommand,
   PutTargetsCommand,
   RemoveTargetsCommand,
@@ -20,8 +20,9 @@ import {
   DeleteQueueCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
-  SQSClient,
+  type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { createEventBridgeClient, createSqsClient } from '../../shared/aws-clients';
 import { ENV } from '../../shared/config';
 import { EVENT_SOURCE } from '../../shared/events/names';
 import { UsageError } from './errors';
@@ -291,8 +292,8 @@ detail.replay (or EventBridge's replay-name). AWS credentials and region: the st
           'events tail',
         );
       }
-      const events = new EventBridgeClient({});
-      const sqs = new SQSClient({});
+      const events = createEventBridgeClient();
+      const sqs = createSqsClient();
       try {
         const summary = await tailAwsEvents({
           events,

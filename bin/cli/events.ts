@@ -4,9 +4,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { readLiveStack } from '../../local/stack-file';
 import { ENVIRONMENTS, type ServiceEnvironment } from '../../shared/api/enums';
+import { createEventBridgeClient } from '../../shared/aws-clients';
 import { ENV } from '../../shared/config';
 import { EVENT_SOURCE } from '../../shared/events/names';
 import { compileEventPattern, EventPatternError } from '../../shared/events/pattern';
@@ -166,7 +167,7 @@ AWS environment/profile.`,
         'events replay',
       );
     }
-    const client = new EventBridgeClient({});
+    const client = createEventBridgeClient();
     const bar = progress(ctx.io);
     try {
       return await replayArchive({
@@ -207,7 +208,7 @@ async function replayLocal(ctx: CommandContext, range: ReplayRange) {
   }
   const { events, skipped } = selectRecordedEvents(readFileSync(eventsFile, 'utf8'), range);
   const replayName = replayNameAt(new Date());
-  const client = new EventBridgeClient({
+  const client = createEventBridgeClient(undefined, {
     region: stack.region,
     endpoint: stack.endpoints.eventBridge,
     credentials: stack.credentials,
@@ -288,12 +289,12 @@ async function replayResult(ctx: CommandContext, resultId: string) {
   }
   const target = await openTarget(ctx);
   const client = stack
-    ? new EventBridgeClient({
+    ? createEventBridgeClient(undefined, {
         region: stack.region,
         endpoint: stack.endpoints.eventBridge,
         credentials: stack.credentials,
       })
-    : new EventBridgeClient({});
+    : createEventBridgeClient();
   try {
     if (!target.tableName) {
       throw new UsageError(

@@ -6,12 +6,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  PutSecretValueCommand,
-  ResourceNotFoundException,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+import { PutSecretValueCommand, ResourceNotFoundException } from '@aws-sdk/client-secrets-manager';
 import { type EnvironmentConfig, loadEnvironments } from '../../infra/config';
+import { createSecretsClient } from '../../shared/aws-clients';
 import { fetchAccessToken } from '../../shared/client';
 import { printableText } from '../../shared/client/error-text';
 import { UnauthorizedError } from '../../shared/client/errors';
@@ -136,7 +133,7 @@ export function awsFailure(error: unknown): string {
 }
 
 async function putSecret(secretId: string, value: string): Promise<string | undefined> {
-  const client = new SecretsManagerClient({});
+  const client = createSecretsClient();
   try {
     const answer = await client.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: value }));
     return answer.VersionId;

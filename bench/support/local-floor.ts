@@ -7,8 +7,9 @@
  * `node --import tsx bench/support/local-floor.ts URL RESULT_ID IMAGES IMAGE_BYTES DATA_DIR`; exits 0
  * when every image was written.
  */
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { clientConfig, startLocalAws } from '../../local/local-aws';
+import { createS3Client } from '../../shared/aws-clients';
 import { floor } from './floor';
 import { imageSpans } from './stream-layout';
 
@@ -19,7 +20,8 @@ if (!url || !resultId || !images || !imageBytes || !dataDir) {
 }
 const aws = await startLocalAws({ dataDir });
 try {
-  const s3 = new S3Client(clientConfig(aws, 's3'));
+  // Built as the pipeline builds its own, with the emulator's endpoint and the run's key pair.
+  const s3 = createS3Client({ s3ForcePathStyle: true }, undefined, clientConfig(aws, 's3'));
   await s3.send(new CreateBucketCommand({ Bucket: 'floor' }));
   const spec = { images: Number(images), imageBytes: Number(imageBytes) };
   await floor(s3, `${url}/raw/${resultId}`, 'floor', 'floor', imageSpans(resultId, spec), spec.imageBytes);

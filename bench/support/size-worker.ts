@@ -36,6 +36,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../functions/fetch-result/handler';
 import { lambdaContext } from '../../local/lambda-context';
+import { createS3Client } from '../../shared/aws-clients';
 import { useNativeBase64 } from '../../shared/stream/base64-decoder';
 import { serveParent } from './child';
 import { floor } from './floor';
@@ -172,8 +173,8 @@ async function startProfile() {
 
 if (process.env.IDV_BENCH_DECODER === 'loop') useNativeBase64(false);
 
-/** The floor's client: the handler's defaults (its PutObject sets its own checksum). */
-const floorS3 = new S3Client({ forcePathStyle: true });
+/** The floor's client: built as the handler builds its own (its PutObject sets its own checksum). */
+const floorS3 = createS3Client({ s3ForcePathStyle: true });
 
 // The raw copy sends no checksum trailer (aws-chunked), which the emulator would not take for a stream.
 const s3 = new S3Client({ forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAVED_QUERY_NAMES, savedQuery } from '../../shared/analytics/queries';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { jpegBytes, type OtherService, pdfBytes, startOtherService } from '../support/other-service';
-import { type Run, run } from '../support/run-process';
+import { npmStartOnce, type Run, run } from '../support/run-process';
 
 const idv = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'bin/idv.ts', ...args]);
 
@@ -184,24 +184,7 @@ describe('idv analytics --local after npm start --once', () => {
       attachments: [],
       body: {},
     });
-    started = await run('npm', [
-      'start',
-      '--silent',
-      '--',
-      '--port',
-      '0',
-      '--service-url',
-      service.url,
-      '--client-id',
-      credentials.clientId,
-      '--client-secret',
-      credentials.clientSecret,
-      '--once',
-      '--data-dir',
-      dataDir,
-      '--timeout',
-      '120',
-    ]);
+    started = await npmStartOnce({ url: service.url, ...credentials }, dataDir, ['--timeout', '120']);
   }, 180_000);
 
   afterAll(async () => {

@@ -7,11 +7,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type HostileService, jsonAnswer, startHostileService } from '../../bench/support/hostile-service';
 import { KNOWN_SCOPES } from '../../shared/api/enums';
 import { generateJpeg, generatePng } from '../../simulator/images';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
 import { runIdv, runIdvInProcess } from '../support/cli';
-import { type HostileService, jsonAnswer, startHostileService } from '../support/hostile-service';
 
 let sim: RunningSimulator;
 let dir: string;
@@ -355,18 +355,18 @@ describe('facelink-package --package-out', () => {
 describe('the service words of a hostile refusal', () => {
   let hostile: HostileService;
   beforeAll(async () => {
-    hostile = await startHostileService((req, res, stats) => {
-      const answer = req.url?.endsWith('/oauth/token')
-        ? jsonAnswer(200, { accessToken: 'tok', expiresIn: '3600', tokenType: 'Bearer' })
-        : jsonAnswer(400, {
-            code: 3,
-            message: `\u001b[2J\u001b]0;pwned\u0007Invalid \u001b[31mrequest\u001b[0m Bearer abcdefghijklmnopqrstuvwxyz0123456789${'!'.repeat(10_000)}`,
-            details: [
-              { field: 'images[0].data', description: 'too \r\nsmall\u0000' },
-              ...Array.from({ length: 30 }, (_, i) => ({ field: `x${i}`, description: 'y'.repeat(1_000) })),
-            ],
-          });
-      return answer(req, res, stats);
+    hostile = await startHostileService({
+      any: ({ path }) =>
+        path.endsWith('/oauth/token')
+          ? jsonAnswer(200, { accessToken: 'tok', expiresIn: '3600', tokenType: 'Bearer' })
+          : jsonAnswer(400, {
+              code: 3,
+              message: `\u001b[2J\u001b]0;pwned\u0007Invalid \u001b[31mrequest\u001b[0m Bearer abcdefghijklmnopqrstuvwxyz0123456789${'!'.repeat(10_000)}`,
+              details: [
+                { field: 'images[0].data', description: 'too \r\nsmall\u0000' },
+                ...Array.from({ length: 30 }, (_, i) => ({ field: `x${i}`, description: 'y'.repeat(1_000) })),
+              ],
+            }),
     });
   });
   afterAll(() => hostile.close());
@@ -393,13 +393,14 @@ describe('the service words of a hostile refusal', () => {
 
   it('a token request refused for its scopes says which scopes were asked for, and the service words', async () => {
     // Prepare
-    const refusing = await startHostileService(
-      jsonAnswer(400, {
-        code: 3,
-        message: 'invalid_scope',
-        details: [{ field: 'scopes[2]', description: 'not granted' }],
-      }),
-    );
+    const refusing = await startHostileService({
+      any: () =>
+        jsonAnswer(400, {
+          code: 3,
+          message: 'invalid_scope',
+          details: [{ field: 'scopes[2]', description: 'not granted' }],
+        }),
+    });
 
     // Act
     const run = await idv(

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dripAnswer, type HostileService, startHostileService } from '../support/hostile-service';
+import { dripAnswer, type HostileService, startHostileService } from '../../bench/support/hostile-service';
 import { ROOT } from '../support/run-process';
 
 const DEADLINE_MS = 2_000;
@@ -71,7 +71,7 @@ describe('streamed result deadline after a GC (child process, --expose-gc)', () 
   let service: HostileService;
 
   beforeAll(async () => {
-    service = await startHostileService(dripAnswer(300));
+    service = await startHostileService({ any: () => dripAnswer(300) });
   });
   afterAll(() => service.close());
 

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HostileService, jsonAnswer, startHostileService } from '../../bench/support/hostile-service';
 import {
   MAX_DETAIL_DESCRIPTION_CHARS,
   MAX_ERROR_DETAILS,
@@ -17,7 +18,6 @@ import {
 import { BadRequestError, type ServiceError } from '../../shared/client/errors';
 import { ResultsClient } from '../../shared/client/results-client';
 import { describeError } from '../../shared/errors';
-import { type HostileService, jsonAnswer, startHostileService } from '../support/hostile-service';
 
 const TOKEN_SHAPED = 'Zq8sKd02LmXv91tRaB7cD3eF5gH';
 const HOSTILE = {
@@ -37,7 +37,7 @@ const HOSTILE = {
 
 let service: HostileService;
 beforeAll(async () => {
-  service = await startHostileService(jsonAnswer(400, HOSTILE));
+  service = await startHostileService({ any: () => jsonAnswer(400, HOSTILE) });
 });
 afterAll(() => service.close());
 

@@ -7,6 +7,14 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  bombAnswer,
+  floodAnswer,
+  type HostileAnswer,
+  type HostileService,
+  jsonAnswer,
+  startHostileService,
+} from '../../bench/support/hostile-service';
+import {
   NotFoundError,
   ResponseFormatError,
   ResponseTooLargeError,
@@ -18,13 +26,6 @@ import { fetchAccessToken } from '../../shared/client/oauth';
 import { MAX_WHOLE_RESULT_BYTES, ResultsClient } from '../../shared/client/results-client';
 import type { AccessToken } from '../../shared/client/token-provider';
 import { describeError } from '../../shared/errors';
-import {
-  bombAnswer,
-  floodAnswer,
-  type HostileService,
-  jsonAnswer,
-  startHostileService,
-} from '../support/hostile-service';
 
 const MiB = 1024 * 1024;
 const TOKEN: AccessToken = {
@@ -67,11 +68,9 @@ async function drain(stream: AsyncIterable<Uint8Array>): Promise<number> {
 }
 
 /** Runs `call` against `answer`; returns its error and what the double saw. */
-async function attack(answer: Parameters<HostileService['answer']>[0], call: () => Promise<unknown>) {
+async function attack(answer: HostileAnswer, call: () => Promise<unknown>) {
   service.answer(answer);
-  service.stats.requests = 0;
-  service.stats.bytesWritten = 0;
-  service.stats.headers.length = 0;
+  service.resetCounts();
   const error = await call().then(
     () => undefined,
     (e: unknown) => e,
@@ -81,7 +80,7 @@ async function attack(answer: Parameters<HostileService['answer']>[0], call: () 
 
 describe('client against a hostile service: bounded answers', () => {
   beforeAll(async () => {
-    service = await startHostileService(jsonAnswer(200, {}));
+    service = await startHostileService({ any: () => jsonAnswer(200, {}) });
   });
   afterAll(() => service.close());
 
@@ -206,7 +205,7 @@ describe('client against a hostile service: no service text in errors', () => {
   };
 
   beforeAll(async () => {
-    service = await startHostileService(jsonAnswer(200, {}));
+    service = await startHostileService({ any: () => jsonAnswer(200, {}) });
   });
   afterAll(() => service.close());
 

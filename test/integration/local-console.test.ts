@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../bin/cli/main';
 import type { CliIo } from '../../bin/cli/types';
 import { TRACE_JOURNAL } from '../../local/console-journal';
@@ -28,15 +28,13 @@ const stdout: string[] = [];
 const stderr: string[] = [];
 
 async function until(condition: () => boolean, what: string, timeoutMs = 90_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) {
+  await vi
+    .waitFor(() => expect(condition()).toBe(true), { timeout: timeoutMs, interval: 50 })
+    .catch(() => {
       throw new Error(
         `timed out waiting for ${what}:\n${stdout.join('\n')}\n${stderr.slice(-40).join('\n')}`,
       );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    });
 }
 
 /** `idv …` in this process (the run's stack file names this process, so `--local` finds it alive). */

@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StackFile } from '../../local/stack-file';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { ROOT } from '../support/run-process';
@@ -33,12 +33,8 @@ function walk(path: string): string[] {
   });
 }
 
-async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
+  return vi.waitFor(() => expect(condition()).toBe(true), { timeout: timeoutMs, interval: 100 });
 }
 
 describe.skipIf(!asRoot)('a local run and another user of the machine', () => {

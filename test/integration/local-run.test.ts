@@ -3,19 +3,20 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IdvClient } from '../../shared/client';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
-import { ROOT, run } from '../support/run-process';
+import { npmStartOnce, ROOT, run } from '../support/run-process';
 
 const npmStart = (...args: string[]) => run('npm', ['start', '--silent', '--', '--port', '0', ...args]);
 const npmStartEnv = (env: Record<string, string>, ...args: string[]) =>
   run('npm', ['start', '--silent', '--', '--port', '0', ...args], 120_000, env);
 
-/** Resolves once `condition` holds (checked every 10 ms). */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+/** Resolves once `condition` holds (checked every 10 ms); fails after `timeoutMs`. */
+function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
+  return vi.waitFor(() => expect(condition()).toBe(true), { timeout: timeoutMs, interval: 10 });
 }
 
 /** A TCP server on a free 127.0.0.1 port: something that holds a port, or (closed) a port nobody serves. */
@@ -168,9 +169,9 @@ describe('npm start with the simulator', () => {
     // Prepare: a one-second timeout, which limits only runs that are meant to end by themselves.
     const started = await startedRun('--port', '0', '--demo', '0', '--timeout', '1', '--data-dir', dataDir);
 
-    // Act
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-    const stillRunning = started.child.exitCode === null;
+    // Act: the run must outlive its one-second timeout; an exit ends the wait at once.
+    const outlived = delay(2_500).then(() => true);
+    const stillRunning = await Promise.race([started.exited.then(() => false), outlived]);
     started.child.kill('SIGINT');
     const code = await started.exited;
 
@@ -239,25 +240,11 @@ describe('npm start against an external service', () => {
 
   it('stores every pending result once with --once, and a second --once fetches nothing again', async () => {
     // Prepare
-    const flags = ['--service-url', service.url, '--client-id', credentials.clientId];
+    const access = { url: service.url, ...credentials };
 
     // Act
-    const first = await npmStart(
-      ...flags,
-      '--client-secret',
-      credentials.clientSecret,
-      '--once',
-      '--data-dir',
-      dataDir,
-    );
-    const second = await npmStart(
-      ...flags,
-      '--client-secret',
-      credentials.clientSecret,
-      '--once',
-      '--data-dir',
-      dataDir,
-    );
+    const first = await npmStartOnce(access, dataDir);
+    const second = await npmStartOnce(access, dataDir);
 
     // Assess
     expect(first.code, first.stderr).toBe(0);
@@ -319,17 +306,7 @@ describe('npm start against an external service', () => {
     await new Promise((resolve) => server.close(resolve));
 
     // Act
-    const result = await npmStart(
-      '--service-url',
-      `http://127.0.0.1:${port}`,
-      '--client-id',
-      credentials.clientId,
-      '--client-secret',
-      credentials.clientSecret,
-      '--once',
-      '--data-dir',
-      dataDir,
-    );
+    const result = await npmStartOnce({ url: `http://127.0.0.1:${port}`, ...credentials }, dataDir);
 
     // Assess
     expect(result.code).toBe(1);
@@ -341,17 +318,7 @@ describe('npm start against an external service', () => {
 
   it('stops with a message that says what to do when the credentials are wrong', async () => {
     // Act
-    const result = await npmStart(
-      '--service-url',
-      service.url,
-      '--client-id',
-      credentials.clientId,
-      '--client-secret',
-      'wrong',
-      '--once',
-      '--data-dir',
-      dataDir,
-    );
+    const result = await npmStartOnce({ ...credentials, url: service.url, clientSecret: 'wrong' }, dataDir);
 
     // Assess
     expect(result.code).toBe(1);
@@ -382,20 +349,19 @@ describe('npm start: the deliberate demo failure', () => {
         .stdout()
         .split('\n')
         .find((line) => line.startsWith('✖ to DLQ'));
-    const deadline = Date.now() + 90_000;
-    await until(() => dlqLine() !== undefined || Date.now() > deadline);
+    await until(() => dlqLine() !== undefined, 90_000);
     const resultId = /✖ to DLQ\s+(\S+)/.exec(dlqLine() ?? '')?.[1] ?? '';
 
     // Act
     const list = await idv('dlq', 'list', '--local', '--data-dir', dataDir);
     const redrive = await idv('dlq', 'redrive', '--result-id', resultId, '--local', '--data-dir', dataDir);
-    const storedAgain = Date.now() + 30_000;
     await until(
       () =>
         started
           .stdout()
           .split('\n')
-          .some((line) => line.startsWith('✔ stored') && line.includes(resultId)) || Date.now() > storedAgain,
+          .some((line) => line.startsWith('✔ stored') && line.includes(resultId)),
+      30_000,
     );
     const trace = await idv('results', 'trace', resultId, '--local', '--data-dir', dataDir);
     started.child.kill('SIGINT');

@@ -19,7 +19,7 @@ import {
   pngBytes,
   startOtherService,
 } from '../support/other-service';
-import { type Run, run } from '../support/run-process';
+import { npmStartOnce, type Run, run } from '../support/run-process';
 
 const idv = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'bin/idv.ts', ...args]);
 
@@ -137,25 +137,7 @@ describe('npm start --once against another implementation of the service', () =>
   let stored: OtherResult[];
   let first: Run;
 
-  const once = () =>
-    run('npm', [
-      'start',
-      '--silent',
-      '--',
-      '--port',
-      '0',
-      '--service-url',
-      service.url,
-      '--client-id',
-      credentials.clientId,
-      '--client-secret',
-      credentials.clientSecret,
-      '--once',
-      '--data-dir',
-      dataDir,
-      '--timeout',
-      '120',
-    ]);
+  const once = () => npmStartOnce({ url: service.url, ...credentials }, dataDir, ['--timeout', '120']);
 
   const events = () =>
     readFileSync(join(dataDir, 'events.jsonl'), 'utf8')

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PATHS } from '../../shared/api/enums';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../simulator/server';
 
@@ -154,8 +154,11 @@ describe('simulator lifecycle (§3)', () => {
     const run = async () => {
       const { sim, token } = await start({ seed: 1234, completionDelayMs: 50 });
       for (let i = 0; i < 12; i++) await post(sim, token, PATHS.secureLink, { product: 'IDV_STANDARD' });
-      await new Promise((r) => setTimeout(r, 400));
-      const poll = await get(sim, token, PATHS.poll);
+      const poll = await vi.waitFor(async () => {
+        const answer = await get(sim, token, PATHS.poll);
+        expect(answer.body.results).toHaveLength(12);
+        return answer;
+      }, 10_000);
       const outcomes: string[] = [];
       for (const r of poll.body.results as { resultId: string }[]) {
         outcomes.push((await get(sim, token, PATHS.result(r.resultId))).body.result as string);

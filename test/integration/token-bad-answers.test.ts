@@ -7,10 +7,10 @@
  */
 import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HostileService, jsonAnswer, startHostileService } from '../../bench/support/hostile-service';
 import { ResponseFormatError } from '../../shared/client/errors';
 import { fetchAccessToken, MIN_TOKEN_LIFETIME_SECONDS } from '../../shared/client/oauth';
 import { SecretsTokenProvider } from '../../shared/token-cache/secrets-token-provider';
-import { type HostileService, jsonAnswer, startHostileService } from '../support/hostile-service';
 import { clientConfig, type LocalAws, type PipelineResources } from '../support/local-aws';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 
@@ -48,7 +48,7 @@ describe('bad token answers fail fast (10 cold containers, local Secrets Manager
   beforeAll(async () => {
     local = await startLocalStore('idv-badtoken', { resources: { credentials: CREDENTIALS } });
     ({ aws, resources } = local);
-    service = await startHostileService(jsonAnswer(200, {}));
+    service = await startHostileService({ any: () => jsonAnswer(200, {}) });
   }, 60_000);
 
   afterAll(async () => {
@@ -72,7 +72,7 @@ describe('bad token answers fail fast (10 cold containers, local Secrets Manager
         new PutSecretValueCommand({ SecretId: resources.tokenCacheSecretId, SecretString: '{}' }),
       );
       service.answer(jsonAnswer(200, body));
-      service.stats.requests = 0;
+      service.resetCounts();
       const containers = Array.from({ length: CONTAINERS }, container);
 
       // Act

@@ -6,9 +6,15 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { gzipOf } from '../../bench/support/hostile-bodies';
+import {
+  bombAnswer,
+  floodAnswer,
+  type HostileAnswer,
+  startHostileService,
+} from '../../bench/support/hostile-service';
 import { fetchAccessToken } from '../../shared/client/oauth';
 import { ResultsClient } from '../../shared/client/results-client';
-import { type Answer, bombAnswer, floodAnswer, gzipBomb, startHostileService } from './hostile-service';
 
 const GiB = 1024 * 1024 * 1024;
 const MB = 1_000_000;
@@ -61,7 +67,7 @@ function runChild(call: Call, url: string): Promise<Record<string, unknown>> {
 }
 
 async function main(): Promise<void> {
-  const attacks: [string, Call, Answer][] = [
+  const attacks: [string, Call, HostileAnswer][] = [
     ['token 200, 1 MB gzip bomb (1 GiB inflated)', 'token', bombAnswer(200, GiB)],
     ['poll 200, gzip bomb', 'poll', bombAnswer(200, GiB)],
     ['poll 500, gzip bomb', 'poll', bombAnswer(500, GiB)],
@@ -71,13 +77,12 @@ async function main(): Promise<void> {
     ['result 404, 600 MB plain', 'result', floodAnswer(404, 600 * MB)],
     ['result 200, gzip bomb read to the end', 'result', bombAnswer(200, GiB)],
   ];
-  await gzipBomb(GiB);
-  const service = await startHostileService(attacks[0]![2]);
+  await gzipOf(bombAnswer(200, GiB).parts);
+  const service = await startHostileService();
   try {
     for (const [label, call, answer] of attacks) {
       service.answer(answer);
-      service.stats.requests = 0;
-      service.stats.bytesWritten = 0;
+      service.resetCounts();
       const figures = await runChild(call, service.url);
       const sent = Math.round(service.stats.bytesWritten / MB);
       process.stdout.write(

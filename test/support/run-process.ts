@@ -48,3 +48,43 @@ export function run(
     });
   });
 }
+
+/** A service the local run is pointed at: its address and the client credentials it accepts. */
+export interface ServiceUnderTest {
+  readonly url: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
+
+/**
+ * `npm start --once` against `service` on a free webhook port, storing in `dataDir`: the one way the
+ * integration tests run the local pipeline once against a service of their own. `extra` flags follow.
+ */
+export function npmStartOnce(
+  service: ServiceUnderTest,
+  dataDir: string,
+  extra: readonly string[] = [],
+  timeoutMs = 120_000,
+): Promise<Run> {
+  const access = [
+    '--service-url',
+    service.url,
+    '--client-id',
+    service.clientId,
+    '--client-secret',
+    service.clientSecret,
+  ];
+  const args = [
+    'start',
+    '--silent',
+    '--',
+    '--port',
+    '0',
+    ...access,
+    '--once',
+    '--data-dir',
+    dataDir,
+    ...extra,
+  ];
+  return run('npm', args, timeoutMs);
+}

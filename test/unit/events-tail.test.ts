@@ -17,7 +17,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { followFile, tailAwsEvents } from '../../bin/cli/events-tail';
 
 const ebMock = mockClient(EventBridgeClient);
@@ -154,11 +154,11 @@ describe('events tail --local (follow events.jsonl)', () => {
       intervalMs: 10,
       onLine: (line) => lines.push(line),
     });
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // followFile takes the file's size before it first yields: what is appended from here on is new.
     appendFileSync(file, '{"new":1}\n{"new":');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(lines).toEqual(['{"new":1}']), { interval: 5 });
     appendFileSync(file, '2}\n');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(lines).toHaveLength(2), { interval: 5 });
     controller.abort();
     const count = await following;
     rmSync(dir, { recursive: true, force: true });

@@ -23,7 +23,6 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { clientConfig } from '../local/local-aws';
-import { pipelineEnv } from '../local/pipeline-resources';
 import type { MockTestValue, Product } from '../shared/api/enums';
 import { IdvClient } from '../shared/client/client';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
@@ -49,6 +48,7 @@ import {
   optionsOrExit,
   parseBenchArgs,
 } from './support/args';
+import { benchEnv } from './support/bench-env';
 import { type Child, startChild } from './support/child';
 import { BENCH_CREDENTIALS } from './support/credentials';
 import type { Invocation, RunAnswer } from './support/fetch-worker';
@@ -164,16 +164,7 @@ export async function runFetchResultBench(options: FetchBenchOptions): Promise<F
   });
   const { service, serviceUrl, aws, resources, cleanups } = stage;
   try {
-    const workerEnv = {
-      ...aws.env(),
-      ...pipelineEnv(resources, {
-        serviceBaseUrl: serviceUrl,
-        environment: 'staging',
-        retentionDays: 30,
-        scopes: DEFAULT_PIPELINE_SCOPES,
-      }),
-      POWERTOOLS_METRICS_DISABLED: 'true',
-    };
+    const workerEnv = benchEnv(aws, resources, { serviceUrl });
     const sqs = new SQSClient(clientConfig(aws, 'sqs'));
     const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
     const s3 = new S3Client(clientConfig(aws, 's3'));

@@ -21,10 +21,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { measureBundle } from '../infra/bundling/bundle-size';
 import { clientConfig } from '../local/local-aws';
-import { pipelineEnv } from '../local/pipeline-resources';
 import { METRICS } from '../shared/metrics-names';
 import { dynamoItemSize } from '../shared/store/item';
 import { RESULTS_TABLE } from '../shared/store/table-schema';
+import { benchEnv } from './support/bench-env';
 import type { startChild } from './support/child';
 import { startCountingProxies } from './support/counting-proxy';
 import { type Cost, costPerThousand, LAMBDA_MB_PER_VCPU, PRICES, type RequestCounts } from './support/prices';
@@ -199,19 +199,12 @@ export async function runSizeBench(options: SizeBenchOptions): Promise<SizeFigur
     const worker = path.join(dir, 'size-worker.mjs');
     await measureBundle('bench/support/size-worker.ts', worker);
     const env = {
-      ...aws.env(),
-      ...pipelineEnv(resources, {
-        serviceBaseUrl: serviceUrl,
-        environment: 'staging',
-        retentionDays: 30,
-        scopes: ['productapi.poll.read', 'productapi.result.read'],
-      }),
-      ...proxies.env,
       // As deployed (INFO, metrics as EMF lines): the bytes it logs are what CloudWatch Logs bills.
+      ...benchEnv(aws, resources, { serviceUrl, metrics: true }),
+      ...proxies.env,
       POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
       POWERTOOLS_SERVICE_NAME: METRICS.serviceName,
       POWERTOOLS_LOG_LEVEL: 'INFO',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };
     const rows: SizeFigures[] = [];
     for (const profile of options.profiles) {

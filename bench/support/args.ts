@@ -28,6 +28,12 @@ export const WEBHOOK_FLAGS = {
   concurrency: { type: 'string' },
 } satisfies Flags;
 
+/** Flags of `bench/latency.ts`. */
+export const LATENCY_FLAGS = {
+  'latency-results': { type: 'string' },
+  'poll-interval': { type: 'string' },
+} satisfies Flags;
+
 /** Flags of `bench/backlog.ts`. */
 export const BACKLOG_FLAGS = {
   backlog: { type: 'string' },

@@ -13,9 +13,6 @@
  *   check, SHA-256 it and write it with the pipeline's own PutObject (`S3BlobTarget.putSmall`, 4 at once):
  *   what any implementation must spend; nothing parsed, checked or recorded.
  *
- * `IDV_BENCH_DECODER=loop` in the environment turns the decoder's native path off (the A/B of
- * `BENCH_SIZE_AB`).
- *
  * Each answer carries the wall time, the process CPU time and the kernel's peak RSS (VmHWM) of that
  * request: the peak is reset (`/proc/self/clear_refs`, 5) just before it starts, so `hwm - rssBefore`
  * is the growth the request caused, garbage included, exactly as Lambda's "Max Memory Used" sees it;
@@ -36,7 +33,6 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../functions/fetch-result/handler';
 import { lambdaContext } from '../../local/lambda-context';
-import { useNativeBase64 } from '../../shared/stream/base64-decoder';
 import { serveParent } from './child';
 import { floor } from './floor';
 import { naiveFetchAndStore } from './naive-peer';
@@ -169,8 +165,6 @@ async function startProfile() {
     },
   };
 }
-
-if (process.env.IDV_BENCH_DECODER === 'loop') useNativeBase64(false);
 
 /** The floor's client: the handler's defaults (its PutObject sets its own checksum). */
 const floorS3 = new S3Client({ forcePathStyle: true });

@@ -101,6 +101,8 @@ export interface FetchBenchOptions {
   sizes?: readonly SizeProfile[];
   /** Add the 1 GiB run held to 256 MB to the size bench. */
   huge?: boolean;
+  /** Run the X-Ray tracing A/B after the size bench (`support/cost-section.ts`; minutes). */
+  tracing?: boolean;
   /** Results per size profile (`bench/sizes.ts`). @default each profile's `rounds`, else DEFAULT_SIZE_REPEATS */
   repeats?: number;
   log?: (line: string) => void;
@@ -387,7 +389,9 @@ export const FETCH_FLAGS_HELP = `  --profiles LIST   some of ${PROFILES.map((p) 
   --repeats N       results per size profile after its warm-up; time, CPU and cost are their median
                     (default ${SHORT_BODY_ROUNDS} up to 10 MiB, ${DEFAULT_SIZE_REPEATS} above; the held 1 GiB run
                     handles one)
-  --huge            also a 1 GiB body with the handler process held to 256 MB (minutes; not default)`;
+  --huge            also a 1 GiB body with the handler process held to 256 MB (minutes; not default)
+  --tracing         also the X-Ray tracing A/B: the size bench's 10mb, 50mb and many traced and not
+                    (minutes; not default)`;
 
 /** `npx tsx bench/fetch-result.ts --help`. */
 export const FETCH_USAGE = `Usage: npx tsx bench/fetch-result.ts [flags]
@@ -416,6 +420,7 @@ export function fetchOptionsFromValues(values: BenchValues): FetchBenchOptions {
       repeats: countFlag(values, 'repeats', DEFAULT_SIZE_REPEATS, 100),
     }),
     huge: values['huge'] === true,
+    tracing: values['tracing'] === true,
     probe: countFlag(values, 'probe', DEFAULT_FETCH_OPTIONS.probe),
     latency: countFlag(values, 'latency', DEFAULT_FETCH_OPTIONS.latency),
     throughput: countFlag(values, 'throughput', DEFAULT_FETCH_OPTIONS.throughput),

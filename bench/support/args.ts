@@ -20,6 +20,7 @@ export const FETCH_FLAGS = {
   sizes: { type: 'string' },
   repeats: { type: 'string' },
   huge: { type: 'boolean' },
+  tracing: { type: 'boolean' },
 } satisfies Flags;
 
 /** Flags of `bench/webhook.ts`. */

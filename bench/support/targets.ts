@@ -4,7 +4,7 @@
  * `test/unit/bench-targets.test.ts`. The benches still never fail on a missed target: only a lost,
  * duplicated or failed result fails them, since then the figures would lie.
  */
-import { formatTable, median, round } from './stats';
+import { median, round } from './stats';
 
 const MIB = 1024 * 1024;
 
@@ -72,15 +72,25 @@ export interface SummaryRow {
   readonly verdict: Verdict;
 }
 
-/** The summary as a plain-text table, then how many targets were met. */
+/** The summary as a plain-text table (columns left-aligned: they hold words), then how many targets were met. */
 export function summaryTable(rows: readonly SummaryRow[]): string {
   const judged = rows.filter((r) => r.verdict !== 'no target');
   const met = judged.filter((r) => r.verdict === 'met').length;
+  const cells = [
+    ['bench', 'figure', 'value', 'target', 'verdict'],
+    ...rows.map((r) => [r.bench, r.figure, r.value, r.target, r.verdict]),
+  ];
+  const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
+  const line = (row: readonly string[]) =>
+    row
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join('  ')
+      .trimEnd();
+  const [head, ...body] = cells;
   return [
-    formatTable(
-      ['bench', 'figure', 'value', 'target', 'verdict'],
-      rows.map((r) => [r.bench, r.figure, r.value, r.target, r.verdict]),
-    ),
+    line(head!),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...body.map(line),
     `${met} of ${judged.length} targets met`,
   ].join('\n');
 }

@@ -113,6 +113,9 @@ async function init(): Promise<Record<string, unknown>> {
     context: () => lambdaContext('idv-latency-fetch-result', aws.region, 60_000),
     region: aws.region,
     waitTimeSeconds: 1,
+    // Two invocations at once, as the event source mapping runs several: results arriving while one is
+    // stored do not queue behind it.
+    concurrency: 2,
   });
   source.start();
   cleanups.push(() => source.stop());

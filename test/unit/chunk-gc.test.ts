@@ -1,6 +1,7 @@
 /**
  * The emulators' process collects dead stream chunks promptly (local/chunk-gc.ts): a young-generation GC
- * each time external memory has grown 16 MiB since the last one, and never otherwise.
+ * each time external memory has grown 16 MiB since the last one, a full GC when it still grew 48 MiB
+ * over its lowest point since the last full one, and never otherwise.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startChunkGc } from '../../local/chunk-gc';
@@ -45,6 +46,28 @@ describe('chunk GC', () => {
     external += 64 * MIB;
     vi.advanceTimersByTime(100);
     expect(gc).toHaveBeenCalledTimes(2);
+  });
+
+  it('runs a full GC when young-generation GCs leave external memory 48 MiB above its lowest point', () => {
+    // Prepare: minor GCs that free nothing (the chunks were promoted), a major one that frees it all
+    vi.useFakeTimers();
+    const base = 100 * MIB;
+    let external = base;
+    const gc = vi.fn(({ type }: { type: 'minor' | 'major' }) => {
+      if (type === 'major') external = base;
+    });
+    const stop = startChunkGc({ gc, externalBytes: () => external });
+
+    // Act: 16 MiB at a time, three times
+    for (let i = 0; i < 3; i++) {
+      external += 16 * MIB;
+      vi.advanceTimersByTime(20);
+    }
+    stop();
+
+    // Assess: two minor GCs at +16 and +32, then a full one at +48
+    expect(gc.mock.calls.map(([options]) => options.type)).toEqual(['minor', 'minor', 'major']);
+    expect(external).toBe(base);
   });
 
   it('follows external memory down, so growth is measured from its lowest point', () => {

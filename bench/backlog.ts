@@ -17,7 +17,6 @@
 import { pathToFileURL } from 'node:url';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { clientConfig } from '../local/local-aws';
-import { pipelineEnv } from '../local/pipeline-resources';
 import { queueDepth } from '../local/sqs-event-source';
 import { IdvClient } from '../shared/client/client';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
@@ -28,6 +27,7 @@ import { sendMessages } from '../shared/pipeline/queue';
 import type { SeedGroup } from '../simulator/types';
 import { BACKLOG_FLAGS, type BenchValues, countFlag, optionsOrExit, parseBenchArgs } from './support/args';
 import type { BacklogWorkerFigures } from './support/backlog-worker';
+import { benchEnv } from './support/bench-env';
 import { type Child, startChild } from './support/child';
 import { BENCH_CREDENTIALS } from './support/credentials';
 import { startBenchStage } from './support/stage';
@@ -152,17 +152,7 @@ export async function runBacklogBench(options: BacklogBenchOptions): Promise<Bac
     const setupSeconds = (Date.now() - setupStarted) / 1000;
 
     const pace = options.unpaced ? undefined : paceOfContainer(options.rate, options.containers);
-    const env = {
-      ...aws.env(),
-      ...pipelineEnv(resources, {
-        serviceBaseUrl: serviceUrl,
-        environment: 'staging',
-        retentionDays: 30,
-        scopes: DEFAULT_PIPELINE_SCOPES,
-        ...(pace !== undefined && { serviceRequestsPerSecond: pace }),
-      }),
-      POWERTOOLS_METRICS_DISABLED: 'true',
-    };
+    const env = benchEnv(aws, resources, { serviceUrl, serviceRequestsPerSecond: pace });
     for (let i = 0; i < options.containers; i++)
       workers.push(startChild('support/backlog-worker.ts', { env }));
     cleanups.push(...workers.map((worker) => () => worker.close()));

@@ -23,7 +23,6 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { clientConfig } from '../local/local-aws';
-import { pipelineEnv } from '../local/pipeline-resources';
 import type { MockTestValue, Product } from '../shared/api/enums';
 import { IdvClient } from '../shared/client/client';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
@@ -49,6 +48,7 @@ import {
   optionsOrExit,
   parseBenchArgs,
 } from './support/args';
+import { benchEnv } from './support/bench-env';
 import { type Child, startChild } from './support/child';
 import { BENCH_CREDENTIALS } from './support/credentials';
 import type { Invocation, RunAnswer } from './support/fetch-worker';
@@ -101,6 +101,8 @@ export interface FetchBenchOptions {
   sizes?: readonly SizeProfile[];
   /** Add the 1 GiB run held to 256 MB to the size bench. */
   huge?: boolean;
+  /** Run the X-Ray tracing A/B after the size bench (`support/cost-section.ts`; minutes). */
+  tracing?: boolean;
   /** Results per size profile (`bench/sizes.ts`). @default each profile's `rounds`, else DEFAULT_SIZE_REPEATS */
   repeats?: number;
   log?: (line: string) => void;
@@ -164,16 +166,7 @@ export async function runFetchResultBench(options: FetchBenchOptions): Promise<F
   });
   const { service, serviceUrl, aws, resources, cleanups } = stage;
   try {
-    const workerEnv = {
-      ...aws.env(),
-      ...pipelineEnv(resources, {
-        serviceBaseUrl: serviceUrl,
-        environment: 'staging',
-        retentionDays: 30,
-        scopes: DEFAULT_PIPELINE_SCOPES,
-      }),
-      POWERTOOLS_METRICS_DISABLED: 'true',
-    };
+    const workerEnv = benchEnv(aws, resources, { serviceUrl });
     const sqs = new SQSClient(clientConfig(aws, 'sqs'));
     const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
     const s3 = new S3Client(clientConfig(aws, 's3'));
@@ -396,7 +389,9 @@ export const FETCH_FLAGS_HELP = `  --profiles LIST   some of ${PROFILES.map((p) 
   --repeats N       results per size profile after its warm-up; time, CPU and cost are their median
                     (default ${SHORT_BODY_ROUNDS} up to 10 MiB, ${DEFAULT_SIZE_REPEATS} above; the held 1 GiB run
                     handles one)
-  --huge            also a 1 GiB body with the handler process held to 256 MB (minutes; not default)`;
+  --huge            also a 1 GiB body with the handler process held to 256 MB (minutes; not default)
+  --tracing         also the X-Ray tracing A/B: the size bench's 10mb, 50mb and many traced and not
+                    (minutes; not default)`;
 
 /** `npx tsx bench/fetch-result.ts --help`. */
 export const FETCH_USAGE = `Usage: npx tsx bench/fetch-result.ts [flags]
@@ -425,6 +420,7 @@ export function fetchOptionsFromValues(values: BenchValues): FetchBenchOptions {
       repeats: countFlag(values, 'repeats', DEFAULT_SIZE_REPEATS, 100),
     }),
     huge: values['huge'] === true,
+    tracing: values['tracing'] === true,
     probe: countFlag(values, 'probe', DEFAULT_FETCH_OPTIONS.probe),
     latency: countFlag(values, 'latency', DEFAULT_FETCH_OPTIONS.latency),
     throughput: countFlag(values, 'throughput', DEFAULT_FETCH_OPTIONS.throughput),

@@ -1,11 +1,13 @@
 /**
- * `npm run bench`: every benchmark with its defaults (about two minutes on a 2-core machine, plus about seven
- * for the 10,000-result backlog drain at 25 results/s), a table per bench on stdout, and all figures with the machine and options in `bench/results/latest.json`.
- * Nothing here compares against expected numbers: the figures are measured and reported, never asserted.
- * The benches do fail when the pipeline loses, duplicates or fails a result, since then the figures lie.
+ * `npm run bench`: every benchmark with its defaults (about eleven minutes on a 2-core machine, seven of
+ * them the backlog drain), a table per bench on stdout, then one summary table — each figure, its target,
+ * met or not (`support/targets.ts`) — and all figures with the machine and options in
+ * `bench/results/latest.json`.
+ * A missed target is reported, never a failure; the benches do fail when the pipeline loses, duplicates
+ * or fails a result, since then the figures lie.
  *
- * Flags: those of `bench/fetch-result.ts`, `bench/webhook.ts` and `bench/backlog.ts`, plus
- * `--only fetch-result|webhook|backlog|analytics`;
+ * Flags: those of `bench/fetch-result.ts`, `bench/webhook.ts`, `bench/backlog.ts` and `bench/latency.ts`,
+ * plus `--only fetch-result|webhook|backlog|latency|analytics`;
  * `--help` lists them. A bad command line exits 2 before anything runs, and `latest.json` is written only
  * when a bench ran.
  */
@@ -16,12 +18,15 @@ import { analyticsTable, runAnalyticsBench } from './analytics';
 import { backlogChecks, backlogTable, runBacklogBench } from './backlog';
 import { bundleTable, DEFAULT_BUNDLE_OPTIONS, runBundleBench } from './bundles';
 import { fetchResultTable, runFetchResultBench, runSizesOf } from './fetch-result';
+import { latencySummaryRows, latencyTable, runLatencyBench } from './latency';
 import { DEFAULT_SIZE_REPEATS, sizeDetails, sizeTable } from './sizes';
 import { optionsOrExit, parseBenchArgs } from './support/args';
 import { costSectionOf, runTracingAb } from './support/cost-section';
 import { RUN_FLAGS, RUN_USAGE, runOptionsFromValues } from './support/run-args';
-import { sizeFloorTable } from './support/size-floor';
+import { sizeFloorTable, sizeSummaryRows } from './support/size-floor';
 import { mib, round } from './support/stats';
+import { backlogSummaryRows, bundleSummaryRows, costSummaryRows } from './support/summary';
+import { type SummaryRow, summaryMarkdown, summaryTable } from './support/targets';
 import { runWebhookBench, webhookTable } from './webhook';
 
 const {
@@ -29,6 +34,7 @@ const {
   fetch: fetchOptions,
   webhook: webhookOptions,
   backlog: backlogOptions,
+  latency: latencyOptions,
 } = optionsOrExit(
   parseBenchArgs(benchArgv(process.argv.slice(2)), RUN_FLAGS, runOptionsFromValues),
   'bench',
@@ -64,21 +70,34 @@ const fetchResult =
   only === undefined || only === 'fetch-result'
     ? await runFetchResultBench({ ...fetchOptions, log })
     : undefined;
-// Size bench (issue 10): 1–200 MiB results beside a raw copy, request counts and cost; with --huge 1 GiB.
+// Size bench: 1–200 MiB results beside the floor and a raw copy, request counts and cost; with --huge 1 GiB.
 const sizes =
   only === undefined || only === 'fetch-result' ? await runSizesOf({ ...fetchOptions, log }) : undefined;
-// Tracing A/B (issue 25): the handler's CPU with X-Ray on and off, alternating.
-const tracing = sizes
-  ? await runTracingAb({ repeats: fetchOptions.repeats ?? DEFAULT_SIZE_REPEATS, log })
-  : undefined;
-// A 10,000-result backlog drained behind the service's rate limit (issue 25): 429s, pace, memory.
+// Tracing A/B (with --tracing): the handler's CPU with X-Ray on and off, alternating.
+const tracing =
+  sizes && fetchOptions.tracing
+    ? await runTracingAb({ repeats: fetchOptions.repeats ?? DEFAULT_SIZE_REPEATS, log })
+    : undefined;
+// Service result ready → stored event on the bus, by webhook and by the poll alone.
+const latency =
+  only === undefined || only === 'latency' ? await runLatencyBench({ ...latencyOptions, log }) : undefined;
+// A backlog drained behind the service's rate limit: 429s, pace, memory.
 const backlog =
   only === undefined || only === 'backlog' ? await runBacklogBench({ ...backlogOptions, log }) : undefined;
 // Bundle sizes and cold import times of every function, as CDK bundles them.
 const bundles = only === undefined ? await runBundleBench({ ...DEFAULT_BUNDLE_OPTIONS, log }) : undefined;
 
-// Full cost per 1,000 results beside the naive peer (issue 25), from this run's figures.
+// Full cost per 1,000 results beside the naive peer, from this run's figures.
 const cost = sizes ? costSectionOf({ sizes, webhook, bundles, tracing }) : undefined;
+
+// Every figure with a target (and the costs, without one), in one table.
+const summary: SummaryRow[] = [
+  ...(sizes ? sizeSummaryRows(sizes) : []),
+  ...(latency ? latencySummaryRows(latency) : []),
+  ...(backlog ? backlogSummaryRows(backlog) : []),
+  ...(bundles ? bundleSummaryRows(bundles) : []),
+  ...(cost ? costSummaryRows(cost.figures.costs) : []),
+];
 
 const report = {
   date: new Date().toISOString(),
@@ -94,18 +113,22 @@ const report = {
       sizes: (fetchOptions.sizes ?? []).map((p) => p.name),
       repeats: fetchOptions.repeats,
       huge: fetchOptions.huge === true,
+      tracing: fetchOptions.tracing === true,
     },
     backlog: backlogOptions,
+    latency: { results: latencyOptions.results, pollIntervalSeconds: latencyOptions.pollIntervalSeconds },
   },
   webhook,
   fetchResult,
   sizes,
   backlog,
+  latency,
   bundles,
   analytics,
   cost: cost?.figures,
+  summary,
 };
-if (!webhook && !fetchResult && !analytics && !backlog) {
+if (!webhook && !fetchResult && !analytics && !backlog && !latency) {
   // Cannot happen with a valid --only; never replace the last figures with an empty report.
   console.error('bench: nothing ran; bench/results/latest.json left as it was');
   process.exit(1);
@@ -131,11 +154,19 @@ if (sizes) {
     '\nfetch-result by result size (bundled handler in its own process; MB/s of body, RSS + is VmHWM growth)',
   );
   console.log(sizeTable(sizes));
-  console.log('\nagainst the raw copy and the floor (native decode + SHA-256 + PutObject of the same body)');
+  console.log(
+    '\nagainst the floor (the same storage requests through the same SDK clients, nothing parsed or checked)',
+  );
   console.log(sizeFloorTable(sizes));
   console.log(sizeDetails(sizes));
 }
 if (cost) console.log(`\n${cost.text}`);
+if (latency) {
+  console.log(
+    `\nend-to-end latency: service result ready → VerificationResultStored on the bus (poll every ${latency.pollIntervalSeconds} s; production polls every 60 s)`,
+  );
+  console.log(latencyTable(latency));
+}
 if (backlog) {
   console.log(
     `\nbacklog: ${backlog.backlog} pending results drained behind a ${backlog.allowedRate}/s rate limit (429 + Retry-After above it; target ≥ 90 % of the limit)`,
@@ -152,5 +183,12 @@ if (analytics) {
 if (bundles) {
   console.log('\nfunction bundles (as CDK bundles them; import = cold import() in a fresh node process)');
   console.log(bundleTable(bundles));
+}
+if (summary.length > 0) {
+  console.log(
+    `\nsummary: each figure against its target (${machine.cpus} CPUs, ${machine.cpuModel}, Node ${machine.node})`,
+  );
+  console.log(summaryTable(summary));
+  if (process.env.BENCH_SUMMARY_MARKDOWN === '1') console.log(`\n${summaryMarkdown(summary)}`);
 }
 console.log(`\n${report.durationSeconds} s; figures in ${out}`);

@@ -1,7 +1,7 @@
 /**
- * Size bench (issue 10, item 7): the fetch-result handler against results of 1, 10, 50 and 200 MB and one
- * of many small images, side by side, each beside a raw copy of the same body through the same service
- * and emulator. Processes:
+ * Size bench: the fetch-result handler against results of 1, 10, 50 and 200 MB and one of many small
+ * images, side by side, each round beside the floor of the same work (`support/floor.ts`) and a raw copy
+ * of the same body through the same service and emulator. Processes:
  *
  * - this one: the local AWS emulators behind counting proxies (requests per service and operation);
  * - `support/stream-service.ts`: generates each result body as it writes it (never in memory);
@@ -21,10 +21,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { measureBundle } from '../infra/bundling/bundle-size';
 import { clientConfig } from '../local/local-aws';
-import { pipelineEnv } from '../local/pipeline-resources';
 import { METRICS } from '../shared/metrics-names';
 import { dynamoItemSize } from '../shared/store/item';
 import { RESULTS_TABLE } from '../shared/store/table-schema';
+import { benchEnv } from './support/bench-env';
 import type { startChild } from './support/child';
 import { startCountingProxies } from './support/counting-proxy';
 import { type Cost, costPerThousand, LAMBDA_MB_PER_VCPU, PRICES, type RequestCounts } from './support/prices';
@@ -112,11 +112,11 @@ export interface SizeFigures {
     peakRssBytes: number;
     samples: { ms: number; cpuMs: number }[];
   };
-  /** fetch-and-store throughput over the raw copy's. */
+  /** fetch-and-store throughput over the raw copy's (information: no target). */
   ratio?: number;
   /**
-   * Per round (raw copy, floor, result, and the B result with `BENCH_SIZE_AB`, in that order each round):
-   * wall and CPU ms of each, so spreads and per-round ratios can be shown (`bench/support/size-floor.ts`).
+   * Per round (raw copy, floor, result, in that order each round): wall and CPU ms of each, so spreads
+   * and per-round ratios can be shown (`bench/support/size-floor.ts`).
    */
   rounds?: Round[];
   tokenRequests?: number;
@@ -149,8 +149,8 @@ export interface Round {
   raw?: Timed;
   floor?: Timed;
   store: Timed;
-  /** The same result handled by the B worker (`BENCH_SIZE_AB`). */
-  b?: Timed;
+  /** Summed wall ms of the result's DynamoDB and EventBridge requests (what its guarantees owe). */
+  guaranteesMs?: number;
 }
 
 /**
@@ -163,22 +163,6 @@ export interface Timed {
   ms: number;
   cpuMs: number;
   hostCpuMs?: number;
-}
-
-/**
- * `BENCH_SIZE_AB="NAME=value …"`: each profile also runs a second handler process with these variables
- * (e.g. `IDV_BENCH_DECODER=loop`, the decoder without its native path), its results interleaved with
- * the first's, round by round.
- */
-function abEnv(): Record<string, string> | undefined {
-  const spec = process.env.BENCH_SIZE_AB?.trim();
-  if (!spec) return undefined;
-  return Object.fromEntries(
-    spec.split(/\s+/).map((pair) => {
-      const at = pair.indexOf('=');
-      return at > 0 ? [pair.slice(0, at), pair.slice(at + 1)] : [pair, '1'];
-    }),
-  );
 }
 
 /** Runs every profile; never throws for a profile's failure (that is a row). */
@@ -199,19 +183,12 @@ export async function runSizeBench(options: SizeBenchOptions): Promise<SizeFigur
     const worker = path.join(dir, 'size-worker.mjs');
     await measureBundle('bench/support/size-worker.ts', worker);
     const env = {
-      ...aws.env(),
-      ...pipelineEnv(resources, {
-        serviceBaseUrl: serviceUrl,
-        environment: 'staging',
-        retentionDays: 30,
-        scopes: ['productapi.poll.read', 'productapi.result.read'],
-      }),
-      ...proxies.env,
       // As deployed (INFO, metrics as EMF lines): the bytes it logs are what CloudWatch Logs bills.
+      ...benchEnv(aws, resources, { serviceUrl, metrics: true }),
+      ...proxies.env,
       POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
       POWERTOOLS_SERVICE_NAME: METRICS.serviceName,
       POWERTOOLS_LOG_LEVEL: 'INFO',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };
     const rows: SizeFigures[] = [];
     for (const profile of options.profiles) {
@@ -357,9 +334,7 @@ async function runProfile(profile: SizeProfile, repeats: number, h: Harness): Pr
     images: profile.images,
     ...(profile.memoryLimitMb && { memoryLimitMb: profile.memoryLimitMb }),
   };
-  const ab = profile.memoryLimitMb ? undefined : abEnv();
   const worker = startWorker(h.worker, { ...h.env, ...profile.workerEnv }, profile.memoryLimitMb);
-  const other = ab && startWorker(h.worker, { ...h.env, ...profile.workerEnv, ...ab }, undefined);
   /** A worker request, timed: the worker's figures and this process's CPU meanwhile. */
   const timed = async (w: typeof worker, request: Record<string, unknown>) => {
     const before = process.cpuUsage();
@@ -374,19 +349,17 @@ async function runProfile(profile: SizeProfile, repeats: number, h: Harness): Pr
   };
   try {
     // Warm-up: module-level work, the token (Secrets Manager, OAuth) and first connections.
-    for (const w of other ? [worker, other] : [worker]) {
-      await w.ready;
-      const warmId = id(w === worker ? 'warm' : 'warmb');
-      await add(warmId, 1, 10 * 1024);
-      h.proxies.reset();
-      const warm = (await w.request({ type: 'handle', resultId: warmId })) as unknown as Measured;
-      if (warm.failed > 0) throw new Error('the warm-up result failed');
-      // The first result of a fresh process: what a cold start adds (the A worker's, for the cost model).
-      if (w === worker) row.coldStartRequests = h.proxies.counts();
-    }
+    await worker.ready;
+    const warmId = id('warm');
+    await add(warmId, 1, 10 * 1024);
+    h.proxies.reset();
+    const warm = (await worker.request({ type: 'handle', resultId: warmId })) as unknown as Measured;
+    if (warm.failed > 0) throw new Error('the warm-up result failed');
+    // The first result of a fresh process: what a cold start adds (for the cost model).
+    row.coldStartRequests = h.proxies.counts();
     // Round by round, so a slow minute of the shared machine touches every column alike: the raw copy,
-    // the floor, the result (and the B worker's copy of it). Requests are counted for the first result
-    // (every result makes the same ones); tokens and GETs of the service over all of them.
+    // the floor, the result. Requests are counted for the first result (every result makes the same
+    // ones); tokens and GETs of the service over all of them.
     const before = await h.service.request<{ tokenRequests: number }>({ type: 'stats' });
     const raws: Measured[] = [];
     const measured: Measured[] = [];
@@ -423,13 +396,13 @@ async function runProfile(profile: SizeProfile, repeats: number, h: Harness): Pr
       if (run.failed > 0) throw new Error('the handler reported the result as failed (batchItemFailures)');
       measured.push(run);
       current.store = runTime;
-      if (other) {
-        const otherId = id(`b${i}`);
-        await add(otherId, profile.images, profile.imageBytes);
-        const { measured: b, time: bTime } = await timed(other, { type: 'handle', resultId: otherId });
-        if (b.failed > 0) throw new Error('the B handler reported the result as failed');
-        current.b = bTime;
-      }
+      const millis = h.proxies.millis();
+      current.guaranteesMs = round(
+        [...Object.values(millis['DYNAMODB'] ?? {}), ...Object.values(millis['EVENTBRIDGE'] ?? {})].reduce(
+          (n, v) => n + v,
+          0,
+        ),
+      );
       rounds.push(current as Round);
     }
     row.rounds = rounds;
@@ -490,7 +463,6 @@ async function runProfile(profile: SizeProfile, repeats: number, h: Harness): Pr
     row.failure = error instanceof Error ? error.message : String(error);
   } finally {
     worker.close();
-    other?.close();
   }
   return row;
 }
@@ -547,7 +519,7 @@ export function sizeTable(rows: readonly SizeFigures[]): string {
       'images',
       'raw MB/s',
       'store MB/s',
-      'ratio',
+      'store/raw',
       'RSS + MiB',
       'raw RSS +',
       'CPU s',

@@ -15,9 +15,10 @@ import { pathToFileURL } from 'node:url';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { clientConfig, startLocalAws } from '../local/local-aws';
-import { createPipelineResources, pipelineEnv } from '../local/pipeline-resources';
+import { createPipelineResources } from '../local/pipeline-resources';
 import { queueDepth } from '../local/sqs-event-source';
 import { type BenchValues, countFlag, optionsOrExit, parseBenchArgs, WEBHOOK_FLAGS } from './support/args';
+import { benchEnv } from './support/bench-env';
 import { startChild } from './support/child';
 import { formatTable, latencySummary, round } from './support/stats';
 
@@ -66,17 +67,8 @@ export async function runWebhookBench(options: WebhookBenchOptions): Promise<Web
     );
     secrets.destroy();
     const worker = startChild('support/webhook-worker.ts', {
-      env: {
-        ...aws.env(),
-        ...pipelineEnv(resources, {
-          // The webhook never calls the service; the variable is set as the stack sets it.
-          serviceBaseUrl: 'http://127.0.0.1:9',
-          environment: 'staging',
-          retentionDays: 30,
-          scopes: 'productapi.poll.read',
-        }),
-        POWERTOOLS_METRICS_DISABLED: 'true',
-      },
+      // The webhook never calls the service; the variable is set as the stack sets it.
+      env: benchEnv(aws, resources, { serviceUrl: 'http://127.0.0.1:9', scopes: 'productapi.poll.read' }),
     });
     cleanups.push(() => worker.close());
     const { url } = (await worker.ready) as { url: string };

@@ -9,6 +9,7 @@ import AWSAccount from 's3rver/lib/models/account.js';
 import { newRunCredentials } from './aws-auth';
 import { startAwsFront } from './aws-front';
 import { closeServer } from './aws-json-server';
+import { startChunkGc } from './chunk-gc';
 import { compactDynamoData } from './dynamo-compact';
 import { type LocalEvent, type LocalEventListener, startFakeEventBridge } from './fake-eventbridge';
 import { startFakeSecretsManager } from './fake-secrets-manager';
@@ -95,6 +96,9 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
   if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const credentials = newRunCredentials();
   const closers: (() => Promise<void>)[] = [];
+  // Bodies stream through this process's emulators and fronts: their dead chunks are collected promptly.
+  const stopChunkGc = startChunkGc();
+  closers.push(async () => stopChunkGc());
   // mkdtemp creates the directory 0700. Not in the data directory: a socket path must stay short.
   const sockets = mkdtempSync(join(tmpdir(), 'idv-aws-'));
   closers.push(async () => rmSync(sockets, { recursive: true, force: true }));

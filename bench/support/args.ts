@@ -20,12 +20,19 @@ export const FETCH_FLAGS = {
   sizes: { type: 'string' },
   repeats: { type: 'string' },
   huge: { type: 'boolean' },
+  tracing: { type: 'boolean' },
 } satisfies Flags;
 
 /** Flags of `bench/webhook.ts`. */
 export const WEBHOOK_FLAGS = {
   seconds: { type: 'string' },
   concurrency: { type: 'string' },
+} satisfies Flags;
+
+/** Flags of `bench/latency.ts`. */
+export const LATENCY_FLAGS = {
+  'latency-results': { type: 'string' },
+  'poll-interval': { type: 'string' },
 } satisfies Flags;
 
 /** Flags of `bench/backlog.ts`. */

@@ -16,7 +16,7 @@ import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
 import { type ApiGatewayHandler, startWebhookEndpoint } from '../../local/api-gateway';
 import { lambdaContext } from '../../local/lambda-context';
 import { clientConfig, startLocalAws } from '../../local/local-aws';
-import { createPipelineResources, pipelineEnv } from '../../local/pipeline-resources';
+import { createPipelineResources } from '../../local/pipeline-resources';
 import { scheduledEvent } from '../../local/scheduler';
 import { queueDepth, SqsEventSource, type SqsHandler } from '../../local/sqs-event-source';
 import { IdvClient } from '../../shared/client';
@@ -32,6 +32,7 @@ import {
 import type { FaultOptions } from '../../simulator/faults';
 import { startSimulator } from '../../simulator/server';
 import { type AwsFaultProxy, type ProxyVerdict, startAwsFaultProxy } from './aws-fault-proxy';
+import { benchEnv } from './bench-env';
 
 /** Options of one chaos run. */
 export interface ChaosOptions {
@@ -143,21 +144,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 
     // The handlers' environment, exactly like the local run, but DynamoDB, S3, EventBridge and SQS
     // reached through the proxies.
-    Object.assign(process.env, aws.env(), {
+    Object.assign(process.env, benchEnv(aws, resources, { serviceUrl: sim.url }), {
       AWS_ENDPOINT_URL_DYNAMODB: proxies.dynamodb!.url,
       AWS_ENDPOINT_URL_S3: proxies.s3!.url,
       AWS_ENDPOINT_URL_EVENTBRIDGE: proxies.eventBridge!.url,
       AWS_ENDPOINT_URL_SQS: proxies.sqs!.url,
-      ...pipelineEnv(resources, {
-        serviceBaseUrl: sim.url,
-        environment: 'staging',
-        retentionDays: 30,
-        scopes: ['productapi.poll.read', 'productapi.result.read'],
-      }),
       POWERTOOLS_LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'SILENT',
-      POWERTOOLS_METRICS_DISABLED: 'true',
       POWERTOOLS_TRACE_ENABLED: 'false',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     });
     // The SDK sends to the host of the queue URL, so the handlers get the queue's URL on the proxy.
     process.env[ENV.resultsQueueUrl] = onHost(resources.queueUrl, proxies.sqs!.url);

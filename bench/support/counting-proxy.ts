@@ -15,6 +15,11 @@ export interface CountingProxies {
   env: Record<string, string>;
   /** Counts since the last reset, per service (the `AWS_ENDPOINT_URL_` suffix). */
   counts(): Record<string, OperationCounts>;
+  /**
+   * Wall milliseconds since the last reset, per service and operation: from each request's arrival to
+   * the end of its answer, summed (requests in flight at once each count their own time).
+   */
+  millis(): Record<string, OperationCounts>;
   reset(): void;
   close(): Promise<void>;
 }
@@ -39,6 +44,7 @@ function s3Operation(method: string, url: URL): string {
 /** Starts a proxy for each `AWS_ENDPOINT_URL_*` variable of `targets`. */
 export async function startCountingProxies(targets: Record<string, string>): Promise<CountingProxies> {
   let counts: Record<string, OperationCounts> = {};
+  let millis: Record<string, OperationCounts> = {};
   const servers: Server[] = [];
   const env: Record<string, string> = {};
   for (const [variable, target] of Object.entries(targets)) {
@@ -57,6 +63,12 @@ export async function startCountingProxies(targets: Record<string, string>): Pro
       counts[service] ??= {};
       const perService = counts[service];
       perService[operation] = (perService[operation] ?? 0) + 1;
+      const arrived = performance.now();
+      const timed = millis;
+      res.on('finish', () => {
+        timed[service] ??= {};
+        timed[service][operation] = (timed[service][operation] ?? 0) + performance.now() - arrived;
+      });
       const out = request(
         {
           host: upstream.hostname,
@@ -83,8 +95,10 @@ export async function startCountingProxies(targets: Record<string, string>): Pro
   return {
     env,
     counts: () => structuredClone(counts),
+    millis: () => structuredClone(millis),
     reset: () => {
       counts = {};
+      millis = {};
     },
     close: async () => {
       for (const server of servers) {

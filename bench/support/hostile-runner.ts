@@ -17,8 +17,9 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { measureBundle } from '../../infra/bundling/bundle-size';
 import { clientConfig, type LocalAws, startLocalAws } from '../../local/local-aws';
-import { createPipelineResources, type PipelineResources, pipelineEnv } from '../../local/pipeline-resources';
+import { createPipelineResources, type PipelineResources } from '../../local/pipeline-resources';
 import { downloadResult, getResult, withFullDocument } from '../../shared/queries/results';
+import { benchEnv } from './bench-env';
 import { ATTACKS, type Attack, plantedStrings, type Scale } from './hostile-attacks';
 import { type HostileCounts, type HostileService, startHostileService } from './hostile-service';
 import type { HostileMeasured } from './hostile-worker';
@@ -166,17 +167,9 @@ async function runAttack(
   service.resetCounts();
   const eventsBefore = aws.events.entries().length;
   const env = {
-    ...aws.env(),
-    ...pipelineEnv(resources, {
-      serviceBaseUrl: service.url,
-      environment: 'staging',
-      retentionDays: 30,
-      scopes: ['productapi.poll.read', 'productapi.result.read'],
-    }),
+    ...benchEnv(aws, resources, { serviceUrl: service.url }),
     POWERTOOLS_LOG_LEVEL: process.env.HOSTILE_LOG_LEVEL ?? 'INFO',
-    POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_TRACE_ENABLED: 'false',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   const containers = attack.containers?.(scale) ?? 1;
   const resultIds = Array.from({ length: containers }, (_, i) => `hostile-${attack.name}-${ctx.run}-${i}`);

@@ -1,125 +1,143 @@
 /**
- * The size bench against its targets (issue 25): per profile, the spread (min/median/max over the rounds)
- * of throughput against the raw copy and of CPU per MB of body against the floor measured in the same
- * rounds (`size-worker.ts`, `floor`), the B worker's beside them when `BENCH_SIZE_AB` is set, and for the
- * many-images profile the CPU per image beyond what its bytes cost.
+ * The size bench against its targets (docs/benchmarks.md): per profile, the spread (min/median/max over
+ * the rounds) of the handler's throughput and CPU per MB of body against the floor measured in the same
+ * rounds (`size-worker.ts`, `floor`: the same storage requests through the same SDK clients, nothing
+ * parsed or checked), its peak RSS growth, and what the requests each guarantee owes (the read before
+ * the GET, the claim, the item, the event, the mark) cost in wall time — the fixed cost that sets the
+ * pace of small bodies. The raw copy (GET streamed into one PutObject) is printed beside, as information.
  */
 import type { Round, SizeFigures } from '../sizes';
-import { formatTable, median, round } from './stats';
-
-/** Targets the table is read against (issue 25; docs/benchmarks.md). */
-export const SIZE_TARGETS = {
-  /** Store throughput over the raw copy's, at 10 MB and above (median). */
-  ratio: 0.8,
-  /** Handler CPU per MB over the floor's. */
-  overFloor: 1.5,
-  /** CPU per image beyond its bytes, 1,000 images of 50 KiB (ms). */
-  perImageMs: 0.5,
-} as const;
-
-/** min/median/max of samples, rounded. */
-export function spread(samples: readonly number[], digits = 2): string {
-  if (samples.length === 0) return '-';
-  const r = (v: number) => round(v, digits);
-  return `${r(Math.min(...samples))}/${r(median(samples))}/${r(Math.max(...samples))}`;
-}
+import { formatTable, median, mib, round } from './stats';
+import { atLeast, atMost, rssLimitBytes, type SummaryRow, spread, TARGETS, type Verdict } from './targets';
 
 const mb = (row: SizeFigures) => row.bodyBytes / 1e6;
 
 /** Per round: the throughput of `side` over that of `reference` on the same body (its ms over `side`'s). */
 function throughput(row: SizeFigures, side: keyof Round, reference: 'raw' | 'floor'): number[] {
-  return (row.rounds ?? []).flatMap((r) => (r[reference] && r[side] ? [r[reference]!.ms / r[side]!.ms] : []));
+  return (row.rounds ?? []).flatMap((r) => {
+    const a = r[side] as Round['store'] | undefined;
+    const b = r[reference];
+    return a && b ? [b.ms / a.ms] : [];
+  });
 }
 
-function cpuPerMb(row: SizeFigures, side: keyof Round): number[] {
+function cpuPerMb(row: SizeFigures, side: 'store' | 'floor'): number[] {
   return (row.rounds ?? []).flatMap((r) => (r[side] ? [r[side]!.cpuMs / mb(row)] : []));
 }
 
 /** Per round: the result's CPU over the floor's. */
-function overFloor(row: SizeFigures, side: 'store' | 'b'): number[] {
-  return (row.rounds ?? []).flatMap((r) => (r.floor && r[side] ? [r[side]!.cpuMs / r.floor.cpuMs] : []));
+function overFloor(row: SizeFigures): number[] {
+  return (row.rounds ?? []).flatMap((r) => (r.floor ? [r.store.cpuMs / r.floor.cpuMs] : []));
 }
 
-/**
- * CPU per image of a many-images row beyond its bytes, per round: its CPU less its MB at the median CPU
- * per MB of `reference` (the run's largest profile of few images), over its images.
- */
-export function perImageMs(
-  row: SizeFigures,
-  reference: SizeFigures | undefined,
-  side: 'store' | 'b' = 'store',
-): number[] {
-  if (!reference) return [];
-  const perMb = median(cpuPerMb(reference, side));
-  return (row.rounds ?? []).flatMap((r) =>
-    r[side] ? [(r[side]!.cpuMs - mb(row) * perMb) / row.images] : [],
-  );
+/** Per round: the wall ms of the guarantees' requests (DynamoDB and EventBridge) of the result. */
+function guaranteesMs(row: SizeFigures): number[] {
+  return (row.rounds ?? []).flatMap((r) => (r.guaranteesMs === undefined ? [] : [r.guaranteesMs]));
 }
 
-/** Medians of the bench process's CPU during the raw copy and during the result (`Timed.hostCpuMs`). */
-function hostCpu(row: SizeFigures): string {
-  const of = (side: 'raw' | 'store') =>
-    (row.rounds ?? []).flatMap((r) => (r[side]?.hostCpuMs === undefined ? [] : [r[side]!.hostCpuMs!]));
-  const raw = of('raw');
-  const store = of('store');
-  if (raw.length === 0 || store.length === 0) return '-';
-  return `${round(median(raw), 0)}→${round(median(store), 0)}`;
+/** Whether the throughput target applies to `row` (bodies from 50 MiB up). */
+export function throughputJudged(row: Pick<SizeFigures, 'bodyBytes'>): boolean {
+  return row.bodyBytes >= TARGETS.throughputFromBytes;
 }
 
-/** The table (and the many-images line) for `rows`. */
+/** The requests each guarantee owes for one result, as counted: DynamoDB and EventBridge. */
+function guaranteeRequests(row: SizeFigures): number {
+  const of = (service: string) => Object.values(row.requests?.[service] ?? {}).reduce((n, v) => n + v, 0);
+  return of('DYNAMODB') + of('EVENTBRIDGE');
+}
+
+/** The table for `rows`, with how to read it. */
 export function sizeFloorTable(rows: readonly SizeFigures[]): string {
   const measured = rows.filter((r) => r.ok && r.rounds?.length);
-  const ab = measured.some((r) => r.rounds!.some((x) => x.b));
-  const header = [
-    'profile',
-    'rounds',
-    'raw MB/s',
-    `store/raw (≥ ${SIZE_TARGETS.ratio})`,
-    'floor/raw',
-    'store/floor',
-    'CPU ms/MB',
-    'floor ms/MB',
-    `CPU/floor (≤ ${SIZE_TARGETS.overFloor})`,
-    'emulators CPU ms raw→result',
-    ...(ab ? ['B store/raw', 'B CPU ms/MB', 'B CPU/floor'] : []),
-  ];
   const table = formatTable(
-    header,
+    [
+      'profile',
+      'rounds',
+      `store/floor (≥ ${TARGETS.throughputOverFloor} from 50 MiB)`,
+      'CPU ms/MB',
+      'floor ms/MB',
+      `CPU/floor (≤ ${TARGETS.cpuOverFloor})`,
+      'RSS + MiB (≤)',
+      'guarantees: requests, ms',
+      'floor/raw',
+    ],
     measured.map((r) => [
       r.profile,
       r.rounds!.length,
-      spread(
-        (r.rounds ?? []).flatMap((x) => (x.raw ? [mb(r) / (x.raw.ms / 1000)] : [])),
-        0,
-      ),
-      spread(throughput(r, 'store', 'raw')),
-      spread(throughput(r, 'floor', 'raw')),
       spread(throughput(r, 'store', 'floor')),
       spread(cpuPerMb(r, 'store')),
       spread(cpuPerMb(r, 'floor')),
-      spread(overFloor(r, 'store')),
-      hostCpu(r),
-      ...(ab ? [spread(throughput(r, 'b', 'raw')), spread(cpuPerMb(r, 'b')), spread(overFloor(r, 'b'))] : []),
+      spread(overFloor(r)),
+      r.store ? `${mib(r.store.rssGrowthBytes)} (${mib(rssLimitBytes(r.bodyBytes))})` : '-',
+      `${guaranteeRequests(r)}, ${spread(guaranteesMs(r), 0)}`,
+      spread(throughput(r, 'floor', 'raw')),
     ]),
   );
-  const lines = [
+  return [
     table,
-    'min/median/max over the rounds; each round: raw copy, floor, result (then B) of the same body',
-    "floor/raw and store/floor: throughput of the floor over the raw copy's, of the result over the floor's (wall time, same round)",
-    'emulators CPU: medians of the CPU the bench process (the emulators, their fronts and the counting proxies) spent while the raw copy and while the result ran, on the same cores as the handler',
-  ];
-  const many = measured.find((r) => r.images >= 1000);
-  const reference = measured
-    .filter((r) => r.images < 100)
-    .reduce<SizeFigures | undefined>((a, b) => (!a || b.bodyBytes > a.bodyBytes ? b : a), undefined);
-  if (many && reference) {
-    const beyondFloor = (many.rounds ?? []).flatMap((x) =>
-      x.floor ? [(x.store.cpuMs - x.floor.cpuMs) / many.images] : [],
-    );
-    lines.push(
-      `${many.profile}: CPU per image beyond its bytes (at ${reference.profile}'s CPU per MB) ${spread(perImageMs(many, reference))} ms ` +
-        `(target ≤ ${SIZE_TARGETS.perImageMs})${ab ? `, B ${spread(perImageMs(many, reference, 'b'))} ms` : ''}; beyond the floor's (which writes the same ${many.images} objects) ${spread(beyondFloor)} ms`,
-    );
+    'min/median/max over the rounds; each round: raw copy, floor, result of the same body; targets on the median',
+    "store/floor: throughput of the result over the floor's (wall time, same round); floor/raw: the floor's over the raw copy's (information)",
+    'guarantees: DynamoDB and EventBridge requests of one result (read before the GET, claim, item, event, mark) and their summed wall ms: a fixed cost per result, what small bodies pay most for',
+  ].join('\n');
+}
+
+/** The summary rows of the size bench: CPU and throughput against the floor, RSS growth, fixed cost. */
+export function sizeSummaryRows(rows: readonly SizeFigures[]): SummaryRow[] {
+  const out: SummaryRow[] = [];
+  for (const r of rows) {
+    const bench = `sizes ${r.profile}`;
+    if (!r.ok || !r.store) {
+      out.push({
+        bench,
+        figure: 'run',
+        value: `failed: ${r.failure ?? '?'}`,
+        target: 'ok',
+        verdict: 'NOT MET',
+      });
+      continue;
+    }
+    if (TARGETS.cpuProfiles.includes(r.profile)) {
+      const ratios = overFloor(r);
+      out.push({
+        bench,
+        figure: 'handler CPU/MB over the floor',
+        value: spread(ratios),
+        target: `≤ ${TARGETS.cpuOverFloor} (median)`,
+        verdict: judged(ratios, (m) => atMost(m, TARGETS.cpuOverFloor)),
+      });
+    }
+    const ratios = throughput(r, 'store', 'floor');
+    if (throughputJudged(r)) {
+      out.push({
+        bench,
+        figure: 'throughput over the floor',
+        value: spread(ratios),
+        target: `≥ ${TARGETS.throughputOverFloor} (median)`,
+        verdict: judged(ratios, (m) => atLeast(m, TARGETS.throughputOverFloor)),
+      });
+    } else if (ratios.length > 0) {
+      const ms = guaranteesMs(r);
+      out.push({
+        bench,
+        figure: "guarantees' requests (fixed cost)",
+        value: `${guaranteeRequests(r)} req, ${ms.length ? round(median(ms), 0) : '-'} ms; store/floor ${round(median(ratios), 2)}`,
+        target: '-',
+        verdict: 'no target',
+      });
+    }
+    const limit = rssLimitBytes(r.bodyBytes);
+    out.push({
+      bench,
+      figure: 'peak RSS growth MiB',
+      value: String(mib(r.store.rssGrowthBytes)),
+      target: `≤ ${mib(limit)}`,
+      verdict: atMost(r.store.rssGrowthBytes, limit),
+    });
   }
-  return lines.join('\n');
+  return out;
+}
+
+/** The verdict on the median of `samples`; not met when there are none. */
+function judged(samples: readonly number[], verdict: (medianValue: number) => Verdict): Verdict {
+  return samples.length === 0 ? 'NOT MET' : verdict(median(samples));
 }

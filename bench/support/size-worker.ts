@@ -13,9 +13,6 @@
  *   check, SHA-256 it and write it with the pipeline's own PutObject (`S3BlobTarget.putSmall`, 4 at once):
  *   what any implementation must spend; nothing parsed, checked or recorded.
  *
- * `IDV_BENCH_DECODER=loop` in the environment turns the decoder's native path off (the A/B of
- * `BENCH_SIZE_AB`).
- *
  * Each answer carries the wall time, the process CPU time and the kernel's peak RSS (VmHWM) of that
  * request: the peak is reset (`/proc/self/clear_refs`, 5) just before it starts, so `hwm - rssBefore`
  * is the growth the request caused, garbage included, exactly as Lambda's "Max Memory Used" sees it;
@@ -37,7 +34,6 @@ import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../functions/fetch-result/handler';
 import { lambdaContext } from '../../local/lambda-context';
 import { createS3Client } from '../../shared/aws-clients';
-import { useNativeBase64 } from '../../shared/stream/base64-decoder';
 import { serveParent } from './child';
 import { floor } from './floor';
 import { naiveFetchAndStore } from './naive-peer';
@@ -170,8 +166,6 @@ async function startProfile() {
     },
   };
 }
-
-if (process.env.IDV_BENCH_DECODER === 'loop') useNativeBase64(false);
 
 /** The floor's client: built as the handler builds its own (its PutObject sets its own checksum). */
 const floorS3 = createS3Client({ s3ForcePathStyle: true });

@@ -66,17 +66,6 @@ const NATIVE_MIN = 1024;
 /** Runs of one value the native decoder may refuse before the value is left to the loops. */
 const MAX_NATIVE_MISSES = 4;
 
-/** Off only for the size bench's A/B of the native path against the loops alone (bench/sizes.ts). */
-let nativeEnabled = true;
-
-/**
- * Turns the native path on or off for the whole process. For the size bench's A/B only
- * (`BENCH_SIZE_AB`, docs/benchmarks.md); nothing else calls it.
- */
-export function useNativeBase64(enabled: boolean): void {
-  nativeEnabled = enabled;
-}
-
 const DATA_PREFIX = 'data:';
 /** Longest `data:<media type>;params;base64,` header read before giving up. */
 const MAX_HEADER = 1024;
@@ -189,7 +178,7 @@ export class Base64StreamDecoder {
     const end = piece.length;
     // One try per piece: after a miss the rest of the piece goes through the loops (a line-wrapped value
     // would otherwise be tried again after every line break).
-    let tryNative = nativeEnabled && this.#nativeMisses < MAX_NATIVE_MISSES;
+    let tryNative = this.#nativeMisses < MAX_NATIVE_MISSES;
     while (i < end) {
       if (count === 0 && this.#padding === 0) {
         if (tryNative && end - i >= NATIVE_MIN) {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SizeFigures } from '../../bench/sizes';
-import { perImageMs, sizeFloorTable, spread } from '../../bench/support/size-floor';
+import { sizeFloorTable, sizeSummaryRows } from '../../bench/support/size-floor';
 import {
   BODY_TAIL,
   bodyHead,
@@ -28,69 +28,104 @@ const row = (
 });
 
 describe('size bench against the floor', () => {
-  it('gives min/median/max', () => {
-    // Assess
-    expect(spread([3, 1, 2])).toBe('1/2/3');
-    expect(spread([])).toBe('-');
-  });
-
-  it('reads each round: throughput over the raw copy, CPU per MB and over the floor', () => {
-    // Prepare: 100 MB; raw 1 s, result 2 s then twice 1.25 s; CPU 150 then 200 ms against a floor of 100
+  it('reads each round: throughput and CPU per MB against the floor, RSS against its bound', () => {
+    // Prepare: 100 MB; floor 1 s and 100 ms of CPU; the result 2 s then twice 1.25 s, CPU 150 then 200 ms
     const rows = [
       row('100mb', 10, 100e6, [
         {
-          raw: { ms: 1000, cpuMs: 50, hostCpuMs: 60 },
-          floor: { ms: 900, cpuMs: 100 },
-          store: { ms: 2000, cpuMs: 150, hostCpuMs: 250 },
+          raw: { ms: 500, cpuMs: 50 },
+          floor: { ms: 1000, cpuMs: 100 },
+          store: { ms: 2000, cpuMs: 150 },
+          guaranteesMs: 30,
         },
-        {
-          raw: { ms: 1000, cpuMs: 50, hostCpuMs: 70 },
-          floor: { ms: 900, cpuMs: 100 },
-          store: { ms: 1250, cpuMs: 200, hostCpuMs: 200 },
-        },
-        {
-          raw: { ms: 1000, cpuMs: 50, hostCpuMs: 80 },
-          floor: { ms: 900, cpuMs: 100 },
-          store: { ms: 1250, cpuMs: 200, hostCpuMs: 210 },
-        },
+        { raw: { ms: 500, cpuMs: 50 }, floor: { ms: 1000, cpuMs: 100 }, store: { ms: 1250, cpuMs: 200 } },
+        { raw: { ms: 500, cpuMs: 50 }, floor: { ms: 1000, cpuMs: 100 }, store: { ms: 1250, cpuMs: 200 } },
       ]),
     ];
+    rows[0]!.store = {
+      ms: 1250,
+      cpuMs: 200,
+      mbPerSecond: 80,
+      rssGrowthBytes: 20 * 1024 * 1024,
+      peakRssBytes: 0,
+      samples: [],
+    };
+    rows[0]!.requests = {
+      DYNAMODB: { GetItem: 1, UpdateItem: 2 },
+      EVENTBRIDGE: { PutEvents: 1 },
+      S3: { PutObject: 9 },
+    };
 
     // Act
     const table = sizeFloorTable(rows);
 
-    // Assess: store/raw 0.5 and 0.8; the floor 1000/900 of the raw copy's throughput; the result 0.45
-    // and 0.72 of the floor's; CPU 1.5 and 2 ms/MB, floor 1 ms/MB, CPU/floor 1.5 and 2; the bench
-    // process's CPU (the emulators) at its medians, 70 during the raw copy and 210 during the result
+    // Assess: store/floor 0.5 and 0.8; CPU 1.5 and 2 ms/MB against the floor's 1; RSS 20 MiB against
+    // 64 + 9.5; 4 requests of the guarantees, 30 ms; the floor at half the raw copy's throughput
     const line = table.split('\n').find((l) => l.startsWith('100mb'))!;
-    expect(line.split(/\s+/)).toEqual([
+    expect(line.split(/\s{2,}/)).toEqual([
       '100mb',
       '3',
-      '100/100/100',
       '0.5/0.8/0.8',
-      '1.11/1.11/1.11',
-      '0.45/0.72/0.72',
       '1.5/2/2',
       '1/1/1',
       '1.5/2/2',
-      '70→210',
+      '20 (73.5)',
+      '4, 30/30/30',
+      '0.5/0.5/0.5',
     ]);
   });
 
-  it('counts the CPU per image beyond the bytes at the largest few-image profile`s CPU per MB', () => {
-    // Prepare: 2 ms per MB at 200 MB; 1,000 images in 50 MB took 600 ms, 100 of them the bytes'
-    const reference = row('200mb', 40, 200e6, [{ store: { ms: 1, cpuMs: 400 } }]);
-    const many = row('many', 1000, 50e6, [{ store: { ms: 1, cpuMs: 600 }, floor: { ms: 1, cpuMs: 550 } }]);
+  it('judges CPU at 10/50/200 MB, throughput from 50 MiB up, and only reports the fixed cost below', () => {
+    // Prepare: a 10mb row (no throughput target) and a 50mb one whose CPU misses its target
+    const small = row('10mb', 10, 10 * 1024 * 1024, [
+      { floor: { ms: 100, cpuMs: 40 }, store: { ms: 200, cpuMs: 50 }, guaranteesMs: 12 },
+    ]);
+    const large = row('50mb', 20, 51 * 1024 * 1024, [
+      { floor: { ms: 1000, cpuMs: 100 }, store: { ms: 1100, cpuMs: 160 } },
+    ]);
+    // RSS growth 100 MiB at 10 MiB (bound 65 MiB), 60 MiB at 51 MiB (bound 69.1 MiB)
+    for (const [r, grew] of [
+      [small, 100],
+      [large, 60],
+    ] as const) {
+      r.store = {
+        ms: 0,
+        cpuMs: 0,
+        mbPerSecond: 0,
+        rssGrowthBytes: grew * 1024 * 1024,
+        peakRssBytes: 0,
+        samples: [],
+      };
+      r.requests = { DYNAMODB: { GetItem: 1 } };
+    }
 
     // Act
-    const perImage = perImageMs(many, reference);
-    const table = sizeFloorTable([reference, many]);
+    const rows = sizeSummaryRows([small, large]);
 
     // Assess
-    expect(perImage).toEqual([0.5]);
-    expect(table).toContain("many: CPU per image beyond its bytes (at 200mb's CPU per MB) 0.5/0.5/0.5 ms");
-    expect(table).toContain('beyond the floor');
-    expect(table).toContain('0.05/0.05/0.05 ms');
+    const verdict = (bench: string, figure: string) =>
+      rows.find((r) => r.bench === bench && r.figure.startsWith(figure))?.verdict;
+    expect(verdict('sizes 10mb', 'handler CPU')).toBe('met');
+    expect(verdict('sizes 10mb', 'throughput')).toBeUndefined();
+    expect(rows.find((r) => r.bench === 'sizes 10mb' && r.figure.startsWith('guarantees'))?.value).toBe(
+      '1 req, 12 ms; store/floor 0.5',
+    );
+    expect(verdict('sizes 10mb', 'peak RSS')).toBe('NOT MET');
+    expect(verdict('sizes 50mb', 'handler CPU')).toBe('NOT MET');
+    expect(verdict('sizes 50mb', 'throughput')).toBe('met');
+    expect(verdict('sizes 50mb', 'peak RSS')).toBe('met');
+  });
+
+  it('makes a failed profile a row that is not met', () => {
+    // Act
+    const rows = sizeSummaryRows([
+      { profile: '200mb', ok: false, failure: 'killed', bodyBytes: 1, images: 1 },
+    ]);
+
+    // Assess
+    expect(rows).toEqual([
+      { bench: 'sizes 200mb', figure: 'run', value: 'failed: killed', target: 'ok', verdict: 'NOT MET' },
+    ]);
   });
 });
 

@@ -21,6 +21,19 @@ describe('npm run bench command line', () => {
     expect(args.options.backlog).toEqual({ backlog: 10_000, rate: 25, containers: 4 });
   });
 
+  it('takes the latency bench, its results per path and its poll interval', () => {
+    // Act
+    const args = runArgs('--only', 'latency', '--latency-results', '30', '--poll-interval', '10');
+    const defaults = runArgs();
+
+    // Assess
+    expect(args).toMatchObject({ kind: 'run', options: { only: 'latency' } });
+    if (args.kind !== 'run' || defaults.kind !== 'run') return;
+    expect(args.options.latency).toEqual({ results: 30, pollIntervalSeconds: 10 });
+    expect(defaults.options.latency).toEqual({ results: 60, pollIntervalSeconds: 5 });
+    expect(runArgs('--poll-interval', '0')).toMatchObject({ kind: 'usage' });
+  });
+
   it('asks for the help on --help and -h, whatever else is given', () => {
     // Act
     const long = runArgs('--help');
@@ -39,7 +52,7 @@ describe('npm run bench command line', () => {
     [['--prob', '2'], 'unknown flag --prob (did you mean --probe?)'],
     [
       ['--only', 'fetchresult'],
-      '--only must be fetch-result, webhook, backlog or analytics (did you mean fetch-result?)',
+      '--only must be fetch-result, webhook, backlog, latency or analytics (did you mean fetch-result?)',
     ],
     [['--only'], '--only needs a value'],
     [['--probe', '0'], '--probe must be a whole number from 1 to 100000'],

@@ -1,0 +1,61 @@
+/**
+ * The summary rows of the benches other than the size and latency benches (those build their own, in
+ * `size-floor.ts` and `bench/latency.ts`): bundles and cold import, the backlog drain, and the full cost
+ * beside the naive peer (no target). Pure; `test/unit/bench-targets.test.ts`.
+ */
+import type { BacklogFigures } from '../backlog';
+import type { BundleFigures } from '../bundles';
+import type { ProfileCost } from './cost-section';
+import { round } from './stats';
+import { atLeast, atMost, type SummaryRow, TARGETS } from './targets';
+
+/** Per function: bundle size and median cold import. */
+export function bundleSummaryRows(bundles: readonly BundleFigures[]): SummaryRow[] {
+  return bundles.flatMap((b) => {
+    const bench = `bundle ${b.entry.split('/').at(-2) ?? b.entry}`;
+    return [
+      {
+        bench,
+        figure: 'size KiB',
+        value: String(b.kib),
+        target: `≤ ${TARGETS.bundleKiB}`,
+        verdict: atMost(b.kib, TARGETS.bundleKiB),
+      },
+      {
+        bench,
+        figure: 'cold import ms min/median/max',
+        value: `${b.importMs.min}/${b.importMs.median}/${b.importMs.max}`,
+        target: `≤ ${TARGETS.importMs} (median)`,
+        verdict: atMost(b.importMs.median, TARGETS.importMs),
+      },
+    ];
+  });
+}
+
+/** The drain's rate as a share of the service's limit. */
+export function backlogSummaryRows(backlog: BacklogFigures): SummaryRow[] {
+  return [
+    {
+      bench: `backlog ${backlog.backlog}`,
+      figure: 'drain rate, share of the limit',
+      value: `${backlog.achievedRate}/s = ${round(backlog.rateShare * 100, 1)} % of ${backlog.allowedRate}/s`,
+      target: `≥ ${TARGETS.backlogRateShare * 100} %`,
+      verdict: atLeast(backlog.rateShare, TARGETS.backlogRateShare),
+    },
+  ];
+}
+
+/** Per profile: the full cost per 1,000 results, the pipeline beside the naive peer (no target). */
+export function costSummaryRows(costs: readonly ProfileCost[]): SummaryRow[] {
+  return costs.map((c) => ({
+    bench: `cost ${c.profile}`,
+    figure: '$ per 1,000 results: pipeline / naive peer',
+    value: `${dollars(c.pipeline.total)} / ${c.naive ? dollars(c.naive.total) : '-'}`,
+    target: '-',
+    verdict: 'no target',
+  }));
+}
+
+function dollars(usd: number): string {
+  return `$${usd >= 1 ? round(usd, 2) : Number(usd.toPrecision(3))}`;
+}

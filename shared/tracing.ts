@@ -11,7 +11,7 @@
  * Where tracing is off — outside Lambda (no `AWS_EXECUTION_ENV`: tests, the local run) or with
  * `POWERTOOLS_TRACE_ENABLED=false` — {@link createTracer} gives {@link NO_TRACER} and the X-Ray SDK is
  * never loaded: loading it starts a CLS namespace whose async hooks (with a destroy hook) run for every
- * promise of the process, traced or not (docs/benchmarks.md, "Tracing off loads no X-Ray SDK"). Every
+ * promise of the process, traced or not (measured with `npm run bench -- --tracing`). Every
  * call below is then harmless.
  */
 import type { Tracer as PowertoolsTracer } from '@aws-lambda-powertools/tracer';

@@ -97,8 +97,8 @@ export class S3BlobTarget implements BlobTarget {
   /**
    * One DeleteObjects per 1,000 staging keys (S3's limit), not one DeleteObject each: a 1 GB result of 64
    * large images made 64 requests here at its very end, and their SDK objects alone grew the heap's young
-   * generation by about 15 MiB of fresh pages (docs/benchmarks.md, "Where the memory of a 1 GiB result
-   * goes"). A key S3 could not delete fails the call, as a failed DeleteObject did.
+   * generation by about 15 MiB of fresh pages (measured with the size bench,
+   * docs/benchmarks.md). A key S3 could not delete fails the call, as a failed DeleteObject did.
    */
   async discard(stagingKeys: readonly string[]) {
     for (let start = 0; start < stagingKeys.length; start += DELETE_BATCH) {

@@ -386,6 +386,9 @@ async function runProfile(profile: SizeProfile, repeats: number, h: Harness): Pr
             key: `bench-floor/${rawId}`,
             spans: imageSpans(rawId, profile),
             imageBytes: profile.imageBytes,
+            resultId: `floor-${rawId}`,
+            table: h.table,
+            eventBus: h.eventBus,
           })
         ).time;
       }

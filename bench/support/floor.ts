@@ -1,13 +1,27 @@
 /**
  * The floor of fetch-result's work on a generated body (`stream-service.ts`): what any implementation must
  * spend — GET the body, decode each image's base64 with Node's decoder and no check, SHA-256 it, write it
- * with the pipeline's own PutObject (`S3BlobTarget.putSmall`). Nothing is parsed, checked or recorded;
- * the images are found by their offsets (`stream-layout.ts`). Used by the size bench (`size-worker.ts`)
- * and the local-run bench (`local-floor.ts`).
+ * with the pipeline's own PutObject (`S3BlobTarget.putSmall`); with `records`, also the storage requests
+ * every stored result makes through the same SDK clients: `result.json` (a PutObject), the item (a
+ * PutItem) and the event (a PutEvents). Nothing is parsed, checked or claimed; the images are found by
+ * their offsets (`stream-layout.ts`). Used by the size bench (`size-worker.ts`) and the local-run bench
+ * (`local-floor.ts`).
  */
 import { createHash } from 'node:crypto';
+import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { S3BlobTarget } from '../../shared/store/s3-blobs';
+import { RESULTS_TABLE } from '../../shared/store/table-schema';
+
+/** Where the floor writes a result's item and event (the size bench's table and bus). */
+export interface FloorRecords {
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly events: EventBridgeClient;
+  readonly table: string;
+  readonly eventBus: string;
+  readonly resultId: string;
+}
 
 /**
  * Each image's base64 in `spans` decoded natively as the body arrives (a partial quartet
@@ -20,6 +34,7 @@ export async function floor(
   key: string,
   spans: [number, number][],
   imageBytes: number,
+  records?: FloorRecords,
 ) {
   const answer = await fetch(url);
   if (!answer.ok || !answer.body) throw new Error(`floor GET answered ${answer.status}`);
@@ -79,7 +94,30 @@ export async function floor(
     }
     offset += bytes.length;
   }
-  await Promise.all(writes);
   if (image !== spans.length) throw new Error(`floor: ${image} of ${spans.length} images in the body`);
+  if (records) {
+    const references = spans.map((_, i) => ({
+      key: `${key}/${i}`,
+      contentType: type.contentType,
+      bytes: imageBytes,
+    }));
+    const document = Buffer.from(JSON.stringify({ resultId: records.resultId, images: references }));
+    const json = { contentType: 'application/json', extension: 'json' };
+    const digest = createHash('sha256').update(document).digest('hex');
+    writes.add(target.putSmall(`${key}/result.json`, document, json, digest, signal));
+    await Promise.all(writes);
+    // The item, then its event: one after the other, as a stored result's are.
+    const item = { [RESULTS_TABLE.partitionKey]: records.resultId, status: 'STORED', images: references };
+    await records.dynamo.send(new PutCommand({ TableName: records.table, Item: item }));
+    const detail = JSON.stringify({ resultId: records.resultId, status: 'STORED' });
+    await records.events.send(
+      new PutEventsCommand({
+        Entries: [
+          { EventBusName: records.eventBus, Source: 'idv.floor', DetailType: 'Floor', Detail: detail },
+        ],
+      }),
+    );
+  }
+  await Promise.all(writes);
   return offset;
 }

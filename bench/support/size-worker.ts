@@ -33,7 +33,11 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../functions/fetch-result/handler';
 import { lambdaContext } from '../../local/lambda-context';
-import { createS3Client } from '../../shared/aws-clients';
+import {
+  createDynamoDocumentClient,
+  createEventBridgeClient,
+  createS3Client,
+} from '../../shared/aws-clients';
 import { serveParent } from './child';
 import { floor } from './floor';
 import { naiveFetchAndStore } from './naive-peer';
@@ -167,8 +171,10 @@ async function startProfile() {
   };
 }
 
-/** The floor's client: built as the handler builds its own (its PutObject sets its own checksum). */
+/** The floor's clients: built as the handler builds its own (its PutObject sets its own checksum). */
 const floorS3 = createS3Client({ s3ForcePathStyle: true });
+const floorDynamo = createDynamoDocumentClient();
+const floorEvents = createEventBridgeClient();
 
 // The raw copy sends no checksum trailer (aws-chunked), which the emulator would not take for a stream.
 const s3 = new S3Client({ forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' });
@@ -234,6 +240,13 @@ await serveParent(
           String(message.key),
           message.spans as [number, number][],
           Number(message.imageBytes),
+          {
+            dynamo: floorDynamo,
+            events: floorEvents,
+            table: String(message.table),
+            eventBus: String(message.eventBus),
+            resultId: String(message.resultId),
+          },
         );
         return { failed: 0, bytes };
       })) as unknown as Record<string, unknown>;

@@ -5,7 +5,9 @@
  *   stored, not announced        → claim → publish → mark
  *   otherwise                    → fetch → S3 objects → claim → conditional item put → publish → mark
  *   404 from the service         → claim → UNAVAILABLE item (conditional) → publish → mark
- *   erased on request            → acknowledged, nothing fetched (unless the message says `refetch`)
+ *   erased on request            → acknowledged, nothing stored (unless the message says `refetch`); a
+ *                                  poll message fetches the body once and drops it, retiring the
+ *                                  service's polling record
  *
  * Every step is idempotent and the order means a crash after any step is repaired by the redelivery of
  * the same message. Only the delivery holding the publication claim writes the item and publishes: a
@@ -282,6 +284,31 @@ async function lostToErasure(
   return true;
 }
 
+/**
+ * The service keeps a result's polling record until the result is fetched, so the poll would enqueue an
+ * erased result again every minute and the pending-too-long alarm would never clear. A poll message of an
+ * erased result therefore fetches it once and lets the body run to its end unread — nothing parsed, kept
+ * or logged of it — so the service removes the record (docs/pipeline.md, "Erasure"). A failure only
+ * leaves the record for the next poll's message to retire.
+ */
+async function retirePollRecord(
+  resultId: string,
+  deps: FetchResultDeps,
+  budget: RecordBudget,
+): Promise<void> {
+  try {
+    const body = await openBody(resultId, deps.source, budget);
+    for await (const _chunk of body) {
+      // Streamed to nowhere: the bytes are dropped as they come.
+    }
+    deps.logger.info('result was erased on request: its polling record retired, the body discarded unread');
+  } catch (error) {
+    deps.logger.info('result was erased on request: its polling record is not retired yet (next poll)', {
+      error: describeError(error),
+    });
+  }
+}
+
 /** Closes a result body that will not be read (its connection ends; nothing of it is kept). */
 async function closeUnread(body: AsyncIterable<Uint8Array>): Promise<void> {
   try {
@@ -300,6 +327,10 @@ async function processResult(
   const { erased, item: existing } = await store.readState(message.resultId, { erasure: !message.refetch });
   // Erased on request: a message still in the queue or the DLQ must not bring the data back.
   if (erased) {
+    if (message.source === 'poll') {
+      await retirePollRecord(message.resultId, deps, budget);
+      return 'erased';
+    }
     logger.info('result was erased on request: acknowledged, not fetched', { source: message.source });
     return 'erased';
   }

@@ -50,9 +50,9 @@ describe('fetch-result after an erasure', () => {
       await processQueueRecord(JSON.stringify({ resultId: 'res-1', source: 'webhook' }), deps),
     ];
 
-    // Assess
+    // Assess: only the poll message asks the service (once, to retire its polling record; see below).
     expect(outcomes).toEqual(['erased', 'erased', 'erased']);
-    expect(source.calls).toBe(0);
+    expect(source.calls).toBe(1);
     expect(store.items.size).toBe(0);
     expect(store.objectWrites).toBe(0);
     expect(publisher.stored).toHaveLength(0);
@@ -180,5 +180,49 @@ describe('fetch-result after an erasure', () => {
       publishedAt: expect.any(String),
     });
     expect(publisher.stored).toHaveLength(1);
+  });
+
+  it('a poll message of an erased result retires the polling record: one fetch, the body read to its end and dropped', async () => {
+    // Prepare
+    store.erased.add('res-1');
+    const chunks: number[] = [];
+    const source = {
+      getResultStream: async () =>
+        (async function* () {
+          for (const part of ['{"transactionId":', '"tx-1","identity":{"data":{"name":"Jane"}}}']) {
+            chunks.push(part.length);
+            yield Buffer.from(part);
+          }
+        })(),
+    };
+    const { logger, lines } = memoryLogger();
+
+    // Act
+    const outcome = await processMessage({ resultId: 'res-1', source: 'poll' }, { ...deps, source, logger });
+
+    // Assess: every chunk was pulled (the response ends as a successful fetch), none kept or logged.
+    expect(outcome).toBe('erased');
+    expect(chunks).toHaveLength(2);
+    expect(store.objectWrites).toBe(0);
+    expect(store.items.size).toBe(0);
+    expect(publisher.stored).toHaveLength(0);
+    expect(lines.join('\n')).toContain('polling record retired');
+    expect(lines.join('\n')).not.toContain('Jane');
+  });
+
+  it('a failed retirement is logged and the message still acknowledged (the next poll tries again)', async () => {
+    // Prepare
+    store.erased.add('res-1');
+    const source = {
+      getResultStream: async () => {
+        throw new Error('connection reset');
+      },
+    };
+
+    // Act
+    const outcome = await processMessage({ resultId: 'res-1', source: 'poll' }, { ...deps, source });
+
+    // Assess
+    expect(outcome).toBe('erased');
   });
 });

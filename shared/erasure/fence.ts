@@ -76,6 +76,28 @@ export class FenceTimeoutError extends Error {
   }
 }
 
+/*
+ * The fence's condition, and the timeline it guards (E = the erasure, F = a fetch of the same result):
+ *
+ *   E: writes <id>#erasure ─ fences here ─ deletes objects (every version), item, row ─ publishes Erased
+ *   F: claims (refused once fenced) ─ stores objects ─ looks at <id>#erasure again ─ puts the item ─
+ *      publishes Stored ─ marks (which drops the claim); all of it while its claim is live
+ *
+ * - F claimed before E fenced, and looked after E's record was written: F gives the claim up at once (no
+ *   item, no event); E fences then and deletes what F wrote.
+ * - F looked before E's record was written (E started during F's item put or publish): E waits here
+ *   until F marks; F's Stored precedes E's Erased, and E deletes what F stored.
+ * - F died holding the claim, or its claim expired mid-fetch: E fences once the claim is over (its
+ *   invocation has ended by then, so nothing it sent can land after the deletions; a local delivery
+ *   that outlives its claim deletes its own objects when it sees the record, and never puts the item).
+ * - F claims after E fenced (a redelivery, a message read before E's record): refused, nothing stored.
+ */
+/** No delivery holds the record: never claimed, released, or marked (the mark removes the claim). */
+const NO_CLAIM = 'attribute_not_exists(claimExpiresAt)';
+/** The holder's claim expired (plus the clocks' skew, in `:over`): its invocation is over. */
+const CLAIM_IS_OVER = 'claimExpiresAt < :over';
+const FENCE_CONDITION = [NO_CLAIM, CLAIM_IS_OVER].join(' OR ');
+
 interface ClaimView {
   readonly claimExpiresAt?: number;
   readonly status?: string;
@@ -109,18 +131,7 @@ export async function fencePublication(
           TableName: table,
           Key: key,
           UpdateExpression: `SET ${FENCE_ATTRIBUTE} = :at, expiresAt = :ttl REMOVE #status, publishedAt, claim, claimExpiresAt`,
-          // Timeline this guards (E = erasure, F = a fetch of the same result):
-          //   E writes <id>#erasure → E fences here → E deletes objects, item, row → E publishes Erased.
-          //   F claims (refused once fenced) → F stores objects → F looks at <id>#erasure again → F puts
-          //   the item, publishes Stored, marks (drops the claim) — all while its claim is live.
-          // So the fence may only go on a record that no live claim holds:
-          //   noClaim:     never claimed, released, or marked (the mark removes the claim);
-          //   claimIsOver: the holder's invocation ended (its claim expired, plus the clocks' skew), so
-          //                nothing it started can still land after the deletions.
-          // A claim taken before E's record was written makes E wait here; F sees the record after its
-          // last object and releases at once (no item, no event), or, if it looked before the record
-          // was written, finishes and marks: its Stored event then precedes E's Erased, never follows it.
-          ConditionExpression: 'attribute_not_exists(claimExpiresAt) OR claimExpiresAt < :over',
+          ConditionExpression: FENCE_CONDITION,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':at': erasedAt, ':ttl': expiresAt, ':over': now() - skewMs },
           ReturnValues: 'ALL_OLD',

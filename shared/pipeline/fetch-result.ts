@@ -327,11 +327,9 @@ async function processResult(
   const { erased, item: existing } = await store.readState(message.resultId, { erasure: !message.refetch });
   // Erased on request: a message still in the queue or the DLQ must not bring the data back.
   if (erased) {
-    if (message.source === 'poll') {
-      await retirePollRecord(message.resultId, deps, budget);
-      return 'erased';
-    }
-    logger.info('result was erased on request: acknowledged, not fetched', { source: message.source });
+    // A poll message: the service still lists the result; one fetch, body dropped, retires its record.
+    if (message.source === 'poll') await retirePollRecord(message.resultId, deps, budget);
+    else logger.info('result was erased on request: acknowledged, not fetched', { source: message.source });
     return 'erased';
   }
   if (existing?.status === 'STORED') {
@@ -349,11 +347,11 @@ async function processResult(
     if (!(error instanceof NotFoundError)) throw error;
     return recordUnavailable(message, existing, deps, budget);
   }
-  // The publication is claimed before the body is stored, so that of two deliveries storing at once only
-  // one writes the item and publishes (the other leaves both to it; its message stays queued until the
-  // event is marked), and so that an erasure's fence, once set, lets no byte of the body be written: a
-  // refused claim closes the body unread. The claim's TTL is the item's as of now; the mark writes the
-  // item's own.
+  // The publication is claimed before the body is stored, so that of two deliveries at once only one
+  // stores, writes the item and publishes (the other closes the body unread and leaves the work to it),
+  // and so that no byte of the body is written without a live claim: an erasure waits out a live claim and
+  // then fences the record, after which every claim is refused (the timeline: shared/erasure/fence.ts).
+  // The claim's TTL is the item's as of now; the mark writes the item's own.
   const claim = newClaim(deps, budget, message.refetch === true);
   let lost: FetchOutcome | undefined;
   try {
@@ -370,7 +368,7 @@ async function processResult(
     await closeUnread(body);
     throw error;
   }
-  if (lost === 'erased') {
+  if (lost) {
     await closeUnread(body);
     return lost;
   }
@@ -379,10 +377,9 @@ async function processResult(
     storedResult = await store.storeResult(message.resultId, body);
   } catch (error) {
     // Claimed for a body that could not be stored: let go at once, not at the claim's expiry.
-    if (claim && !lost) await releaseClaim(message.resultId, claim, deps);
+    if (claim) await releaseClaim(message.resultId, claim, deps);
     throw error;
   }
-  if (lost) return lost;
   if (!message.refetch && (await lostToErasure(message.resultId, storedResult.stored, claim, deps))) {
     return 'erased';
   }

@@ -3,7 +3,8 @@
  *
  *   already stored and announced → skip (no service call)
  *   stored, not announced        → claim → publish → mark
- *   otherwise                    → fetch → S3 objects → claim → conditional item put → publish → mark
+ *   otherwise                    → fetch → claim → S3 objects → erasure record looked at again →
+ *                                  conditional item put → publish → mark
  *   404 from the service         → claim → UNAVAILABLE item (conditional) → publish → mark
  *   erased on request            → acknowledged, nothing stored (unless the message says `refetch`); a
  *                                  poll message fetches the body once and drops it, retiring the

@@ -45,16 +45,19 @@ export interface FenceOptions {
   /** @default node's timers */
   readonly sleep?: (ms: number) => Promise<void>;
   /**
-   * How far the erasure's clock may be ahead of the claimer's: a claim counts as over only this long
-   * after its `claimExpiresAt`. @default 2000
+   * How far apart the erasure's clock and a claimer's may be: a claim counts as over by its
+   * `claimExpiresAt` only this long after it. @default 30000
    */
   readonly clockSkewMs?: number;
+  /**
+   * Longest life of a claim, from its creation to its expiry (fetch-result: its function timeout plus the
+   * claim margin). A claim the erasure has seen unchanged for this long on its own clock is over whatever
+   * the clocks say, so a skew beyond `clockSkewMs` costs time, never safety. @default 100000
+   */
+  readonly maxClaimLifeMs?: number;
   /** Pause between attempts while a claim is live (a holder that releases is seen this soon). @default 250 */
   readonly pollMs?: number;
-  /**
-   * Longest wait for a live claim, whatever expiry it names (a claim lives until its invocation's deadline
-   * plus a margin: about 100 s for fetch-result). @default 300000 (5 min)
-   */
+  /** Longest wait in all, whatever the claims say. @default 300000 (5 min) */
   readonly maxWaitMs?: number;
 }
 
@@ -90,15 +93,19 @@ export class FenceTimeoutError extends Error {
  * - F died holding the claim, or its claim expired mid-fetch: E fences once the claim is over (its
  *   invocation has ended by then, so nothing it sent can land after the deletions; a local delivery
  *   that outlives its claim deletes its own objects when it sees the record, and never puts the item).
+ *   "Over" is judged by E's clock against the claim's expiry with a margin for the clocks' skew, or, if
+ *   the clocks are further apart, by E having watched the same claim for a claim's whole life.
  * - F claims after E fenced (a redelivery, a message read before E's record): refused, nothing stored.
  */
 /** No delivery holds the record: never claimed, released, or marked (the mark removes the claim). */
 const NO_CLAIM = 'attribute_not_exists(claimExpiresAt)';
 /** The holder's claim expired (plus the clocks' skew, in `:over`): its invocation is over. */
 const CLAIM_IS_OVER = 'claimExpiresAt < :over';
-const FENCE_CONDITION = [NO_CLAIM, CLAIM_IS_OVER].join(' OR ');
+/** The very claim the erasure has watched for longer than a claim can live (`:seenToken`, `:seenUntil`). */
+const CLAIM_OUTLIVED = '(claim = :seenToken AND claimExpiresAt = :seenUntil)';
 
 interface ClaimView {
+  readonly claim?: string;
   readonly claimExpiresAt?: number;
   readonly status?: string;
 }
@@ -107,7 +114,7 @@ interface ClaimView {
  * Fences `resultId`'s publication record for the erasure (after its erasure record is written, before
  * anything is deleted): waits while a delivery holds a live claim, then sets `erasedAt` and drops status,
  * claim and publication time. `expiresAt` (epoch seconds) is the fence's TTL. Throws
- * `FenceTimeoutError` when a claim is still live after its expiry plus the skew, or after `maxWaitMs`.
+ * `FenceTimeoutError` after `maxWaitMs` (claims that keep being renewed).
  */
 export async function fencePublication(
   dynamo: DynamoDBDocumentClient,
@@ -119,21 +126,30 @@ export async function fencePublication(
 ): Promise<FenceResult> {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => delay(ms));
-  const skewMs = options.clockSkewMs ?? 2_000;
+  const skewMs = options.clockSkewMs ?? 30_000;
+  const lifeMs = options.maxClaimLifeMs ?? 100_000;
   const pollMs = options.pollMs ?? 250;
   const started = now();
   const giveUpAt = started + (options.maxWaitMs ?? 300_000);
   const key = { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) };
+  // The claim last seen, and when (on this clock) it was first seen.
+  let seen: { token: string; until: number; since: number } | undefined;
   for (;;) {
+    const outlived = seen !== undefined && now() - seen.since >= lifeMs;
     try {
       const answer = await dynamo.send(
         new UpdateCommand({
           TableName: table,
           Key: key,
           UpdateExpression: `SET ${FENCE_ATTRIBUTE} = :at, expiresAt = :ttl REMOVE #status, publishedAt, claim, claimExpiresAt`,
-          ConditionExpression: FENCE_CONDITION,
+          ConditionExpression: [NO_CLAIM, CLAIM_IS_OVER, ...(outlived ? [CLAIM_OUTLIVED] : [])].join(' OR '),
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':at': erasedAt, ':ttl': expiresAt, ':over': now() - skewMs },
+          ExpressionAttributeValues: {
+            ':at': erasedAt,
+            ':ttl': expiresAt,
+            ':over': now() - skewMs,
+            ...(outlived && { ':seenToken': seen!.token, ':seenUntil': seen!.until }),
+          },
           ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
@@ -145,10 +161,18 @@ export async function fencePublication(
         const read = await dynamo.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
         return read.Item as ClaimView | undefined;
       });
-      const claimOverAt = (held?.claimExpiresAt ?? now()) + skewMs;
       const at = now();
-      if (at > Math.min(giveUpAt, claimOverAt + pollMs)) throw new FenceTimeoutError(at - started);
-      await sleep(Math.max(1, Math.min(pollMs, claimOverAt - at + 1)));
+      if (held?.claim !== undefined && held.claimExpiresAt !== undefined) {
+        const same = seen?.token === held.claim && seen.until === held.claimExpiresAt;
+        if (!same) seen = { token: held.claim, until: held.claimExpiresAt, since: at };
+      }
+      if (at >= giveUpAt) throw new FenceTimeoutError(at - started);
+      // Until the claim's expiry (plus the skew) or its full life as seen here, whichever comes first.
+      const overAt = Math.min(
+        (held?.claimExpiresAt ?? at) + skewMs + 1,
+        seen ? seen.since + lifeMs : Number.POSITIVE_INFINITY,
+      );
+      await sleep(Math.max(1, Math.min(pollMs, overAt - at, giveUpAt - at)));
     }
   }
 }

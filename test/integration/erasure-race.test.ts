@@ -5,9 +5,9 @@
  *
  * A result body is held half way (its first image already stored), the result is erased during the
  * pause, then the body is let go: nothing of the result remains (objects, items, analytics row), the
- * erasure record says ERASED, and the event log has no Stored after the Erased. And an erasure that
- * starts after the fetch's last look waits for it: the fetch's Stored comes first, the erasure removes
- * what it stored.
+ * erasure record says ERASED, and the event log has no Stored after the Erased. An erasure that starts
+ * after the fetch's last look waits for it: the fetch's Stored comes first, the erasure removes what it
+ * stored. A delivery whose claim has expired is not waited for: it removes its own objects.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -241,5 +241,40 @@ describe('erasure racing a fetch in flight (SDK against the emulators)', () => {
       `${resultId}#publication`,
     ]);
     expect(left.eventTypes).toEqual([DETAIL_TYPES.resultStored, DETAIL_TYPES.resultErased]);
+  }, 60_000);
+
+  it('a delivery whose claim expired mid-fetch is not waited for: it deletes its own objects on its last look', async () => {
+    // Prepare: two minutes pass while the body is held (both clocks jump), so the delivery's 60 s claim
+    // has expired by the time the erasure runs, as after a local invocation ran past its deadline.
+    const resultId = 'res-race-expired';
+    const held = heldSource('tx-race-expired');
+    const jump = { ms: 0 };
+    const fetching = processQueueRecord(JSON.stringify({ resultId, source: 'poll' }), {
+      ...fetchDeps(held.source),
+      now: () => new Date(Date.now() + jump.ms),
+    });
+    await held.paused;
+    jump.ms = 120_000;
+
+    // Act: the erasure fences at once and ends while the body is still held; then the body goes on.
+    const erasure = erasureDeps();
+    const record = await eraseResult(
+      { ...erasure, fence: { ...erasure.fence, now: () => Date.now() + jump.ms } },
+      resultId,
+      audit,
+    );
+    held.release();
+    const outcome = await fetching;
+
+    // Assess: what the delivery wrote after the erasure's purge is gone too, and nothing was announced.
+    expect(record.state).toBe('ERASED');
+    expect(outcome).toBe('erased');
+    const left = await leftOf(resultId);
+    expect(left.keys).toEqual([]);
+    expect(left.items.map((item) => item['resultId']).sort()).toEqual([
+      `${resultId}#erasure`,
+      `${resultId}#publication`,
+    ]);
+    expect(left.eventTypes).toEqual([DETAIL_TYPES.resultErased]);
   }, 60_000);
 });

@@ -1,7 +1,8 @@
 /**
  * The erasure's fence on the publication record (shared/erasure/fence.ts): set at once when no claim is
  * live, after a live claim ends otherwise (a release seen within the poll interval, an expiry plus the
- * clocks' skew), never past its bound; and the condition fragments the claims and marks use.
+ * clocks' skew, or the same claim watched for a claim's whole life), never past its bound; and the
+ * condition fragments the claims and marks use.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -113,10 +114,38 @@ describe('fencePublication', () => {
     // Act
     const fencing = fencePublication(dynamo, TABLE, 'res-1', 'at', 99, { ...options, maxWaitMs: 10_000 });
 
-    // Assess: no wait beyond maxWaitMs (and a poll); the error says what to do.
+    // Assess: no wait beyond maxWaitMs; the error says what to do.
     await expect(fencing).rejects.toBeInstanceOf(FenceTimeoutError);
     await expect(fencing).rejects.toThrow(/run it again/);
-    expect(time.ms - 1_000_000).toBeLessThanOrEqual(10_250);
+    expect(time.ms - 1_000_000).toBe(10_000);
+  });
+
+  it('a claim watched for a whole claim life is over, however far ahead its expiry says (clocks apart)', async () => {
+    // Prepare: a claimer whose clock runs an hour fast; its claim never changes; the update succeeds
+    // only once the condition names that very claim.
+    const { time, options } = fakeTime();
+    const until = time.ms + 3_600_000;
+    ddbMock
+      .on(UpdateCommand)
+      .callsFake((input) =>
+        input.ConditionExpression.includes(':seenToken')
+          ? Promise.resolve({})
+          : Promise.reject(heldBy(until)),
+      );
+
+    // Act
+    const result = await fencePublication(dynamo, TABLE, 'res-1', 'at', 99, {
+      ...options,
+      maxClaimLifeMs: 100_000,
+    });
+
+    // Assess: waited a claim's life as this clock measures it, then fenced that claim only.
+    expect(result.waitedMs).toBe(100_000);
+    const last = ddbMock.commandCalls(UpdateCommand).at(-1)!.args[0].input;
+    expect(last.ConditionExpression).toBe(
+      'attribute_not_exists(claimExpiresAt) OR claimExpiresAt < :over OR (claim = :seenToken AND claimExpiresAt = :seenUntil)',
+    );
+    expect(last.ExpressionAttributeValues).toMatchObject({ ':seenToken': 'm-1', ':seenUntil': until });
   });
 
   it('throws what is not a condition failure', async () => {

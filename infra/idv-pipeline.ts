@@ -225,6 +225,7 @@ export class IdvPipeline extends Construct {
       // The JSON records of the replaced projector, until they expire (docs/deploy.md).
       ...(this.analytics && { analyticsBucket: this.analytics.bucket }),
       eventBus: this.eventBus,
+      queues: [this.queue, this.deadLetterQueue],
       encryptionKey: key,
       logRemovalPolicy: dataRemoval,
       alarmName: names.optional('ResultsPastRetention'),

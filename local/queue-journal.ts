@@ -1,4 +1,13 @@
-import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { messageResultId } from '../shared/erasure/queue-purge';
 
 /**
  * A durable local queue. The SQS emulator (fauxqs) keeps its queues in memory, so a local run killed
@@ -114,5 +123,54 @@ export class QueueJournal {
     writeFileSync(next, lines.map((line) => `${line}\n`).join(''), { mode: 0o600 });
     renameSync(next, this.#file);
     return restored;
+  }
+}
+
+/** Rewrites of the journal an erasure attempts before it gives up (a running `npm start` keeps appending). */
+const MAX_REWRITES = 5;
+
+/**
+ * Rewrites the journal `file` without the messages of `resultIds` (an erasure, docs/pipeline.md
+ * "Erasure"): every `put` line whose body names one of them (in the results queue or the DLQ) and the
+ * `del` lines of the same message ids, so a restart brings none of them back and no line keeps the
+ * polling record's fields. The file is rewritten to a temporary file and renamed over the old one only if
+ * it did not grow meanwhile (a running `npm start` appends to it); else the rewrite starts again. Returns
+ * the number of lines removed.
+ */
+export function dropJournalMessages(file: string, resultIds: ReadonlySet<string>): number {
+  for (let attempt = 1; attempt <= MAX_REWRITES; attempt++) {
+    if (!existsSync(file)) return 0;
+    const before = statSync(file).size;
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const dropped = new Set<string>();
+    for (const line of lines) {
+      const entry = journalEntry(line);
+      if (entry?.op === 'put' && resultIds.has(messageResultId(entry.body) ?? '')) dropped.add(entry.id);
+    }
+    if (dropped.size === 0) return 0;
+    const kept = lines.filter((line) => {
+      const entry = journalEntry(line);
+      return !(entry && dropped.has(entry.id));
+    });
+    const next = `${file}.${process.pid}.erase.tmp`;
+    writeFileSync(next, kept.join('\n'), { mode: 0o600 });
+    if (statSync(file).size !== before) {
+      rmSync(next, { force: true });
+      continue;
+    }
+    renameSync(next, file);
+    return lines.length - kept.length;
+  }
+  throw new Error(
+    `${file} kept changing while it was rewritten (${MAX_REWRITES} attempts): run the erasure again`,
+  );
+}
+
+function journalEntry(line: string): JournalEntry | undefined {
+  if (!line.trim()) return undefined;
+  try {
+    return JSON.parse(line) as JournalEntry;
+  } catch {
+    return undefined;
   }
 }

@@ -5,12 +5,14 @@
  * erasure record and a `VerificationResultErased` event that say so without holding any of it.
  *
  * Order: the erasure record first (`ERASING`), so fetch-result refuses to store the result again from
- * the moment anything is deleted; then S3, the projection, the items; then the record (`ERASED`, with
+ * the moment anything is deleted; then the fence on the publication record (`shared/erasure/fence.ts`),
+ * which waits out a fetch in flight; then S3, the projection, the items; then the record (`ERASED`, with
  * counts) and the event. Every step is idempotent: an erasure that failed half-way is finished by running
  * it again, and a second run adds its (zero) counts to the first's.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type FenceOptions, fencePublication } from '../../shared/erasure/fence';
 import { listPrefix, purgePrefix, type S3Dialect } from '../../shared/erasure/s3-purge';
 import { erasedDetail, type ResultErasedDetail } from '../../shared/events/erased-event';
 import { resultsByReference, resultsByTransaction } from '../../shared/queries/results';
@@ -61,6 +63,8 @@ export interface ErasureDeps {
   /** Service environment for the event, when known. */
   readonly environment?: string;
   readonly now?: () => Date;
+  /** How the fence waits out a fetch in flight (`shared/erasure/fence.ts`). */
+  readonly fence?: FenceOptions;
 }
 
 /** Who erases, and how long the proof is kept. */
@@ -167,8 +171,19 @@ export async function eraseResult(
     selectedBy: audit.selectedBy,
     expiresAt: Math.floor(Date.parse(requestedAt) / 1000) + days * 86_400,
   };
-  // The fence first: from here on a redelivered message stores nothing (fetch-result reads this).
+  // The record first: from here on a redelivered message stores nothing (fetch-result reads this), and a
+  // fetch in flight sees it after its last object.
   await records.put({ ...base, state: 'ERASING', ...(earlier?.counts && { counts: earlier.counts }) });
+  // Then the fence (shared/erasure/fence.ts): waits until no fetch holds the publication claim, so
+  // nothing a fetch writes lands after the deletions below, and no claim is taken afterwards.
+  const fenced = await fencePublication(
+    deps.dynamo,
+    deps.tableName,
+    resultId,
+    now().toISOString(),
+    base.expiresAt,
+    deps.fence,
+  );
   const item = (await getByKey(deps, deps.tableName, resultId)) as ResultItem | undefined;
 
   const counts = {
@@ -189,13 +204,13 @@ export async function eraseResult(
     }
   }
   counts.analyticsRows = await deps.projection.remove(resultId, await deps.projection.find(resultId));
+  // The publication record is not deleted: the fence replaced it (no status, no token, only erasedAt).
   const deletions = [
-    deleteByKey(deps, deps.tableName, publicationKey(resultId)),
     deleteByKey(deps, deps.tableName, pollRecordKey(resultId)),
     deleteByKey(deps, deps.tableName, resultId),
     ...(deps.markersTableName ? [deleteByKey(deps, deps.markersTableName, resultId)] : []),
   ];
-  counts.items = (await Promise.all(deletions)).filter(Boolean).length;
+  counts.items = (await Promise.all(deletions)).filter(Boolean).length + (fenced.replacedRecord ? 1 : 0);
 
   const erasedAt = now().toISOString();
   const record: ErasureRecord = {

@@ -4,7 +4,7 @@
  * local stack. The work is in `shared/erasure/`; this module picks the target and reports.
  */
 import { userInfo } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import {
   eraseLocalProjectionResult,
@@ -13,6 +13,8 @@ import {
 } from '../../local/analytics-store';
 import type { AwsTarget } from '../../local/aws-target';
 import { scrubLocalJournals } from '../../local/erase-local-files';
+import { QUEUE_JOURNAL } from '../../local/local-aws';
+import { dropJournalMessages } from '../../local/queue-journal';
 import {
   findProjectionObjects,
   icebergProjectionRows,
@@ -21,6 +23,7 @@ import {
 import { RESULTS_RAW_TABLE } from '../../shared/analytics/queries';
 import { RESULT_ID_PATTERN, RESULT_ID_RULE } from '../../shared/api/result-id';
 import { ENV } from '../../shared/config';
+import { type PurgedQueue, purgeQueues, type QueuePurgeReport } from '../../shared/erasure/queue-purge';
 import {
   checkRetention,
   DEFAULT_GRACE_DAYS,
@@ -165,9 +168,13 @@ export const resultsEraseCommand: CliCommand = {
   --analytics-bucket A     IDV_ANALYTICS_BUCKET  analytics bucket of an older deployment's JSON projection
   --event-bus E            IDV_EVENT_BUS         bus for the VerificationResultErased event (AWS)
   --markers-table T        IDV_POLL_MARKERS_TABLE the poll's enqueue markers (AWS)
+  --queue-url URL          IDV_RESULTS_QUEUE_URL the results queue (AWS; default: the deployment's output)
+  --dlq-url URL            its dead-letter queue (AWS; default: the deployment's output)
 Removes, for each result: every S3 object under results/<id>/ and staging/<id>/ with all versions and
 delete markers, open multipart uploads, the result item, its publication record, its enqueue marker and
-its analytics row; locally also the lines of events.jsonl, rules/*.jsonl and trace.jsonl naming it.
+its analytics row, its messages in the results queue and the DLQ (a bounded walk that reports what it
+could not reach); locally also the lines of events.jsonl, rules/*.jsonl and trace.jsonl naming it and its
+messages in queue-journal.jsonl.
 Writes an erasure record (<id>#erasure: when, who, counts; no personal data) first, so a message still in
 the queue or DLQ stores nothing (\`idv results refetch\` overrides), and publishes VerificationResultErased.
 Run it again to finish an erasure that failed half-way. On AWS it needs the erasure policy (infra/constructs/erasure.ts).
@@ -186,6 +193,8 @@ ${TARGET_HELP}`,
     database: { type: 'string' },
     'event-bus': { type: 'string' },
     'markers-table': { type: 'string' },
+    'queue-url': { type: 'string' },
+    'dlq-url': { type: 'string' },
   },
   connection: false,
   deployment: true,
@@ -194,7 +203,9 @@ ${TARGET_HELP}`,
     const selector = selectorOf(ctx);
     const dryRun = ctx.values['dry-run'] === true;
     const auditRetentionDays = days(ctx, 'audit-retention-days', DEFAULT_AUDIT_RETENTION_DAYS, command)!;
-    const target = await openTarget(ctx);
+    const queueUrl = str(ctx, 'queue-url');
+    const dlqUrl = str(ctx, 'dlq-url');
+    const target = await openTarget(ctx, { ...(queueUrl && { queueUrl }), ...(dlqUrl && { dlqUrl }) });
     try {
       const tableName = target.tableName;
       const bucketName = target.bucketName;
@@ -248,9 +259,16 @@ ${TARGET_HELP}`,
           dataDir ? { ...record, localJournalLines: scrubLocalJournals(dataDir, id, true) } : record,
         );
       }
+      // The queues last: a message received meanwhile is acknowledged as erased by fetch-result itself.
+      const queues = await purgeResultMessages(target, ids);
+      const queueJournalLines = dataDir
+        ? dropJournalMessages(join(dataDir, QUEUE_JOURNAL), new Set(ids))
+        : undefined;
       return {
         target: target.description,
         erased,
+        queues,
+        ...(queueJournalLines !== undefined && { queueJournalLines }),
         ...(target.running && {
           note: 'npm start is running: the DynamoDB emulator compacts the deleted items out of its files when it stops',
         }),
@@ -263,6 +281,28 @@ ${TARGET_HELP}`,
     }
   },
 };
+
+/**
+ * The erased results' messages deleted from the results queue and the DLQ (`shared/erasure/queue-purge.ts`);
+ * a queue whose URL is not known is reported as not reached.
+ */
+async function purgeResultMessages(
+  target: Awaited<ReturnType<typeof openTarget>>,
+  ids: readonly string[],
+): Promise<(QueuePurgeReport | { queue: string; reached: false })[]> {
+  const named: { name: string; url: string | undefined }[] = [
+    { name: 'results', url: target.queueUrl },
+    { name: 'dlq', url: target.dlqUrl },
+  ];
+  const known = named.filter((queue): queue is PurgedQueue => queue.url !== undefined);
+  const reports = await purgeQueues(target.sqs, known, new Set(ids));
+  return [
+    ...reports,
+    ...named
+      .filter((queue) => queue.url === undefined)
+      .map(({ name }) => ({ queue: name, reached: false as const })),
+  ];
+}
 
 /** `idv results retention [--check]`. */
 export const resultsRetentionCommand: CliCommand = {

@@ -21,6 +21,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PROJECTION_PREFIX } from '../../shared/analytics/projection';
 import { ANALYTICS_ENV, ENV } from '../../shared/config';
@@ -29,6 +30,7 @@ import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 import { METRICS } from '../../shared/metrics-names';
 import { ERASURE_KEY_SUFFIX } from '../../shared/store/erasure-record';
 import { RESULTS_PREFIX, STAGING_PREFIX } from '../../shared/store/keys';
+import { PUBLICATION_KEY_SUFFIX } from '../../shared/store/publication';
 import { RESULTS_TABLE } from '../../shared/store/table-schema';
 import type { EnvironmentConfig } from '../config';
 import { acknowledgeWildcards } from '../nag-findings';
@@ -48,6 +50,11 @@ export interface ErasureProps {
   readonly analyticsBucket?: s3.IBucket;
   /** The pipeline's bus. */
   readonly eventBus: events.IEventBus;
+  /**
+   * The results queue and its DLQ, whose messages of an erased result the erasure deletes
+   * (`shared/erasure/queue-purge.ts`). @default none (the erasure reports the queues as not reached)
+   */
+  readonly queues?: sqs.IQueue[];
   /** The stack key: it encrypts the tables (the erasure reads and writes items through it). */
   readonly encryptionKey: kms.IKey;
   /** What happens to the check's log group when the stack is deleted. */
@@ -216,6 +223,14 @@ function eraseStatements(props: ErasureProps): iam.PolicyStatement[] {
       resources: [table.tableArn],
       conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`*${ERASURE_KEY_SUFFIX}`] } },
     }),
+    // The fence (shared/erasure/fence.ts): one conditional update of the publication record, only under a
+    // key ending `#publication`, so fetches in flight are waited out and no claim is taken afterwards.
+    new iam.PolicyStatement({
+      sid: 'FencePublication',
+      actions: ['dynamodb:UpdateItem'],
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`*${PUBLICATION_KEY_SUFFIX}`] } },
+    }),
     new iam.PolicyStatement({
       sid: 'DeleteEnqueueMarker',
       actions: ['dynamodb:GetItem', 'dynamodb:DeleteItem'],
@@ -265,6 +280,29 @@ function eraseStatements(props: ErasureProps): iam.PolicyStatement[] {
       },
     }),
   ];
+  if (props.queues?.length) {
+    // The erased results' messages: received (hidden for the walk), deleted, the others let go at once.
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'PurgeErasedMessages',
+        actions: [
+          'sqs:ReceiveMessage',
+          'sqs:DeleteMessage',
+          'sqs:ChangeMessageVisibility',
+          'sqs:GetQueueAttributes',
+        ],
+        resources: props.queues.map((queue) => queue.queueArn),
+      }),
+      new iam.PolicyStatement({
+        sid: 'QueueKey',
+        actions: ['kms:Decrypt'],
+        resources: [props.encryptionKey.keyArn],
+        conditions: {
+          StringEquals: { 'kms:ViaService': `sqs.${Stack.of(props.table).region}.amazonaws.com` },
+        },
+      }),
+    );
+  }
   if (analyticsBucket) {
     statements.push(
       listStatement(analyticsBucket, [PROJECTION_PREFIX], ['s3:ListBucketVersions'], 'ListProjection'),

@@ -3,9 +3,12 @@
  *
  *   already stored and announced → skip (no service call)
  *   stored, not announced        → claim → publish → mark
- *   otherwise                    → fetch → S3 objects → claim → conditional item put → publish → mark
+ *   otherwise                    → fetch → claim → S3 objects → erasure record looked at again →
+ *                                  conditional item put → publish → mark
  *   404 from the service         → claim → UNAVAILABLE item (conditional) → publish → mark
- *   erased on request            → acknowledged, nothing fetched (unless the message says `refetch`)
+ *   erased on request            → acknowledged, nothing stored (unless the message says `refetch`); a
+ *                                  poll message fetches the body once and drops it, retiring the
+ *                                  service's polling record
  *
  * Every step is idempotent and the order means a crash after any step is repaired by the redelivery of
  * the same message. Only the delivery holding the publication claim writes the item and publishes: a
@@ -83,6 +86,10 @@ export interface ResultStorePort {
    * `ResultContentError` for a body or value that cannot be stored as it came (docs/pipeline.md).
    */
   storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult>;
+  /** Whether the result's erasure record exists now (the look after the last object). */
+  isErased(resultId: string): Promise<boolean>;
+  /** Deletes the objects of `stored` (a fetch that lost the race with an erasure after its claim expired). */
+  discardStored(stored: StoredResult['stored']): Promise<void>;
   /** Conditional put of a STORED item: written, or the STORED item already there. */
   putStoredItem(item: ResultItem): Promise<ItemPut>;
   /** Conditional put of an UNAVAILABLE item: written, or the item (of either status) already there. */
@@ -246,12 +253,70 @@ function nowMs(deps: FetchResultDeps): number {
  * invocation (no deadline and no `claimTtlMs`): with no bound on its life a claim could only wait for an
  * arbitrary expiry, so such a caller publishes unclaimed, at least once, as without claims.
  */
-function newClaim(deps: FetchResultDeps, budget: RecordBudget): PublishClaim | undefined {
+function newClaim(
+  deps: FetchResultDeps,
+  budget: RecordBudget,
+  reopensErasure = false,
+): PublishClaim | undefined {
   let expiresAt: number;
   if (budget.invocationDeadlineMs !== undefined) expiresAt = claimExpiry(budget.invocationDeadlineMs);
   else if (deps.claimTtlMs !== undefined) expiresAt = nowMs(deps) + deps.claimTtlMs;
   else return undefined;
-  return { token: budget.claimToken ?? randomUUID(), expiresAt };
+  return { token: budget.claimToken ?? randomUUID(), expiresAt, ...(reopensErasure && { reopensErasure }) };
+}
+
+/**
+ * The look after the last object (docs/pipeline.md, "Erasure"): true when an erasure record appeared
+ * while the body was stored. Then nothing more is written or published: the claim is given up at once,
+ * so the erasure waiting for it (`erasure/fence.ts`) goes on and deletes every version of what this
+ * delivery wrote. A delivery whose claim has expired (or that runs without one) was not waited for, and
+ * deletes its objects itself.
+ */
+async function lostToErasure(
+  resultId: string,
+  stored: StoredResult['stored'],
+  claim: PublishClaim | undefined,
+  deps: FetchResultDeps,
+): Promise<boolean> {
+  if (!(await deps.store.isErased(resultId))) return false;
+  if (!claim || nowMs(deps) >= claim.expiresAt) await deps.store.discardStored(stored);
+  if (claim) await releaseClaim(resultId, claim, deps);
+  deps.logger.info('result was erased while it was stored: nothing kept, nothing announced');
+  return true;
+}
+
+/**
+ * The service keeps a result's polling record until the result is fetched, so the poll would enqueue an
+ * erased result again every minute and the pending-too-long alarm would never clear. A poll message of an
+ * erased result therefore fetches it once and lets the body run to its end unread — nothing parsed, kept
+ * or logged of it — so the service removes the record (docs/pipeline.md, "Erasure"). A failure only
+ * leaves the record for the next poll's message to retire.
+ */
+async function retirePollRecord(
+  resultId: string,
+  deps: FetchResultDeps,
+  budget: RecordBudget,
+): Promise<void> {
+  try {
+    const body = await openBody(resultId, deps.source, budget);
+    for await (const _chunk of body) {
+      // Streamed to nowhere: the bytes are dropped as they come.
+    }
+    deps.logger.info('result was erased on request: its polling record retired, the body discarded unread');
+  } catch (error) {
+    deps.logger.info('result was erased on request: its polling record is not retired yet (next poll)', {
+      error: describeError(error),
+    });
+  }
+}
+
+/** Closes a result body that will not be read (its connection ends; nothing of it is kept). */
+async function closeUnread(body: AsyncIterable<Uint8Array>): Promise<void> {
+  try {
+    await body[Symbol.asyncIterator]().return?.();
+  } catch {
+    // Closing a body nobody reads cannot fail in a way that matters.
+  }
 }
 
 async function processResult(
@@ -263,7 +328,9 @@ async function processResult(
   const { erased, item: existing } = await store.readState(message.resultId, { erasure: !message.refetch });
   // Erased on request: a message still in the queue or the DLQ must not bring the data back.
   if (erased) {
-    logger.info('result was erased on request: acknowledged, not fetched', { source: message.source });
+    // A poll message: the service still lists the result; one fetch, body dropped, retires its record.
+    if (message.source === 'poll') await retirePollRecord(message.resultId, deps, budget);
+    else logger.info('result was erased on request: acknowledged, not fetched', { source: message.source });
     return 'erased';
   }
   if (existing?.status === 'STORED') {
@@ -281,33 +348,47 @@ async function processResult(
     if (!(error instanceof NotFoundError)) throw error;
     return recordUnavailable(message, existing, deps, budget);
   }
-  // The publication is claimed while the body is stored (one round trip less after the last image), and
-  // before the item is written, so that of two deliveries storing at once only one writes the item and
-  // publishes; the other leaves both to it (its message stays queued until the event is marked). The
-  // claim's TTL is the item's as of now; the mark writes the item's own.
-  const storing = store.storeResult(message.resultId, body);
-  const claim = newClaim(deps, budget);
-  const claiming = claimOrStepAside(
-    {
-      resultId: message.resultId,
-      status: 'STORED',
-      expiresAt: expiresAtFor(clock(deps), deps.retentionDays),
-    },
-    claim,
-    deps,
-  );
-  // Both are awaited whatever happens to the other, so nothing of this record runs on after it ends.
-  const [storedResult, claimResult] = await Promise.allSettled([storing, claiming]);
-  if (storedResult.status === 'rejected') {
-    // Claimed for a body that could not be stored: let go at once, not at the claim's expiry.
-    if (claim && claimResult.status === 'fulfilled' && claimResult.value === undefined) {
-      await releaseClaim(message.resultId, claim, deps);
-    }
-    throw storedResult.reason;
+  // The publication is claimed before the body is stored, so that of two deliveries at once only one
+  // stores, writes the item and publishes (the other closes the body unread and leaves the work to it),
+  // and so that no byte of the body is written without a live claim: an erasure waits out a live claim and
+  // then fences the record, after which every claim is refused (the timeline: shared/erasure/fence.ts).
+  // The claim's TTL is the item's as of now; the mark writes the item's own.
+  const claim = newClaim(deps, budget, message.refetch === true);
+  let lost: FetchOutcome | undefined;
+  try {
+    lost = await claimOrStepAside(
+      {
+        resultId: message.resultId,
+        status: 'STORED',
+        expiresAt: expiresAtFor(clock(deps), deps.retentionDays),
+      },
+      claim,
+      deps,
+    );
+  } catch (error) {
+    await closeUnread(body);
+    throw error;
   }
-  if (claimResult.status === 'rejected') throw claimResult.reason;
-  if (claimResult.value) return claimResult.value;
-  const { document, stored } = storedResult.value;
+  if (lost) {
+    await closeUnread(body);
+    return lost;
+  }
+  let storedResult: StoredResult;
+  try {
+    storedResult = await store.storeResult(message.resultId, body);
+  } catch (error) {
+    // Claimed for a body that could not be stored: let go at once, not at the claim's expiry.
+    if (claim) await releaseClaim(message.resultId, claim, deps);
+    throw error;
+  }
+  if (!message.refetch && (await lostToErasure(message.resultId, storedResult.stored, claim, deps))) {
+    return 'erased';
+  }
+  if (claim && nowMs(deps) >= claim.expiresAt) {
+    // A delivery resumed after its invocation's deadline: an erasure may have fenced meanwhile.
+    throw new PipelineError('the publication claim expired before the item was written; left for redelivery');
+  }
+  const { document, stored } = storedResult;
   const item = buildStoredItem({
     hints: hintsOf(message),
     document,
@@ -385,6 +466,11 @@ async function claimOrStepAside(
     item.expiresAt,
   );
   if (result.claimed) return undefined;
+  // Fenced by an erasure (erasure/fence.ts): the result is erased; nothing of it may be written.
+  if (result.record?.erasedAt) {
+    deps.logger.info('result was erased on request: claim refused, nothing stored');
+    return 'erased';
+  }
   // The record that refused the claim says whether this status's event is out (no second read).
   if (result.record?.publishedAt && result.record.status === item.status) return 'duplicate';
   deps.logger.info('another delivery is announcing this result: left to it');

@@ -15,6 +15,7 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { reopeningFence, unlessFenced } from '../erasure/fence';
 import { isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
 import type { ResultStatus } from './item';
 import { RESULTS_TABLE } from './table-schema';
@@ -38,6 +39,11 @@ export interface PublishClaim {
   readonly token: string;
   /** Epoch milliseconds: the claim holds until then. */
   readonly expiresAt: number;
+  /**
+   * The claim of an operator's refetch of an erased result (`refetch` message): it takes a record the
+   * erasure fenced (`erasure/fence.ts`) and lifts the fence. Every other claim refuses a fenced record.
+   */
+  readonly reopensErasure?: boolean;
 }
 
 /** What a claim did: took the record, or found it published or held (the record as it was, if any is left). */
@@ -57,6 +63,8 @@ export interface PublicationRecord {
   readonly claimExpiresAt?: number;
   /** TTL (epoch seconds), the result item's. */
   readonly expiresAt?: number;
+  /** Set by an erasure (`erasure/fence.ts`): the result was erased; no claim or mark takes the record. */
+  readonly erasedAt?: string;
 }
 
 /**
@@ -122,8 +130,12 @@ export class Publications {
         TableName: this.#table,
         Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
         // REMOVE publishedAt: only ever present here when a STORED claim replaces an UNAVAILABLE record.
-        UpdateExpression: `SET #status = :status, claim = :token, claimExpiresAt = :until${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE publishedAt`,
-        ConditionExpression: claimCondition(status),
+        // REMOVE erasedAt: only ever present when a refetch's claim lifts an erasure's fence.
+        UpdateExpression: `SET #status = :status, claim = :token, claimExpiresAt = :until${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE publishedAt, erasedAt`,
+        // The erasure's fence (erasure/fence.ts) stops every claim but a refetch's.
+        ConditionExpression: claim.reopensErasure
+          ? reopeningFence(claimCondition(status))
+          : unlessFenced(claimCondition(status)),
         ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
         ExpressionAttributeValues: {
           ':status': status,
@@ -171,7 +183,8 @@ export class Publications {
         TableName: this.#table,
         Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
         UpdateExpression: `SET #status = :status, publishedAt = :at${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE claim, claimExpiresAt`,
-        ConditionExpression: markCondition(status),
+        // A fenced record is an erased result's: a delivery whose claim expired cannot mark it.
+        ConditionExpression: unlessFenced(markCondition(status)),
         ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
         ExpressionAttributeValues: {
           ':status': status,

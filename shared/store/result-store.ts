@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_RETRY_OPTIONS, jitteredBackoff } from '../client/retry';
 import { PipelineError } from '../errors';
@@ -106,6 +106,44 @@ export class ResultStore {
     const item = found.get(resultId) as ResultItem | undefined;
     const publication = found.get(publicationKey(resultId)) as PublicationRecord | undefined;
     return { item: withPublishedAt(item, publication), erased: found.has(erasureKey(resultId)) };
+  }
+
+  /**
+   * Whether the result's erasure record exists (strongly consistent read): fetch-result's look after its
+   * last object, before the item is written (docs/pipeline.md, "Erasure").
+   */
+  async isErased(resultId: string): Promise<boolean> {
+    const response = await this.#dynamo.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: { [RESULTS_TABLE.partitionKey]: erasureKey(resultId) },
+        ConsistentRead: true,
+        ProjectionExpression: '#pk',
+        ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey },
+      }),
+    );
+    return response.Item !== undefined;
+  }
+
+  /**
+   * Deletes the objects `stored` names (result.json and every blob): a fetch that lost the race with an
+   * erasure after its claim expired (the erasure no longer waited for it) removes what it wrote itself.
+   * By key: on the local emulator a key has one version; on AWS a claim cannot outlive its invocation, so
+   * the erasure, which purges every version after its fence, always waited for the writer.
+   */
+  async discardStored(stored: StoredObjects): Promise<void> {
+    const keys = [stored.resultKey, ...stored.objects.map((object) => object.key)];
+    for (let start = 0; start < keys.length; start += 1000) {
+      const answer = await this.#s3.send(
+        new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          Delete: { Objects: keys.slice(start, start + 1000).map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
+      if (answer.Errors?.length) {
+        throw new PipelineError(`S3 refused to delete ${answer.Errors.length} object(s) of an erased result`);
+      }
+    }
   }
 
   /** The items of `keys` (at most 100) by their table key; keys left unprocessed are asked for again. */

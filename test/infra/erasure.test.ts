@@ -11,6 +11,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEnvironments } from '../../infra/config';
 import { Erasure } from '../../infra/constructs/erasure';
@@ -41,6 +42,7 @@ function bareStack() {
   const dataBucket = new s3.Bucket(stack, 'Data', { versioned: true });
   const analyticsBucket = new s3.Bucket(stack, 'Analytics');
   const eventBus = new events.EventBus(stack, 'Bus');
+  const queues = [new sqs.Queue(stack, 'Queue'), new sqs.Queue(stack, 'Dlq')];
   const operators = new iam.Role(stack, 'Operators', { assumedBy: new iam.AccountRootPrincipal() });
   const erasure = new Erasure(stack, 'Erasure', {
     config: config!,
@@ -49,6 +51,7 @@ function bareStack() {
     dataBucket,
     analyticsBucket,
     eventBus,
+    queues,
     encryptionKey: key,
     logRemovalPolicy: RemovalPolicy.DESTROY,
   });
@@ -92,11 +95,28 @@ describe('Erasure construct', () => {
         's3:ListBucket',
         's3:ListBucketMultipartUploads',
         's3:ListBucketVersions',
+        'dynamodb:UpdateItem',
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:ReceiveMessage',
       ].sort(),
     );
     expect(statements.every((s) => s.Effect === 'Allow' && s.Resource !== '*')).toBe(true);
     expect(actions.some((a) => a.includes('*') && !a.startsWith('kms:GenerateDataKey'))).toBe(false);
-    expect(JSON.stringify(statements)).not.toMatch(/s3:GetObject|s3:PutObject|dynamodb:Scan|UpdateItem/);
+    expect(JSON.stringify(statements)).not.toMatch(/s3:GetObject|s3:PutObject|dynamodb:Scan|sqs:SendMessage/);
+  });
+
+  it('updates only publication records (the fence) and reaches only the two queues', () => {
+    // Assess
+    expect(bySid('FencePublication').Action).toBe('dynamodb:UpdateItem');
+    expect(bySid('FencePublication').Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['*#publication'] },
+    });
+    expect((bySid('PurgeErasedMessages').Resource as unknown[]).length).toBe(2);
+    expect(bySid('QueueKey').Condition).toEqual({
+      StringEquals: { 'kms:ViaService': 'sqs.eu-west-1.amazonaws.com' },
+    });
   });
 
   it('deletes object versions only under results/ and staging/, and lists only there', () => {

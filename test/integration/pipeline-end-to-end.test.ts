@@ -298,6 +298,9 @@ describe('results pipeline (simulator + local AWS)', () => {
             crash.at('writeObjects');
             return s;
           },
+          isErased: (id: string) => realStore.isErased(id),
+          discardStored: (stored: Parameters<ResultStore['discardStored']>[0]) =>
+            realStore.discardStored(stored),
           putStoredItem: async (i: Parameters<ResultStore['putStoredItem']>[0]) => {
             const ok = await realStore.putStoredItem(i);
             crash.at('putItem');

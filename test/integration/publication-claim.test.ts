@@ -150,6 +150,8 @@ describe('publication claim (dynalite)', () => {
       table: store.table,
       readState: (id, options) => store.readState(id, options),
       storeResult: (id, body) => store.storeResult(id, body),
+      isErased: (id) => store.isErased(id),
+      discardStored: (stored) => store.discardStored(stored),
       putStoredItem: async (item) => {
         const written = await store.putStoredItem(item);
         clock.ms += CLAIM_TTL_MS + 1;

@@ -136,8 +136,11 @@ export class FakeStore implements ResultStorePort {
     nowMs: number,
   ): Promise<ClaimResult> {
     const record = this.publications.get(resultId);
+    // As `Publications.claim`: an erasure's fence refuses every claim but a refetch's.
+    if (record?.erasedAt && !claim.reopensErasure) return { claimed: false, record: structuredClone(record) };
     const free =
       !record ||
+      (record.erasedAt !== undefined && record.status === undefined) ||
       (record.status !== status && status === 'STORED') ||
       (record.status === status &&
         !record.publishedAt &&
@@ -147,6 +150,22 @@ export class FakeStore implements ResultStorePort {
     if (!free) return { claimed: false, record: structuredClone(record) };
     this.publications.set(resultId, { status, claim: claim.token, claimExpiresAt: claim.expiresAt });
     return { claimed: true };
+  }
+  /** As `ResultStore.isErased`: the erasure record exists. */
+  async isErased(resultId: string) {
+    return this.erased.has(resultId);
+  }
+  /** Keys removed by `discardStored`. */
+  readonly discarded: string[] = [];
+  async discardStored(stored: StoredResult['stored']) {
+    for (const key of [stored.resultKey, ...stored.objects.map((o) => o.key)]) {
+      this.objects.delete(key);
+      this.discarded.push(key);
+    }
+  }
+  /** What an erasure's fence (`erasure/fence.ts`) leaves of the publication record. */
+  fence(resultId: string, at: string) {
+    this.publications.set(resultId, { erasedAt: at } as PublicationRecord);
   }
   async releaseClaim(resultId: string, token: string) {
     const record = this.publications.get(resultId);
@@ -160,6 +179,7 @@ export class FakeStore implements ResultStorePort {
     const item = this.items.get(resultId);
     if (item && !item.eventPublishedAt && item.status === status) item.eventPublishedAt = at;
     const record = this.publications.get(resultId);
+    if (record?.erasedAt) return;
     // As `Publications.mark`: once per status; a STORED mark replaces an UNAVAILABLE one, never the reverse.
     if (!record?.publishedAt || (status === 'STORED' && record.status !== status)) {
       this.publications.set(resultId, { status, publishedAt: at });

@@ -15,6 +15,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -158,6 +159,10 @@ describe('erasure against AWS (SDK calls)', () => {
       order.push(`delete ${input.TableName}/${input.Key.resultId}`);
       return { Attributes: { resultId: input.Key.resultId } };
     });
+    ddbMock.on(UpdateCommand).callsFake((input) => {
+      order.push(`fence ${input.Key.resultId}`);
+      return { Attributes: { resultId: input.Key.resultId, status: 'STORED' } };
+    });
     s3Mock
       .on(ListObjectVersionsCommand, { Prefix: 'results/res-1/' })
       .resolvesOnce({
@@ -183,9 +188,11 @@ describe('erasure against AWS (SDK calls)', () => {
 
     // Assess
     expect(order[0]).toBe('put ERASING');
+    // The publication record is fenced (replaced, not deleted) before anything is deleted.
+    expect(order[1]).toBe('fence res-1#publication');
     expect(order.at(-1)).toBe('put ERASED');
     expect(order).toContain(`delete ${TABLE}/res-1`);
-    expect(order).toContain(`delete ${TABLE}/res-1#publication`);
+    expect(order).not.toContain(`delete ${TABLE}/res-1#publication`);
     expect(order).toContain(`delete ${TABLE}/res-1#poll`);
     expect(order).toContain(`delete ${MARKERS}/res-1`);
     expect(record).toMatchObject({
@@ -198,7 +205,7 @@ describe('erasure against AWS (SDK calls)', () => {
         objectVersions: 2,
         deleteMarkers: 1,
         objects: 2,
-        // item, publication record, kept polling record, enqueue marker
+        // item, publication record (fenced), kept polling record, enqueue marker
         items: 4,
         analyticsRows: 1,
         uploadsAborted: 0,

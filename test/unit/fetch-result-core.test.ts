@@ -149,7 +149,7 @@ describe('fetch-result core', () => {
     expect(publisher.unavailable).toHaveLength(0);
   });
 
-  it('claims the publication while the body is stored, not after it', async () => {
+  it('claims the publication before the body is stored, not after it', async () => {
     // Prepare: a store whose body is stored only once the claim has been asked for. Without that claim
     // by the time every pending step of the current turn has run (setImmediate), storing fails.
     let claimAsked!: () => void;

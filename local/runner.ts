@@ -22,6 +22,7 @@ import {
   dataDirFlag,
   EventTally,
   emptySummary,
+  escapedLines,
   formatDlqLine,
   formatEventLine,
   type RunSummary,
@@ -179,7 +180,12 @@ interface Plumbing {
  * poll schedule and SQS event source around the real handler modules, plus demo transactions. Resolves
  * with the run's summary; throws {@link RunDependencyError} when something it needs cannot start.
  */
-export async function runLocal(options: RunOptions, io: RunIo, modules: LocalModules): Promise<RunSummary> {
+export async function runLocal(
+  options: RunOptions,
+  rawIo: RunIo,
+  modules: LocalModules,
+): Promise<RunSummary> {
+  const io = escapedLines(rawIo); // lines carry the service's and users' values: none may drive a terminal
   const started = Date.now();
   const run = newRun(options, io);
   let exit = 'error';

@@ -445,11 +445,12 @@ function startPlumbing(
   const dlqWatch = startDlqWatch({
     sqs,
     dlqUrl: resources.dlqUrl,
+    dataDir: run.dataDir,
     onMove: (entry, earlier) => {
-      const reason = entry.resultId ? run.journal.lastFailure(entry.resultId) : undefined;
+      // The reason and the deliveries come from the trace journal: durable, so a restart keeps them.
+      const reason = entry.reason ?? (entry.resultId ? run.journal.lastFailure(entry.resultId) : undefined);
       if (!earlier) run.journal.dlq(entry, reason);
-      const deliveries = run.journal.failedDeliveries(entry.messageId) ?? entry.receiveCount;
-      io.out(formatDlqLine({ ...entry, receiveCount: deliveries }, reason, earlier, run.dirFlag));
+      io.out(formatDlqLine(entry, reason, earlier, run.dirFlag));
       if (!earlier && entry.resultId && run.isDemoFailure(entry.resultId)) {
         io.out(
           `  demo: this failure was deliberate and the simulator now serves the result as it is: npx idv dlq redrive --result-id ${entry.resultId} --local${run.dirFlag}`,

@@ -1,5 +1,5 @@
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -28,9 +28,15 @@ import {
   type RunSummary,
 } from './run-report';
 import { scheduledEvent, startSchedule } from './scheduler';
-import { checkCredentials, RunDependencyError, readSecret } from './service-access';
+import {
+  checkCredentials,
+  newSimulatorAccess,
+  RunDependencyError,
+  readSecret,
+  type SimulatorAccess,
+} from './service-access';
 import { queueDepth, SqsEventSource, type SqsHandler } from './sqs-event-source';
-import { processStartTime, readStack, restrictToOwner, STACK_FILE, type StackFile } from './stack-file';
+import { readStack, restrictToOwner, writeStack } from './stack-file';
 
 /** Options of one local run (the flags of `npm start`). */
 export interface RunOptions {
@@ -83,7 +89,6 @@ export interface RunIo {
 
 export { RunDependencyError } from './service-access';
 
-const LOCAL_CLIENT = { clientId: 'local-demo-client', clientSecret: 'local-demo-secret' };
 const SIMULATOR_PORT = 4010;
 
 /** What the local run needs of a simulator it starts (`simulator/server.ts` `startSimulator` fits). */
@@ -110,6 +115,8 @@ export interface LocalSimulatorOptions {
   seed?: number;
   /** Tokens are checked for the scope each endpoint needs, as the service does. */
   enforceScopes?: boolean;
+  /** Needed on the simulator's `/__sim/*` routes (its port is reachable by every user of the machine). */
+  controlSecret: string;
 }
 
 /** The three Lambda handlers, as their modules export them. */
@@ -140,6 +147,8 @@ interface Run {
   readonly dirFlag: string;
   readonly external: boolean;
   readonly credentials: { clientId: string; clientSecret: string };
+  /** The simulator's per-run credentials and `/__sim` secret (unused with --service-url). */
+  readonly simulatorAccess: SimulatorAccess;
   readonly summary: RunSummary;
   readonly tally: EventTally;
   readonly cleanups: Cleanup[];
@@ -212,11 +221,16 @@ export async function runLocal(
     attachAnalyticsSink(aws.events, run.dataDir, io.err); // the analytics projection (docs/analytics.md)
     const plumbing = startPlumbing(run, aws, resources, handlers);
     const consolePath = mountConsole(run, aws, resources, plumbing, webhooks);
-    writeStackFile(run, aws, resources, `${webhooks.endpoint.url}${consolePath}`);
+    const consoleUrl = `${webhooks.endpoint.url}${consolePath}`;
+    const simulator = run.external ? undefined : { url: service.url, ...run.simulatorAccess };
+    const stack = writeStack(run.dataDir, aws, resources, consoleUrl, simulator);
+    run.cleanups.push(async () => rmSync(stack, { force: true })); // step 5: how `idv … --local` finds us
     printBanner(io, options, {
       dataDir: run.dataDir,
-      consoleUrl: `${webhooks.endpoint.url}${consolePath}`,
-      service: run.external ? service.url : `simulator ${service.url} (client id ${LOCAL_CLIENT.clientId})`,
+      consoleUrl,
+      service: run.external
+        ? service.url
+        : `simulator ${service.url} (client id ${run.credentials.clientId}, this run's own)`,
       webhooksUrl: webhooks.endpoint.url,
       rules: run.rules.rules,
     });
@@ -236,6 +250,7 @@ export async function runLocal(
 
 function newRun(options: RunOptions, io: RunIo): Run {
   const external = options.serviceUrl !== undefined;
+  const simulatorAccess = newSimulatorAccess();
   return {
     options,
     io,
@@ -245,7 +260,8 @@ function newRun(options: RunOptions, io: RunIo): Run {
     external,
     credentials: external
       ? { clientId: options.clientId ?? '', clientSecret: options.clientSecret ?? '' }
-      : LOCAL_CLIENT,
+      : { clientId: simulatorAccess.clientId, clientSecret: simulatorAccess.clientSecret },
+    simulatorAccess,
     summary: emptySummary(),
     tally: new EventTally(),
     cleanups: [],
@@ -349,7 +365,7 @@ async function startService(run: Run, modules: LocalModules, webhooks: Webhooks)
   if (run.external) return { url: options.serviceUrl! };
   const start = (port: number) =>
     modules.startSimulator({
-      ...LOCAL_CLIENT,
+      ...run.simulatorAccess,
       port,
       environment: options.environment,
       completionDelayMs: options.completionDelayMs,
@@ -393,26 +409,6 @@ async function loadHandlers(
   const restore = captureHandlerLogs(run.io.err, (entry) => run.journal.log(entry));
   run.cleanups.push(async () => restore());
   return modules.loadHandlers();
-}
-
-/** Step 5: `<dataDir>/stack.json`, through which `idv … --local` finds this run; removed at the end. */
-function writeStackFile(run: Run, aws: LocalAws, resources: PipelineResources, consoleUrl: string): void {
-  const file = join(run.dataDir, STACK_FILE);
-  const stack: StackFile & { consoleUrl: string } = {
-    pid: process.pid,
-    pidStartTime: processStartTime(process.pid),
-    startedAt: new Date().toISOString(),
-    region: aws.region,
-    credentials: aws.credentials,
-    endpoints: aws.endpoints,
-    resources,
-    consoleUrl,
-  };
-  // Owner-only whatever the umask: it holds this run's key pair (the one way into its emulators) and the
-  // console's secret address.
-  writeFileSync(file, JSON.stringify(stack, null, 2), { mode: 0o600 });
-  chmodSync(file, 0o600);
-  run.cleanups.push(async () => rmSync(file, { force: true }));
 }
 
 /** Step 6: Lambda-like plumbing: the SQS event source and the poll invocation. */
@@ -560,7 +556,7 @@ async function runUntilStopped(
   );
   run.cleanups.push(() => schedule.stop());
   if (options.demo > 0 && !run.external && !options.exitWhenDone)
-    printHints(io, { serviceUrl: service.url, ...LOCAL_CLIENT, dirFlag: run.dirFlag });
+    printHints(io, { serviceUrl: service.url, ...run.credentials, dirFlag: run.dirFlag });
   // A plain run goes on until Ctrl-C: the timeout limits only a run that is meant to end by itself.
   if (!options.exitWhenDone) return io.interrupted.then(() => 'signal' as const);
   const done = (async () => {

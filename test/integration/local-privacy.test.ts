@@ -174,5 +174,16 @@ describe.skipIf(!asRoot)('a local run and another user of the machine', () => {
     expect(resultJson.length).toBeGreaterThan(60);
     expect(secretValues.length).toBeGreaterThanOrEqual(3);
     expect(stderr).not.toMatch(/unexpected failure/);
+    // The owner still gets in, with the run's own credentials from the 0600 stack file.
+    const sim = stack.simulator!;
+    const token = await fetch(`${sim.url}/api/v2/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${sim.clientId}:${sim.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      body: '{"scopes":["results:read"]}',
+    });
+    expect(token.status).toBe(200);
   }, 60_000);
 });

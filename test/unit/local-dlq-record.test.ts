@@ -84,7 +84,7 @@ describe('the local DLQ from its records', () => {
     expect(JSON.parse(first.out)).toEqual([EXPECTED]);
     expect(second.out).toBe(first.out);
     expect(readFileSync(join(dataDir, QUEUE_JOURNAL), 'utf8')).toBe(journal);
-  });
+  }, 30_000);
 
   it('keeps the reason after a restart (a new process reading the same data directory)', async () => {
     // Prepare: the run that wrote the journals is gone; only its files remain.
@@ -97,7 +97,7 @@ describe('the local DLQ from its records', () => {
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.out)).toEqual([EXPECTED]);
     expect(shown.err).toBe('');
-  });
+  }, 30_000);
 
   it('leaves a message taken out of the DLQ (a redrive) out of the list', () => {
     // Prepare

@@ -18,6 +18,9 @@ process.exitCode = await runCli(process.argv.slice(2), {
 });
 // An answer read from stdin (`idv setup credentials`) leaves it open; nothing else will read it.
 process.stdin.destroy();
+// The command has answered (or failed): a handle it left open, such as a local emulator that did not stop
+// within its bound (local/local-open.ts), must not keep the process waiting for ever.
+setTimeout(() => process.exit(), 20_000).unref();
 
 // A module (for top-level await) without static imports: they would load the SDK before the line above.
 export {};

@@ -5,14 +5,18 @@
  * (names, columns, types, view SQL) as the Glue table and the Athena view, so a saved query runs
  * unchanged on both (docs/analytics.md).
  *
- * The analyst's SQL runs sandboxed: once the views are set up, DuckDB may read files only under the
- * projection's directory (`allowed_directories`, `enable_external_access=false`), may not install or load
- * extensions, and the configuration is locked so no statement can undo that. Each call runs exactly one
- * statement, and only a query (`SELECT`, `EXPLAIN`): no `COPY … TO`, `ATTACH`, `INSTALL`/`LOAD`, `SET`,
- * `CREATE`, … — so the in-memory database is read-only in effect and nothing is written anywhere.
+ * The analyst's SQL cannot write: the projection is first copied into a private database file (a 0700
+ * temporary directory, removed at close) holding only `result_rows` and the `results` view; the
+ * analyst's connection then opens that file with DuckDB's `access_mode=READ_ONLY`,
+ * `enable_external_access=false` (no file, URL or other database at all: no `COPY … TO`, `ATTACH`,
+ * `read_text`, even under `EXPLAIN ANALYZE`), no extension loading, and `lock_configuration=true` so no
+ * statement can undo it. Each call prepares exactly one statement. The statement-kind check before it
+ * only turns a refusal into a clear message; DuckDB's settings are what refuse.
  */
-import { resolve, sep } from 'node:path';
-import { DuckDBInstance, StatementType } from '@duckdb/node-api';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type DuckDBConnection, DuckDBInstance, StatementType } from '@duckdb/node-api';
 import { normalizeRows, type QueryAnswer, type QueryEngine, QueryError } from '../shared/analytics/engine';
 import { RESULTS_RAW_TABLE, RESULTS_VIEW, resultsViewSql } from '../shared/analytics/queries';
 import { compactLocalProjection, localAnalyticsDir, rawRelationSql } from './analytics-store';
@@ -20,7 +24,20 @@ import { compactLocalProjection, localAnalyticsDir, rawRelationSql } from './ana
 /** Statement kinds the analyst may run: queries only. */
 const QUERY_STATEMENTS: ReadonlySet<StatementType> = new Set([StatementType.SELECT, StatementType.EXPLAIN]);
 
-/** Opens an in-memory DuckDB with the `results` view over the projection of `dataDir`, sandboxed. */
+/**
+ * The analyst's connection: the snapshot read-only, nothing outside it, settings locked. Passed when the
+ * database is opened, so they hold before the first statement runs.
+ */
+const ANALYST_CONFIG: Readonly<Record<string, string>> = {
+  access_mode: 'READ_ONLY',
+  enable_external_access: 'false',
+  autoinstall_known_extensions: 'false',
+  autoload_known_extensions: 'false',
+  allow_community_extensions: 'false',
+  lock_configuration: 'true',
+};
+
+/** Opens DuckDB on a read-only snapshot of the projection of `dataDir` (table and `results` view). */
 export async function openLocalAnalytics(
   dataDir: string,
   options: { readonly compact?: boolean } = {},
@@ -28,17 +45,18 @@ export async function openLocalAnalytics(
   const dir = resolve(dataDir);
   // A query after a run merges what came in since its last compaction (skipped while the run compacts).
   if (options.compact !== false) await compactLocalProjection(dir);
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
-  const columnsOf = async (sql: string) =>
-    new Set(
-      (await connection.runAndReadAll(`DESCRIBE ${sql}`))
-        .getRowObjectsJson()
-        .map((row) => String(row['column_name'])),
-    );
-  await connection.run(`CREATE VIEW ${RESULTS_RAW_TABLE} AS ${await rawRelationSql(dir, columnsOf)}`);
-  await connection.run(`CREATE VIEW ${RESULTS_VIEW} AS ${resultsViewSql()}`);
-  await lockDown(connection, `${localAnalyticsDir(dir)}${sep}`);
+  const snapshotDir = mkdtempSync(join(tmpdir(), 'idv-analytics-'));
+  const snapshot = join(snapshotDir, 'results.duckdb');
+  let instance: DuckDBInstance | undefined;
+  try {
+    await writeSnapshot(dir, snapshot);
+    instance = await DuckDBInstance.create(snapshot, { ...ANALYST_CONFIG });
+  } catch (error) {
+    rmSync(snapshotDir, { recursive: true, force: true });
+    throw error;
+  }
+  const opened = instance;
+  const connection = await opened.connect();
   return {
     description: localAnalyticsDir(dir),
     async query(sql: string): Promise<QueryAnswer> {
@@ -71,28 +89,33 @@ export async function openLocalAnalytics(
     },
     async close(): Promise<void> {
       connection.closeSync();
-      instance.closeSync();
+      opened.closeSync();
+      rmSync(snapshotDir, { recursive: true, force: true });
     },
   };
 }
 
 /**
- * Files only under `allowedDir` (the views read the projection from there), no extension installed or
- * loaded on demand, and the configuration locked so that no later statement can change any of it.
+ * Copies the projection into the database file `file`: `result_rows` as a table (read from the Parquet
+ * file and the incoming lines here, by a connection the analyst never gets) and the `results` view.
  */
-async function lockDown(
-  connection: Awaited<ReturnType<DuckDBInstance['connect']>>,
-  allowedDir: string,
-): Promise<void> {
-  await connection.run(`SET allowed_directories = [${sqlString(allowedDir)}]`);
-  await connection.run('SET autoinstall_known_extensions = false');
-  await connection.run('SET autoload_known_extensions = false');
-  await connection.run('SET enable_external_access = false');
-  await connection.run('SET lock_configuration = true');
-}
-
-function sqlString(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
+async function writeSnapshot(dataDir: string, file: string): Promise<void> {
+  const instance = await DuckDBInstance.create(file);
+  const connection: DuckDBConnection = await instance.connect();
+  try {
+    const columnsOf = async (sql: string) =>
+      new Set(
+        (await connection.runAndReadAll(`DESCRIBE ${sql}`))
+          .getRowObjectsJson()
+          .map((row) => String(row['column_name'])),
+      );
+    await connection.run(`CREATE TABLE ${RESULTS_RAW_TABLE} AS ${await rawRelationSql(dataDir, columnsOf)}`);
+    await connection.run(`CREATE VIEW ${RESULTS_VIEW} AS ${resultsViewSql()}`);
+    await connection.run('CHECKPOINT');
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
 }
 
 /** DuckDB's message, with a word on why file and extension access is refused. */

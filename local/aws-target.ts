@@ -12,6 +12,12 @@ import {
 } from '../shared/aws-clients';
 import { ANALYTICS_ENV, ENV, loadAwsClientConfig } from '../shared/config';
 import { startLocalAws } from './local-aws';
+import {
+  CLOSE_DEADLINE_MS,
+  OPEN_DEADLINE_MS,
+  waitForDataLock,
+  withinDeadline,
+} from './local-open';
 import { createPipelineResources } from './pipeline-resources';
 import { readLiveStack, STACK_FILE } from './stack-file';
 
@@ -119,9 +125,27 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
   let credentials = running?.credentials;
   let stop: (() => Promise<void>) | undefined;
   if (!running) {
-    const aws = await startLocalAws({ dataDir });
-    stop = () => aws.close();
-    resources = await createPipelineResources(aws);
+    // Bounded: the data may be held by a process still stopping, or left by a SIGKILL on a loaded machine.
+    const deadline = Date.now() + OPEN_DEADLINE_MS;
+    const opening = (async () => {
+      await waitForDataLock(dataDir, deadline);
+      const aws = await startLocalAws({ dataDir });
+      try {
+        return { aws, resources: await createPipelineResources(aws) };
+      } catch (error) {
+        await aws.close().catch(() => undefined);
+        throw error;
+      }
+    })();
+    const opened = await withinDeadline(
+      `opening the local data in ${dataDir}`,
+      Math.max(0, deadline - Date.now()),
+      opening,
+      (late) => void late.aws.close().catch(() => undefined),
+    );
+    const { aws } = opened;
+    stop = () => withinDeadline('stopping the local emulators', CLOSE_DEADLINE_MS, aws.close());
+    resources = opened.resources;
     ({ endpoints, region, credentials } = aws);
   }
   const config = (endpoint: string) => ({ region: region!, endpoint, credentials: credentials! });

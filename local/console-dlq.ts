@@ -1,26 +1,29 @@
 /**
  * Watches the local DLQ so that a move is a visible line of `npm start` and the console can list it: its
  * depth is read every `intervalMs` (GetQueueAttributes, which changes nothing), and only when the depth
- * changed are its messages looked at (`peekDlq`, which adds one to each message's receive count).
+ * changed are its messages read — from the run's durable records (`./dlq-record.ts`), never by a receive,
+ * so watching changes no receive count and a restart keeps each message's reason.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { type DlqEntry, peekDlq } from '../shared/queries/dlq';
+import { type RecordedDlqEntry, recordedDlq } from './dlq-record';
 import { queueDepth } from './sqs-event-source';
 
 /** Options of {@link startDlqWatch}. */
 export interface DlqWatchOptions {
   sqs: SQSClient;
   dlqUrl: string;
+  /** The data directory whose journals hold the DLQ's messages. */
+  dataDir: string;
   /** @default 1000 */
   intervalMs?: number;
   /** Each message seen in the DLQ for the first time; `earlier`: it was there when the watch started. */
-  onMove: (entry: DlqEntry, earlier: boolean) => void;
+  onMove: (entry: RecordedDlqEntry, earlier: boolean) => void;
 }
 
 /** A running watch. */
 export interface DlqWatch {
   /** The DLQ's messages as last seen. */
-  entries(): DlqEntry[];
+  entries(): RecordedDlqEntry[];
   /** Reads the DLQ again now, whatever its depth (after the check in progress). */
   check(): Promise<void>;
   stop(): Promise<void>;
@@ -29,7 +32,7 @@ export interface DlqWatch {
 /** Starts watching; the first check runs at once. */
 export function startDlqWatch(options: DlqWatchOptions): DlqWatch {
   const known = new Set<string>();
-  let current: DlqEntry[] = [];
+  let current: RecordedDlqEntry[] = [];
   let lastDepth = 0;
   let running = true;
   let first = true;
@@ -39,7 +42,7 @@ export function startDlqWatch(options: DlqWatchOptions): DlqWatch {
     const total = depth.visible + depth.inFlight + depth.delayed;
     if (total === 0) current = [];
     else if (total !== lastDepth) {
-      current = await peekDlq({ sqs: options.sqs, dlqUrl: options.dlqUrl, max: 1000 });
+      current = recordedDlq(options.dataDir, options.dlqUrl.split('/').at(-1));
       for (const entry of current) {
         if (known.has(entry.messageId)) continue;
         known.add(entry.messageId);

@@ -92,14 +92,6 @@ export class TraceJournal {
     return this.#lastFailure.get(resultId);
   }
 
-  /**
-   * How many deliveries of a queue message failed in this run, or undefined. A DLQ message's own receive
-   * count cannot say it: every look into the DLQ adds to it.
-   */
-  failedDeliveries(messageId: string): number | undefined {
-    return this.#failedDeliveries.get(messageId);
-  }
-
   /** An event the local bus accepted. */
   event(event: LocalEvent): void {
     const resultId = event.detail.resultId;

@@ -78,6 +78,11 @@ export interface PipelineEnvSettings {
 const WEBHOOK_SECRET_LENGTH = 40;
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
+/** The prefix of the local run's resource names. */
+export const LOCAL_PREFIX = 'idv-local';
+/** The local run's DLQ, as {@link createPipelineResources} names it by default. */
+export const LOCAL_DLQ_NAME = `${LOCAL_PREFIX}-results-dlq`;
+
 /**
  * Creates (or reuses, when they exist) the pipeline's table, bucket, queue with DLQ, three secrets and
  * event bus in the local emulators, mirroring what the CDK stack creates. Safe to call on every start.
@@ -86,7 +91,7 @@ export async function createPipelineResources(
   aws: LocalAws,
   options: PipelineResourceOptions = {},
 ): Promise<PipelineResources> {
-  const prefix = options.prefix ?? 'idv-local';
+  const prefix = options.prefix ?? LOCAL_PREFIX;
   const names = {
     tableName: `${prefix}-results`,
     bucketName: `${prefix}-data`.toLowerCase(),

@@ -51,7 +51,7 @@ export function printHints(
 ): void {
   const { dirFlag } = hints;
   io.out('');
-  io.out('Create more (another terminal):');
+  io.out("Create more (another terminal; the credentials are this run's own, also in stack.json):");
   io.out(
     `  IDV_BASE_URL=${hints.serviceUrl} IDV_CLIENT_ID=${hints.clientId} IDV_CLIENT_SECRET=${hints.clientSecret} \\`,
   );

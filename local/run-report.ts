@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { DETAIL_TYPES } from '../shared/events/names';
 import type { DlqEntry } from '../shared/queries/dlq';
+import { escapeControls } from '../shared/terminal-text';
 import type { LocalEvent } from './fake-eventbridge';
 
 /** Counters of one local run; printed as the last stdout line, one JSON object. */
@@ -148,7 +149,17 @@ function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
+/** `io` with control characters in every line it prints shown as escapes (`\x1b`). */
+export function escapedLines<T extends { out(line: string): void; err(line: string): void }>(io: T): T {
+  return {
+    ...io,
+    out: (line: string) => io.out(escapeControls(line)),
+    err: (line: string) => io.err(escapeControls(line)),
+  };
+}
+
+/** A field of the detail as printable text: the service's control characters shown as escapes. */
 function stringField(detail: Record<string, unknown>, field: string): string | undefined {
   const value = detail[field];
-  return typeof value === 'string' && value.length > 0 ? value : undefined;
+  return typeof value === 'string' && value.length > 0 ? escapeControls(value) : undefined;
 }

@@ -1,5 +1,5 @@
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
 import { createDynamoDocumentClient, createS3Client, createSqsClient } from '../shared/aws-clients';
@@ -20,14 +20,21 @@ import {
   dataDirFlag,
   EventTally,
   emptySummary,
+  escapedLines,
   formatDlqLine,
   formatEventLine,
   type RunSummary,
 } from './run-report';
 import { scheduledEvent, startSchedule } from './scheduler';
-import { checkCredentials, RunDependencyError, readSecret } from './service-access';
+import {
+  checkCredentials,
+  newSimulatorAccess,
+  RunDependencyError,
+  readSecret,
+  type SimulatorAccess,
+} from './service-access';
 import { queueDepth, SqsEventSource, type SqsHandler } from './sqs-event-source';
-import { processStartTime, readStack, restrictToOwner, STACK_FILE, type StackFile } from './stack-file';
+import { readStack, restrictToOwner, writeStack } from './stack-file';
 
 /** Options of one local run (the flags of `npm start`). */
 export interface RunOptions {
@@ -80,7 +87,6 @@ export interface RunIo {
 
 export { RunDependencyError } from './service-access';
 
-const LOCAL_CLIENT = { clientId: 'local-demo-client', clientSecret: 'local-demo-secret' };
 const SIMULATOR_PORT = 4010;
 
 /** What the local run needs of a simulator it starts (`simulator/server.ts` `startSimulator` fits). */
@@ -107,6 +113,8 @@ export interface LocalSimulatorOptions {
   seed?: number;
   /** Tokens are checked for the scope each endpoint needs, as the service does. */
   enforceScopes?: boolean;
+  /** Needed on the simulator's `/__sim/*` routes (its port is reachable by every user of the machine). */
+  controlSecret: string;
 }
 
 /** The three Lambda handlers, as their modules export them. */
@@ -137,6 +145,8 @@ interface Run {
   readonly dirFlag: string;
   readonly external: boolean;
   readonly credentials: { clientId: string; clientSecret: string };
+  /** The simulator's per-run credentials and `/__sim` secret (unused with --service-url). */
+  readonly simulatorAccess: SimulatorAccess;
   readonly summary: RunSummary;
   readonly tally: EventTally;
   readonly cleanups: Cleanup[];
@@ -177,7 +187,12 @@ interface Plumbing {
  * poll schedule and SQS event source around the real handler modules, plus demo transactions. Resolves
  * with the run's summary; throws {@link RunDependencyError} when something it needs cannot start.
  */
-export async function runLocal(options: RunOptions, io: RunIo, modules: LocalModules): Promise<RunSummary> {
+export async function runLocal(
+  options: RunOptions,
+  rawIo: RunIo,
+  modules: LocalModules,
+): Promise<RunSummary> {
+  const io = escapedLines(rawIo); // lines carry the service's and users' values: none may drive a terminal
   const started = Date.now();
   const run = newRun(options, io);
   let exit = 'error';
@@ -204,11 +219,16 @@ export async function runLocal(options: RunOptions, io: RunIo, modules: LocalMod
     attachAnalyticsSink(aws.events, run.dataDir, io.err); // the analytics projection (docs/analytics.md)
     const plumbing = startPlumbing(run, aws, resources, handlers);
     const consolePath = mountConsole(run, aws, resources, plumbing, webhooks);
-    writeStackFile(run, aws, resources, `${webhooks.endpoint.url}${consolePath}`);
+    const consoleUrl = `${webhooks.endpoint.url}${consolePath}`;
+    const simulator = run.external ? undefined : { url: service.url, ...run.simulatorAccess };
+    const stack = writeStack(run.dataDir, aws, resources, consoleUrl, simulator);
+    run.cleanups.push(async () => rmSync(stack, { force: true })); // step 5: how `idv … --local` finds us
     printBanner(io, options, {
       dataDir: run.dataDir,
-      consoleUrl: `${webhooks.endpoint.url}${consolePath}`,
-      service: run.external ? service.url : `simulator ${service.url} (client id ${LOCAL_CLIENT.clientId})`,
+      consoleUrl,
+      service: run.external
+        ? service.url
+        : `simulator ${service.url} (client id ${run.credentials.clientId}, this run's own)`,
       webhooksUrl: webhooks.endpoint.url,
       rules: run.rules.rules,
     });
@@ -228,6 +248,7 @@ export async function runLocal(options: RunOptions, io: RunIo, modules: LocalMod
 
 function newRun(options: RunOptions, io: RunIo): Run {
   const external = options.serviceUrl !== undefined;
+  const simulatorAccess = newSimulatorAccess();
   return {
     options,
     io,
@@ -237,7 +258,8 @@ function newRun(options: RunOptions, io: RunIo): Run {
     external,
     credentials: external
       ? { clientId: options.clientId ?? '', clientSecret: options.clientSecret ?? '' }
-      : LOCAL_CLIENT,
+      : { clientId: simulatorAccess.clientId, clientSecret: simulatorAccess.clientSecret },
+    simulatorAccess,
     summary: emptySummary(),
     tally: new EventTally(),
     cleanups: [],
@@ -341,7 +363,7 @@ async function startService(run: Run, modules: LocalModules, webhooks: Webhooks)
   if (run.external) return { url: options.serviceUrl! };
   const start = (port: number) =>
     modules.startSimulator({
-      ...LOCAL_CLIENT,
+      ...run.simulatorAccess,
       port,
       environment: options.environment,
       completionDelayMs: options.completionDelayMs,
@@ -387,26 +409,6 @@ async function loadHandlers(
   return modules.loadHandlers();
 }
 
-/** Step 5: `<dataDir>/stack.json`, through which `idv … --local` finds this run; removed at the end. */
-function writeStackFile(run: Run, aws: LocalAws, resources: PipelineResources, consoleUrl: string): void {
-  const file = join(run.dataDir, STACK_FILE);
-  const stack: StackFile & { consoleUrl: string } = {
-    pid: process.pid,
-    pidStartTime: processStartTime(process.pid),
-    startedAt: new Date().toISOString(),
-    region: aws.region,
-    credentials: aws.credentials,
-    endpoints: aws.endpoints,
-    resources,
-    consoleUrl,
-  };
-  // Owner-only whatever the umask: it holds this run's key pair (the one way into its emulators) and the
-  // console's secret address.
-  writeFileSync(file, JSON.stringify(stack, null, 2), { mode: 0o600 });
-  chmodSync(file, 0o600);
-  run.cleanups.push(async () => rmSync(file, { force: true }));
-}
-
 /** Step 6: Lambda-like plumbing: the SQS event source and the poll invocation. */
 function startPlumbing(
   run: Run,
@@ -437,11 +439,12 @@ function startPlumbing(
   const dlqWatch = startDlqWatch({
     sqs,
     dlqUrl: resources.dlqUrl,
+    dataDir: run.dataDir,
     onMove: (entry, earlier) => {
-      const reason = entry.resultId ? run.journal.lastFailure(entry.resultId) : undefined;
+      // The reason and the deliveries come from the trace journal: durable, so a restart keeps them.
+      const reason = entry.reason ?? (entry.resultId ? run.journal.lastFailure(entry.resultId) : undefined);
       if (!earlier) run.journal.dlq(entry, reason);
-      const deliveries = run.journal.failedDeliveries(entry.messageId) ?? entry.receiveCount;
-      io.out(formatDlqLine({ ...entry, receiveCount: deliveries }, reason, earlier, run.dirFlag));
+      io.out(formatDlqLine(entry, reason, earlier, run.dirFlag));
       if (!earlier && entry.resultId && run.isDemoFailure(entry.resultId)) {
         io.out(
           `  demo: this failure was deliberate and the simulator now serves the result as it is: npx idv dlq redrive --result-id ${entry.resultId} --local${run.dirFlag}`,
@@ -551,7 +554,7 @@ async function runUntilStopped(
   );
   run.cleanups.push(() => schedule.stop());
   if (options.demo > 0 && !run.external && !options.exitWhenDone)
-    printHints(io, { serviceUrl: service.url, ...LOCAL_CLIENT, dirFlag: run.dirFlag });
+    printHints(io, { serviceUrl: service.url, ...run.credentials, dirFlag: run.dirFlag });
   // A plain run goes on until Ctrl-C: the timeout limits only a run that is meant to end by itself.
   if (!options.exitWhenDone) return io.interrupted.then(() => 'signal' as const);
   const done = (async () => {

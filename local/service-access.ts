@@ -2,6 +2,7 @@
  * What the local run needs from the service and the local secrets before it starts: the webhook path
  * secret, and a check that the service answers and accepts the credentials, failing with what to do.
  */
+import { randomBytes } from 'node:crypto';
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { createSecretsClient } from '../shared/aws-clients';
 import { ConnectionError, fetchAccessToken, UnauthorizedError } from '../shared/client';
@@ -57,4 +58,25 @@ export async function checkCredentials(
       `getting an access token from ${baseUrl} failed (${error instanceof Error ? error.name : 'error'}): check the service and its scopes`,
     );
   }
+}
+
+/** Who may use the simulator of one `npm start`: its client credentials and its `/__sim` secret. */
+export interface SimulatorAccess {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly controlSecret: string;
+}
+
+/**
+ * Fresh random credentials for the simulator of one run, never the README's fixed demo ones: its port is
+ * on 127.0.0.1, which every user of the machine reaches. Only the owner sees them (the start screen, and
+ * the 0600 `stack.json`).
+ */
+export function newSimulatorAccess(): SimulatorAccess {
+  const secret = () => randomBytes(24).toString('base64url');
+  return {
+    clientId: `local-${randomBytes(6).toString('hex')}`,
+    clientSecret: secret(),
+    controlSecret: secret(),
+  };
 }

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalAws } from './local-aws';
 import type { PipelineResources } from './pipeline-resources';
@@ -22,6 +22,37 @@ export interface StackFile {
   credentials: { accessKeyId: string; secretAccessKey: string };
   endpoints: LocalAws['endpoints'];
   resources: PipelineResources;
+  /** The simulator `npm start` runs (none with --service-url): its URL, per-run credentials, `/__sim` secret. */
+  simulator?: { url: string; clientId: string; clientSecret: string; controlSecret: string };
+}
+
+/**
+ * Writes the stack file of a running `npm start` into `dataDir`; returns its path. Owner-only whatever the
+ * umask: it holds the run's key pair (the one way into its emulators), the console's secret address and
+ * the simulator's per-run credentials and control secret.
+ */
+export function writeStack(
+  dataDir: string,
+  aws: LocalAws,
+  resources: PipelineResources,
+  consoleUrl: string,
+  simulator: StackFile['simulator'],
+): string {
+  const stack: StackFile & { consoleUrl: string } = {
+    pid: process.pid,
+    pidStartTime: processStartTime(process.pid),
+    startedAt: new Date().toISOString(),
+    region: aws.region,
+    credentials: aws.credentials,
+    endpoints: aws.endpoints,
+    resources,
+    consoleUrl,
+    ...(simulator && { simulator }),
+  };
+  const file = join(dataDir, STACK_FILE);
+  writeFileSync(file, JSON.stringify(stack, null, 2), { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
 }
 
 /** The stack file of a data directory and whether the run that wrote it is still alive. */

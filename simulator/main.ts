@@ -179,6 +179,8 @@ async function main(): Promise<void> {
     fail(`could not start: ${err instanceof Error ? err.message : String(err)}`);
   }
   console.log(`Simulator listening on ${sim.url} (${sim.environment})`);
+  // Every user of the machine reaches a loopback port: these credentials guard nothing from them.
+  console.log('simulator: for one user: anyone on this machine can use it with the credentials given');
   console.log(`simulator: seed ${sim.seed} (pass --seed ${sim.seed} to repeat this run)`);
 
   let stopping = false;

@@ -9,6 +9,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type AccessRules, refusal } from './access';
 import { createControl } from './controls';
 import { CODE, type Route, sendError } from './http';
 import { IMAGE_SLOTS, type ImageSlot, POOL_VARIANTS, pooledImage } from './images';
@@ -47,7 +48,16 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   ];
   const handle = createRequestHandler(state, routes, control);
 
+  const host = options.host ?? '127.0.0.1';
+  let rules: AccessRules | undefined;
   const server = createServer((req, res) => {
+    // Before any route and before reading a byte of body: Host, Origin, the control secret.
+    const refused = rules ? refusal(req, rules) : { status: 503, reason: 'starting' };
+    if (refused) {
+      res.writeHead(refused.status, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ message: refused.reason }));
+      return;
+    }
     handle(req, res).catch(() => {
       if (!res.headersSent) sendError(res, { status: 500, code: CODE.internal, message: 'Internal' });
       else res.destroy();
@@ -55,7 +65,6 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   });
   server.keepAliveTimeout = 5000;
 
-  const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -64,6 +73,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     });
   });
   const port = (server.address() as AddressInfo).port;
+  rules = { host, port, controlSecret: options.controlSecret };
   state.baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   // Completions and webhooks happen even when nobody polls; the timer never keeps the process alive.

@@ -15,6 +15,11 @@ export interface SimulatorOptions {
   environment?: ServiceEnvironment;
   /** @default '127.0.0.1' */
   host?: string;
+  /**
+   * When set, `/__sim/*` answers only requests carrying it in the `x-idv-sim-control` header (the
+   * simulator of `npm start`, whose port another user of the machine reaches too). @default none
+   */
+  controlSecret?: string;
   /** @default 0 (a free port) */
   port?: number;
   /** Seed of ids, outcomes, fake data and faults. @default a random seed (see `RunningSimulator.seed`) */

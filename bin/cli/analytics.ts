@@ -11,6 +11,7 @@ import type { QueryEngine } from '../../shared/analytics/engine';
 import { SAVED_QUERY_NAMES, savedQuery } from '../../shared/analytics/queries';
 import { gatherReport, reportText } from '../../shared/analytics/report';
 import { reportHtml } from '../../shared/analytics/report-html';
+import { escapeControlsByLine } from '../../shared/terminal-text';
 import { UsageError } from './errors';
 import { checkedValue, oneOf, str } from './flags';
 import { formatRows, OUTPUT_FORMATS, type OutputFormat } from './output-format';
@@ -208,7 +209,7 @@ ${ENGINE_HELP}`,
     try {
       const data = await gatherReport(engine, { since, until }, (name) => bar.update(`running ${name}`));
       bar.done();
-      ctx.io.stdout(reportText(data));
+      ctx.io.stdout(escapeControlsByLine(reportText(data))); // reject messages are the service's text
       if (file) {
         await writeFile(file, reportHtml(data));
         ctx.io.stderr(`wrote ${file}\n`);

@@ -2,9 +2,11 @@
  * `idv dlq …`: look into the dead-letter queue without consuming it (`list`, `show`), and move messages
  * back to the results queue, all or one result's (`redrive`).
  */
-import { resolve } from 'node:path';
-import { DLQ_URL_VARIABLE } from '../../local/aws-target';
-import { lastFailureReasons } from '../../local/console-journal';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DLQ_URL_VARIABLE, hasLocalData } from '../../local/aws-target';
+import { type RecordedDlqEntry, recordedDlq } from '../../local/dlq-record';
+import { QUEUE_JOURNAL } from '../../local/local-aws';
 import { type DlqEntry, peekDlq, redriveDlq } from '../../shared/queries/dlq';
 import { UsageError } from './errors';
 import { int, str } from './flags';
@@ -25,9 +27,10 @@ const QUEUE_OPTIONS = {
   'dlq-url': { type: 'string' },
 } as const;
 
-const PEEK_NOTE = `Messages are read with VisibilityTimeout 0: none is hidden or deleted, but each read adds one
-to its receive count (so receiveCount = failed deliveries + reads since), and a DLQ of many hundred
-messages is listed as a sample.`;
+const PEEK_NOTE = `Looking changes nothing. --local reads the run's records (queue and trace journals in the data
+directory, no npm start needed): receiveCount is the deliveries that failed before the DLQ, and the reason
+and times are those of the trace. On AWS each message received for the view is made visible again at
+once; receiveCount is capped at the queue's maxReceiveCount (the deliveries before the DLQ, not the views).`;
 
 /** An entry with the reason of its last failed attempt and when it was (local journal or the logs). */
 type DlqView = DlqEntry & { reason?: string; lastAttemptAt?: string };
@@ -63,12 +66,13 @@ async function withQueues<T>(
   }
 }
 
-function localReasons(ctx: CommandContext, entries: DlqEntry[]): DlqView[] {
-  const reasons = lastFailureReasons(resolve(ctx.io.cwd, str(ctx, 'data-dir') ?? '.local'));
-  return entries.map((entry) => {
-    const failure = entry.resultId ? reasons.get(entry.resultId) : undefined;
-    return failure ? { ...entry, reason: failure.reason, lastAttemptAt: failure.at } : entry;
-  });
+/** `--local`: the DLQ from the data directory's records, without a receive and without npm start. */
+function localDlq(ctx: CommandContext): RecordedDlqEntry[] {
+  const dataDir = resolve(ctx.io.cwd, str(ctx, 'data-dir') ?? '.local');
+  if (!hasLocalData(dataDir) && !existsSync(join(dataDir, QUEUE_JOURNAL))) {
+    throw new UsageError(`no local data at ${dataDir}: run \`npm start\` first, or pass --data-dir`);
+  }
+  return recordedDlq(dataDir);
 }
 
 export const dlqListCommand: CliCommand = {
@@ -81,11 +85,13 @@ The reason code comes from the local run's journal (--local); on AWS \`dlq show 
   options: { ...QUEUE_OPTIONS, max: { type: 'string' } },
   connection: false,
   deployment: true,
-  run: (ctx) =>
-    withQueues(ctx, 'dlq list', async ({ target, dlqUrl }) => {
-      const entries = await peekDlq({ sqs: target.sqs, dlqUrl, max: int(ctx, 'max', 'dlq list') ?? 100 });
-      return target.local ? localReasons(ctx, entries) : entries;
-    }),
+  run: (ctx) => {
+    const max = int(ctx, 'max', 'dlq list') ?? 100;
+    if (ctx.values['local'] === true) return Promise.resolve(localDlq(ctx).slice(0, max));
+    return withQueues(ctx, 'dlq list', ({ target, queueUrl, dlqUrl }) =>
+      peekDlq({ sqs: target.sqs, dlqUrl, queueUrl, max }),
+    );
+  },
 };
 
 export const dlqShowCommand: CliCommand = {
@@ -99,18 +105,22 @@ ${QUEUE_HELP}\n${PEEK_NOTE}`,
   positionals: true,
   connection: false,
   deployment: true,
-  run: (ctx) =>
-    withQueues(ctx, 'dlq show', async ({ target, dlqUrl }) => {
-      const [id, extra] = ctx.positionals;
-      if (!id) throw new UsageError('missing ID (a resultId or a message id)', 'dlq show');
-      if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`, 'dlq show');
-      const entries = await peekDlq({ sqs: target.sqs, dlqUrl, max: 1000 });
+  run: async (ctx) => {
+    const [id, extra] = ctx.positionals;
+    if (!id) throw new UsageError('missing ID (a resultId or a message id)', 'dlq show');
+    if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`, 'dlq show');
+    const matching = (entries: DlqEntry[]) => {
       const found = entries.filter((entry) => entry.resultId === id || entry.messageId === id);
       if (found.length === 0)
         throw new Error(`${id} is not in the DLQ (${entries.length} message(s) looked at)`);
-      if (target.local) return localReasons(ctx, found);
+      return found;
+    };
+    if (ctx.values['local'] === true) return matching(localDlq(ctx));
+    return withQueues(ctx, 'dlq show', async ({ target, queueUrl, dlqUrl }) => {
+      const found = matching(await peekDlq({ sqs: target.sqs, dlqUrl, queueUrl, max: 1000 }));
       return Promise.all(found.map((entry) => withLoggedReason(ctx, entry)));
-    }),
+    });
+  },
 };
 
 /** On AWS: the last failed attempt of the entry's result, from CloudWatch Logs Insights when it can. */

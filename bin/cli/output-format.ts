@@ -1,7 +1,10 @@
 /**
  * The three output formats of `idv analytics query` and `idv results list`: JSON (an array of row
- * objects), an aligned table for a terminal, and CSV with a header (RFC 4180 quoting).
+ * objects), an aligned table for a terminal, and CSV with a header (RFC 4180 quoting). Every value may
+ * come from the service or a user: the table shows control characters as escapes, and a CSV cell that a
+ * spreadsheet would run as a formula starts with `'` (shared/terminal-text.ts).
  */
+import { escapeControls, neutraliseFormula } from '../../shared/terminal-text';
 
 /** Output formats. */
 export const OUTPUT_FORMATS = ['json', 'table', 'csv'] as const;
@@ -16,28 +19,37 @@ function cell(value: unknown): string {
   return String(value);
 }
 
-/** Rows as CSV with a header line; every line ends with CRLF-free `\n`. */
+/**
+ * Rows as CSV with a header line; every line ends with CRLF-free `\n`. A text cell starting with `=`,
+ * `+`, `-`, `@`, a tab or a CR gets a leading `'` (a number such as -3 stays a number); a cell with a
+ * quote, comma or line break is quoted.
+ */
 export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
   const quote = (text: string) => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
-  const lines = [columns.map(quote).join(',')];
-  for (const row of rows) lines.push(columns.map((c) => quote(cell(row[c]))).join(','));
+  const csvCell = (value: unknown) =>
+    quote(
+      typeof value === 'number' || typeof value === 'bigint' ? cell(value) : neutraliseFormula(cell(value)),
+    );
+  const lines = [columns.map(csvCell).join(',')];
+  for (const row of rows) lines.push(columns.map((c) => csvCell(row[c])).join(','));
   return `${lines.join('\n')}\n`;
 }
 
 /**
  * Rows as an aligned table: a header, a rule, one line per row; numbers right-aligned. Line breaks in
- * a value are shown as `⏎` so each row stays one line.
+ * a value are shown as `⏎` so each row stays one line, other control characters as escapes (`\x1b`).
  */
 export function toTable(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
-  const text = rows.map((row) => columns.map((c) => cell(row[c]).replace(/\r?\n/g, '⏎')));
+  const text = rows.map((row) => columns.map((c) => escapeControls(cell(row[c]).replace(/\r?\n/g, '⏎'))));
+  const names = columns.map(escapeControls);
   const numeric = columns.map(
     (c) => rows.length > 0 && rows.every((row) => row[c] === null || typeof row[c] === 'number'),
   );
-  const widths = columns.map((c, i) => Math.max(c.length, ...text.map((line) => line[i]!.length)));
+  const widths = names.map((c, i) => Math.max(c.length, ...text.map((line) => line[i]!.length)));
   const pad = (value: string, i: number) =>
     numeric[i] ? value.padStart(widths[i]!) : value.padEnd(widths[i]!);
   const lines = [
-    columns.map(pad).join('  ').trimEnd(),
+    names.map(pad).join('  ').trimEnd(),
     widths.map((w) => '-'.repeat(w)).join('  '),
     ...text.map((line) => line.map(pad).join('  ').trimEnd()),
   ];

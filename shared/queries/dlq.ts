@@ -7,6 +7,7 @@
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
@@ -146,8 +147,9 @@ export interface DlqEntry {
   /** Why the body is not a queue message (malformed only; names a field, never its value). */
   problem?: string;
   /**
-   * SQS `ApproximateReceiveCount`: the deliveries in the results queue that failed, plus every receive
-   * from the DLQ since (each list or show is one).
+   * The deliveries of the message that failed before it reached the DLQ: SQS's `ApproximateReceiveCount`
+   * capped at the results queue's `maxReceiveCount` on AWS (every look adds one to SQS's counter), the
+   * failed fetches of the trace journal locally.
    */
   receiveCount: number;
   /** When the message was first sent to the results queue (the announcement). */
@@ -160,41 +162,86 @@ export interface DlqEntry {
 export interface PeekOptions {
   sqs: SQSClient;
   dlqUrl: string;
+  /** The results queue: its redrive policy says how many deliveries came before the DLQ. */
+  queueUrl?: string;
   /** Stop after this many messages. @default 100 */
   max?: number;
 }
 
+/** How long a message received for a view may stay hidden if returning it fails (a crash mid-view). */
+const VIEW_HIDDEN_SECONDS = 30;
+
 /**
- * The DLQ's messages without consuming them: received with `VisibilityTimeout: 0`, so none is hidden
- * from anyone (a redrive or another list) for even a moment, and none is deleted. Caveats, as SQS works:
- * every receive adds one to the message's receive count; a message may come back in the next receive of
- * the same listing (duplicates are dropped by message id) and the listing ends at the first receive that
- * brings nothing new, so on a DLQ of many hundred messages it is a sample, not a census.
+ * The DLQ's messages without consuming them. Each batch is received hidden (so the listing sees each
+ * message once and is a census, not a sample) and all are made visible again with ChangeMessageVisibility
+ * 0 as soon as the listing ends (within {@link VIEW_HIDDEN_SECONDS} should that fail); none is deleted. SQS adds one to a message's receive
+ * count at each receive, so the count shown is capped at the results queue's `maxReceiveCount` (its
+ * redrive policy): the deliveries before the DLQ, not the views since.
  */
 export async function peekDlq(options: PeekOptions): Promise<DlqEntry[]> {
   const max = options.max ?? 100;
+  const deliveries = options.queueUrl ? await maxReceiveCountOf(options.sqs, options.queueUrl) : undefined;
   const seen = new Map<string, DlqEntry>();
-  while (seen.size < max) {
-    const { Messages = [] } = await options.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: options.dlqUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 1,
-        VisibilityTimeout: 0,
-        MessageSystemAttributeNames: ['All'],
-      }),
-    );
-    const fresh = Messages.filter((message) => message.MessageId && !seen.has(message.MessageId));
-    if (fresh.length === 0) break;
-    for (const message of fresh) {
-      if (seen.size >= max) break;
-      seen.set(message.MessageId!, dlqEntry(message));
+  const handles: string[] = [];
+  try {
+    while (seen.size < max) {
+      const { Messages = [] } = await options.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: options.dlqUrl,
+          MaxNumberOfMessages: Math.min(10, max - seen.size),
+          WaitTimeSeconds: 1,
+          VisibilityTimeout: VIEW_HIDDEN_SECONDS,
+          MessageSystemAttributeNames: ['All'],
+        }),
+      );
+      handles.push(...Messages.flatMap((message) => (message.ReceiptHandle ? [message.ReceiptHandle] : [])));
+      const fresh = Messages.filter((message) => message.MessageId && !seen.has(message.MessageId));
+      if (fresh.length === 0) break;
+      for (const message of fresh) {
+        const entry = dlqEntry(message);
+        if (deliveries !== undefined) entry.receiveCount = Math.min(entry.receiveCount, deliveries);
+        seen.set(message.MessageId!, entry);
+      }
     }
+  } finally {
+    await makeVisible(options.sqs, options.dlqUrl, handles);
   }
   return [...seen.values()];
 }
 
-function dlqEntry(message: Message): DlqEntry {
+/** Returns received messages to the queue at once (visibility 0), ten per request. */
+async function makeVisible(sqs: SQSClient, queueUrl: string, handles: readonly string[]): Promise<void> {
+  for (let i = 0; i < handles.length; i += 10) {
+    await sqs.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: handles.slice(i, i + 10).map((receiptHandle, index) => ({
+          Id: String(index),
+          ReceiptHandle: receiptHandle,
+          VisibilityTimeout: 0,
+        })),
+      }),
+    );
+  }
+}
+
+/** The `maxReceiveCount` of a queue's redrive policy, or undefined when it has none. */
+async function maxReceiveCountOf(sqs: SQSClient, queueUrl: string): Promise<number | undefined> {
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['RedrivePolicy'] }),
+  );
+  try {
+    const count = Number(
+      (JSON.parse(Attributes.RedrivePolicy ?? '{}') as { maxReceiveCount?: unknown }).maxReceiveCount,
+    );
+    return Number.isInteger(count) && count > 0 ? count : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The entry of one DLQ message (its body parsed for ids only, never its hints). */
+export function dlqEntry(message: Message): DlqEntry {
   const attributes = message.Attributes ?? {};
   const time = (name: string) => {
     const ms = Number(attributes[name as keyof typeof attributes]);

@@ -105,6 +105,8 @@ describe.skipIf(!asRoot)('a local run and another user of the machine', () => {
       new GetObjectCommand({ Bucket: stack.resources.bucketName, Key: objectKey }),
     );
     const resultJson = await object.Body!.transformToString();
+    const resultId =
+      (JSON.parse(resultJson) as { resultId?: string }).resultId ?? objectKey.split('/').at(-2);
     s3.destroy();
     const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as {
       versions: Record<string, { secretString?: string }>;
@@ -123,7 +125,7 @@ describe.skipIf(!asRoot)('a local run and another user of the machine', () => {
         process.execPath,
         [
           join(probeDir, 'probe.mjs'),
-          JSON.stringify({ ...stack, root: ROOT, objectKey, dataDir, files, pid: child.pid }),
+          JSON.stringify({ ...stack, root: ROOT, objectKey, dataDir, files, pid: child.pid, resultId }),
         ],
         { uid: OTHER_USER, gid: OTHER_USER, cwd: probeDir, env: { PATH: process.env.PATH!, HOME: probeDir } },
       );
@@ -146,15 +148,20 @@ describe.skipIf(!asRoot)('a local run and another user of the machine', () => {
     };
     expect(report.uid).toBe(OTHER_USER);
     expect(report.results.length).toBeGreaterThan(40);
+    expect(report.results.filter((result) => result.name.startsWith('simulator'))).toHaveLength(6);
     expect(report.results.filter((result) => result.outcome !== 'refused')).toEqual([]);
     for (const result of report.results) {
-      // Refused by the front (403), or not reachable at all (a directory or socket of the owner's).
-      expect([403, 'EACCES', 'ENOENT'], JSON.stringify(result)).toContain(result.status ?? result.code);
+      // Refused by the front (403), or not reachable at all (a directory or socket of the owner's); the
+      // simulator also says 401 (credentials or token) and 404 (a control route without its secret).
+      const allowed = result.name.startsWith('simulator') ? [401, 403, 404] : [403, 'EACCES', 'ENOENT'];
+      expect(allowed, JSON.stringify(result)).toContain(result.status ?? result.code);
     }
     for (const secret of [
       ...secretValues,
       stack.credentials.secretAccessKey,
       stack.credentials.accessKeyId,
+      stack.simulator!.clientSecret,
+      stack.simulator!.controlSecret,
     ]) {
       expect(probe.stdout).not.toContain(secret);
     }
@@ -163,5 +170,16 @@ describe.skipIf(!asRoot)('a local run and another user of the machine', () => {
     expect(resultJson.length).toBeGreaterThan(60);
     expect(secretValues.length).toBeGreaterThanOrEqual(3);
     expect(stderr).not.toMatch(/unexpected failure/);
+    // The owner still gets in, with the run's own credentials from the 0600 stack file.
+    const sim = stack.simulator!;
+    const token = await fetch(`${sim.url}/api/v2/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${sim.clientId}:${sim.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      body: '{"scopes":["results:read"]}',
+    });
+    expect(token.status).toBe(200);
   }, 60_000);
 });

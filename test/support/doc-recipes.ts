@@ -88,6 +88,10 @@ export const NOT_OFFLINE: readonly NotOfflineRule[] = [
   { pattern: /--service-url https:\/\//, reason: "a real staging service and its client's credentials" },
   { pattern: /^export IDV_CLIENT_ID=your-client-id$/, reason: "a real staging client's id" },
   {
+    pattern: /IDV_CLIENT_ID=<client id> IDV_CLIENT_SECRET=<client secret>/,
+    reason: 'the credentials a running npm start printed: each run draws its own',
+  },
+  {
     pattern: /^(printf|read)\b.*(stty|read -r)/,
     reason: 'interactive: reads the client secret from the terminal',
   },

@@ -133,6 +133,45 @@ for (const authorization of [undefined, forged]) {
   );
 }
 
+// The simulator of the run: its port is on 127.0.0.1 like the fronts'.
+if (input.simulator) {
+  const sim = new URL(input.simulator.url);
+  const at = { host: sim.hostname, port: sim.port };
+  await raw('simulator GET /__sim/stats', { ...at, path: '/__sim/stats' });
+  await raw('simulator GET /__sim/result-ids', { ...at, path: '/__sim/result-ids' });
+  await raw(
+    'simulator cross-origin text/plain POST /__sim/advance',
+    {
+      ...at,
+      method: 'POST',
+      path: '/__sim/advance',
+      headers: { origin: 'http://evil.example', 'content-type': 'text/plain' },
+    },
+    '{"ms":3000000000}',
+  );
+  await raw('simulator rebound Host', {
+    ...at,
+    path: '/__sim/stats',
+    headers: { host: `evil.example:${sim.port}` },
+  });
+  const demo = Buffer.from('local-demo-client:local-demo-secret').toString('base64');
+  await raw(
+    'simulator token with the demo credentials',
+    {
+      ...at,
+      method: 'POST',
+      path: '/api/v2/oauth/token',
+      headers: { authorization: `Basic ${demo}`, 'content-type': 'application/json' },
+    },
+    '{"scopes":["results:read"]}',
+  );
+  await raw('simulator result download', {
+    ...at,
+    path: `/api/v2/result/${input.resultId}`,
+    headers: { authorization: 'Bearer guessed' },
+  });
+}
+
 // The emulators' own unix sockets, in owner-only directories.
 for (const directory of readdirSync(tmpdir()).filter((name) => name.startsWith('idv-aws-'))) {
   try {

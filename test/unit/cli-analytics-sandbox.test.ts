@@ -1,8 +1,10 @@
 /**
  * `idv analytics query --local` runs the analyst's SQL sandboxed (local/analytics-duckdb.ts): one query
  * statement, no file outside the projection, no COPY/ATTACH/INSTALL/LOAD/SET, and the refusal says why.
+ * The refusals hold at DuckDB's level (a read-only snapshot, no external access), so a statement that
+ * passes the kind check (`EXPLAIN ANALYZE COPY … TO`) still writes nothing, in the projection or beside it.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +48,16 @@ function query(sql: string): Promise<{ code: number; out: string; err: string }>
   return runIdvInProcess(['analytics', 'query', '--local', '--data-dir', dataDir, '--', sql]);
 }
 
+/** The projection as an analyst and the disk see it: its rows, and the bytes of its files. */
+async function projection(): Promise<{ rows: unknown; files: Record<string, string> }> {
+  const run = await query('SELECT result_id, status, result FROM results ORDER BY result_id');
+  const dir = join(dataDir, 'analytics');
+  const files = Object.fromEntries(
+    readdirSync(dir).map((name) => [name, readFileSync(join(dir, name)).toString('base64')]),
+  );
+  return { rows: JSON.parse(run.out), files };
+}
+
 describe('idv analytics query --local sandbox', () => {
   it('answers a query over the results view', async () => {
     // Act
@@ -57,6 +69,19 @@ describe('idv analytics query --local sandbox', () => {
   });
 
   it.each([
+    [
+      "EXPLAIN ANALYZE COPY (SELECT 'forged' AS result_id) TO 'PROJ/incoming.jsonl'",
+      /Permission Error|disabled by configuration|read-only/,
+    ],
+    [
+      "EXPLAIN ANALYZE COPY (SELECT * FROM results) TO 'OUT/leak.csv'",
+      /Permission Error|disabled by configuration|read-only/,
+    ],
+    ["COPY (SELECT 'x' AS result_id) TO 'PROJ/incoming.jsonl'", /Permission Error|not a COPY statement/],
+    ["SELECT * FROM read_text('/etc/passwd')", /Permission Error/],
+    ["SELECT * FROM read_parquet('PROJ/results.parquet')", /Permission Error/],
+    ['EXPLAIN ANALYZE CREATE TABLE t AS SELECT 1', /read-only|Cannot execute statement|not a/],
+    ["SELECT 1; COPY (SELECT 1) TO 'OUT/leak.csv'", /2 statements given/],
     [
       "SELECT * FROM read_text('/etc/hostname')",
       /Permission Error: Cannot access file "\/etc\/hostname"[\s\S]*reads only the results view/,
@@ -73,8 +98,11 @@ describe('idv analytics query --local sandbox', () => {
     ['CREATE TABLE t AS SELECT 1', /not a CREATE statement/],
     ['SELECT 1; SELECT 2', /2 statements given; one query runs at a time \(nothing was run\)/],
   ])('refuses %s with a clear error, writing nothing', async (sql, message) => {
+    // Prepare
+    const before = await projection();
+
     // Act
-    const run = await query(sql.replaceAll('OUT', outside));
+    const run = await query(sql.replaceAll('OUT', outside).replaceAll('PROJ', join(dataDir, 'analytics')));
 
     // Assess
     expect(run.code).toBe(1);
@@ -82,5 +110,6 @@ describe('idv analytics query --local sandbox', () => {
     expect(run.err).toMatch(message);
     expect(existsSync(join(outside, 'leak.csv'))).toBe(false);
     expect(existsSync(join(outside, 'other.db'))).toBe(false);
+    expect(await projection()).toEqual(before);
   });
 });

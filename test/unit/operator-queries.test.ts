@@ -1,6 +1,7 @@
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SQSClient,
@@ -52,11 +53,11 @@ const row = (fields: Record<string, string>) =>
 describe('peekDlq', () => {
   beforeEach(() => sqsMock.reset());
 
-  it('reads with VisibilityTimeout 0, drops repeats, stops at the first receive with nothing new', async () => {
+  it('returns every message it received at once (visibility 0), drops repeats, deletes nothing', async () => {
     // Prepare
     const a = {
       MessageId: 'm-a',
-      ReceiptHandle: 'rh',
+      ReceiptHandle: 'rh-a',
       Body: '{"resultId":"r-1","source":"poll","transactionId":"t-1","customerReference":"Jane Doe"}',
       Attributes: {
         ApproximateReceiveCount: '3',
@@ -66,7 +67,7 @@ describe('peekDlq', () => {
     };
     const b = {
       MessageId: 'm-b',
-      ReceiptHandle: 'rh',
+      ReceiptHandle: 'rh-b',
       Body: '{"resultId":"bad id with spaces"}',
       Attributes: {},
     };
@@ -81,7 +82,14 @@ describe('peekDlq', () => {
     // Assess
     const receives = sqsMock.commandCalls(ReceiveMessageCommand);
     expect(receives).toHaveLength(2);
-    expect(receives.every((call) => call.args[0].input.VisibilityTimeout === 0)).toBe(true);
+    const returned = sqsMock
+      .commandCalls(ChangeMessageVisibilityBatchCommand)
+      .flatMap((call) => call.args[0].input.Entries ?? []);
+    expect(returned.map((entry) => [entry.ReceiptHandle, entry.VisibilityTimeout])).toEqual([
+      ['rh-a', 0],
+      ['rh-b', 0],
+      ['rh-a', 0],
+    ]);
     expect(sqsMock.commandCalls(DeleteMessageBatchCommand)).toHaveLength(0);
     expect(entries).toEqual([
       {
@@ -103,6 +111,37 @@ describe('peekDlq', () => {
     // Hints that may be personal data are never part of an entry.
     expect(JSON.stringify(entries)).not.toContain('Jane');
     expect(JSON.stringify(entries)).not.toContain('bad id');
+  });
+});
+
+describe('peekDlq counts', () => {
+  beforeEach(() => sqsMock.reset());
+
+  it('shows the deliveries before the DLQ (the redrive policy), however often it was looked at', async () => {
+    // Prepare: 3 deliveries failed, then 8 receives for views raised SQS's counter to 11.
+    sqsMock
+      .on(GetQueueAttributesCommand)
+      .resolves({ Attributes: { RedrivePolicy: '{"deadLetterTargetArn":"arn:dlq","maxReceiveCount":3}' } });
+    sqsMock
+      .on(ReceiveMessageCommand)
+      .resolvesOnce({
+        Messages: [
+          {
+            MessageId: 'm-a',
+            ReceiptHandle: 'rh-a',
+            Body: '{"resultId":"r-1","source":"poll"}',
+            Attributes: { ApproximateReceiveCount: '11' },
+          },
+        ],
+      })
+      .resolves({ Messages: [] });
+
+    // Act
+    const entries = await peekDlq({ sqs: sqs(), dlqUrl: 'dlq', queueUrl: 'queue' });
+
+    // Assess
+    expect(entries.map((entry) => entry.receiveCount)).toEqual([3]);
+    expect(sqsMock.commandCalls(ChangeMessageVisibilityBatchCommand)).toHaveLength(1);
   });
 });
 

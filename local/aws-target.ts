@@ -12,12 +12,7 @@ import {
 } from '../shared/aws-clients';
 import { ANALYTICS_ENV, ENV, loadAwsClientConfig } from '../shared/config';
 import { startLocalAws } from './local-aws';
-import {
-  CLOSE_DEADLINE_MS,
-  OPEN_DEADLINE_MS,
-  waitForDataLock,
-  withinDeadline,
-} from './local-open';
+import { CLOSE_DEADLINE_MS, OPEN_DEADLINE_MS, waitForDataLock, withinDeadline } from './local-open';
 import { createPipelineResources } from './pipeline-resources';
 import { readLiveStack, STACK_FILE } from './stack-file';
 

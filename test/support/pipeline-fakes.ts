@@ -139,8 +139,7 @@ export class FakeStore implements ResultStorePort {
     const free =
       !record ||
       (record.status !== status && status === 'STORED') ||
-      (record.status === status &&
-        !record.publishedAt &&
+      (!record.publishedAt &&
         (record.claimExpiresAt === undefined ||
           record.claimExpiresAt < nowMs ||
           record.claim === claim.token));

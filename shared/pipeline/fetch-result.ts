@@ -313,7 +313,7 @@ async function processResult(
   }
   if (claimResult.status === 'rejected') throw claimResult.reason;
   // Read only now, after this delivery's own storing: the holder has had as long to write its item.
-  if (claimResult.value === HELD) return stepAside(message.resultId, deps);
+  if (claimResult.value === HELD) return stepAside(message.resultId, deps, !message.refetch);
   if (claimResult.value) return claimResult.value;
   const { document, stored } = storedResult.value;
   const item = buildStoredItem({
@@ -359,7 +359,7 @@ async function recordUnavailable(
   });
   const claim = newClaim(deps, budget);
   const lost = await claimOrStepAside(candidate, claim, deps);
-  if (lost === HELD) return stepAside(candidate.resultId, deps);
+  if (lost === HELD) return stepAside(candidate.resultId, deps, !message.refetch);
   if (lost) return lost;
   let item: ResultItem | undefined = candidate;
   const put = await store.putUnavailableItem(candidate);
@@ -405,9 +405,11 @@ async function claimOrStepAside(
  * A delivery that found the claim held elsewhere: acknowledged only if the store shows where the result
  * ended (docs/reliability.md, "Every message ends somewhere you can see"); otherwise it fails and is
  * delivered again, so the result cannot vanish when the holder fails or left a record without an item.
+ * `erasure` false (a refetch message) does not count an erasure record as the end.
  */
-async function stepAside(resultId: string, deps: FetchResultDeps): Promise<FetchOutcome> {
-  const outcome = refusedClaimOutcome(await deps.store.readState(resultId));
+async function stepAside(resultId: string, deps: FetchResultDeps, erasure = true): Promise<FetchOutcome> {
+  // A refetch (`erasure` false) is the one message an erasure record does not end.
+  const outcome = refusedClaimOutcome(await deps.store.readState(resultId, { erasure }));
   if (outcome === undefined) throw new ClaimHeldElsewhereError();
   if (outcome === 'claimed-elsewhere')
     deps.logger.info('another delivery is announcing this result: left to it');

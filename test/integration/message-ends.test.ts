@@ -59,9 +59,9 @@ function setup() {
   };
   const metrics = { addMetric: () => undefined } as never;
   /** One batch of one record; the ids of the records left for redelivery. */
-  const deliver = async (messageId: string, resultId: string, source = 'webhook') => {
+  const deliver = async (messageId: string, resultId: string, source = 'webhook', extra: object = {}) => {
     const { batchItemFailures } = await processResultsBatch(
-      [{ messageId, body: JSON.stringify({ resultId, source }) }],
+      [{ messageId, body: JSON.stringify({ resultId, source, ...extra }) }],
       { deps, tracer: NO_TRACER, metrics },
     );
     return batchItemFailures.map((f) => f.itemIdentifier);
@@ -165,6 +165,29 @@ describe('a message ends somewhere you can see', () => {
     expect(await local.store.getItem('ends-held-404')).toBeUndefined();
     expect(publisher.stored).toEqual([]);
     expect(publisher.unavailable).toEqual([]);
+  });
+
+  it('a refetch of an erased result whose claim another delivery holds is not ended by the erasure record', async () => {
+    // Prepare: erased; `idv results refetch` queued it again; another delivery holds the claim, nothing stored.
+    const { service, clock, deliver } = setup();
+    service.answers.set('ends-refetch', 'good');
+    await new ErasureRecords(local.dynamo, local.resources.tableName).put({
+      resultId: erasureKey('ends-refetch'),
+      erasedResultId: 'ends-refetch',
+      state: 'ERASED',
+      requestedAt: new Date().toISOString(),
+      principal: 'operator',
+      selectedBy: 'result-id',
+      expiresAt: 1_900_000_000,
+    });
+    const held = { token: 'm-other', expiresAt: clock.ms + 60_000 };
+    await local.publications.claim('ends-refetch', 'STORED', held, clock.ms);
+
+    // Act
+    const refetch = await deliver('m-9', 'ends-refetch', 'redrive', { refetch: true });
+
+    // Assess: left for redelivery, where the holder's item (or its expired claim) decides.
+    expect(refetch).toEqual(['m-9']);
   });
 
   it('a redrive after an erasure is acknowledged as erased: nothing fetched, stored or announced', async () => {

@@ -259,3 +259,55 @@ describe('event detail bounds', () => {
     );
   });
 });
+
+describe('event detail fields that are absent stay absent', () => {
+  it('leaves out result, product, counts and verification outcomes an item does not have', () => {
+    // Act: no result, no product, no summary and no document to summarise.
+    const detail = storedDetail(item(), OPTIONS);
+
+    // Assess: not even `UNKNOWN` or `undefined` under the key.
+    for (const key of ['result', 'product', 'imageCount', 'fileCount', 'sanctionList', 'lostAndStolen']) {
+      expect(Object.hasOwn(detail, key), key).toBe(false);
+    }
+  });
+
+  it('keeps the counts and outcomes an item has, and an unknown product as UNKNOWN', () => {
+    // Act
+    const detail = storedDetail(
+      { ...withSummary({ imageCount: 2, fileCount: 1 }), product: 'Jane Doe', result: 'APPROVED' },
+      OPTIONS,
+    );
+
+    // Assess
+    expect(detail).toMatchObject({ imageCount: 2, fileCount: 1, product: UNKNOWN, result: 'APPROVED' });
+  });
+
+  it('keeps a well-formed transactionId and leaves a malformed or absent one out', () => {
+    // Act
+    const good = storedDetail(item({ transactionId: 'tx-1' }), OPTIONS);
+    const bad = storedDetail(item({ transactionId: 'Jane Doe' }), OPTIONS);
+    const none = unavailableDetail(item({ status: 'UNAVAILABLE' }), OPTIONS);
+
+    // Assess
+    expect(good.transactionId).toBe('tx-1');
+    expect(Object.hasOwn(bad, 'transactionId')).toBe(false);
+    expect(Object.hasOwn(none, 'transactionId')).toBe(false);
+  });
+
+  it('never passes a value that is not a string, even one whose text would match', () => {
+    // Act: numbers whose text is a valid reference, userId and transactionId.
+    const detail = storedDetail(
+      item({
+        customerReference: 12345 as unknown as string,
+        userId: 7 as unknown as string,
+        transactionId: 42 as unknown as string,
+      }),
+      OPTIONS,
+    );
+
+    // Assess
+    for (const key of ['customerReference', 'userId', 'transactionId']) {
+      expect(Object.hasOwn(detail, key), key).toBe(false);
+    }
+  });
+});

@@ -15,7 +15,12 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { processResultsBatch, type ResultsBatchDeps } from '../../shared/pipeline/results-batch';
-import { Publications } from '../../shared/store/publication';
+import {
+  isPublicationKey,
+  Publications,
+  publicationKey,
+  publishedAtOf,
+} from '../../shared/store/publication';
 import { NO_TRACER } from '../../shared/tracing';
 import { FakePublisher, FakeSource, FakeStore, memoryLogger } from '../support/pipeline-fakes';
 
@@ -264,5 +269,43 @@ describe('the batch fails a record whose claim, mark or release DynamoDB did not
     expect(updates[1]).toBe('REMOVE claim, claimExpiresAt');
     expect(store.items.size).toBe(0);
     expect(publisher.stored).toEqual([]);
+  });
+});
+
+describe('publication record keys and marks', () => {
+  it('keys a record beside its result, and tells the two apart', () => {
+    // Act / Assess
+    expect(publicationKey('r-1')).toBe('r-1#publication');
+    expect(isPublicationKey('r-1#publication')).toBe(true);
+    expect(isPublicationKey('r-1')).toBe(false);
+    expect(isPublicationKey('#publication-r-1')).toBe(false);
+  });
+
+  it('sends no TTL value when none is given', async () => {
+    // Prepare
+    ddbMock.on(UpdateCommand).resolves({});
+    const publications = new Publications(dynamo, 't');
+
+    // Act
+    await publications.claim('r-1', 'STORED', CLAIM, NOW);
+    await publications.mark('r-1', 'STORED', '2027-01-01T00:00:00.000Z');
+
+    // Assess
+    for (const call of ddbMock.commandCalls(UpdateCommand)) {
+      expect(Object.keys(call.args[0].input.ExpressionAttributeValues ?? {})).not.toContain(':ttl');
+      expect(call.args[0].input.UpdateExpression).not.toContain(':ttl');
+    }
+  });
+
+  it('reads an item`s publication from its own mark first, else from a record of its own status', () => {
+    // Prepare
+    const stored = { status: 'STORED' as const };
+    const record = { status: 'STORED' as const, publishedAt: 'from-record' };
+
+    // Act / Assess
+    expect(publishedAtOf({ ...stored, eventPublishedAt: 'own' }, record)).toBe('own');
+    expect(publishedAtOf(stored, record)).toBe('from-record');
+    expect(publishedAtOf(stored, { status: 'UNAVAILABLE', publishedAt: 'other' })).toBeUndefined();
+    expect(publishedAtOf(stored, undefined)).toBeUndefined();
   });
 });

@@ -65,7 +65,12 @@ for (const line of formatFigures(figures)) process.stdout.write(`${line}\n`);
 for (const violation of figures.violations.slice(0, 20)) process.stdout.write(`  ! ${violation}\n`);
 const killed = await runKillRestart({ results: flag('kill-results', 60), seed: flag('seed', 14) });
 process.stdout.write(
-  `SIGKILL + restart        ${killed.results} results, killed after ${killed.getsAtKill} GETs; restart exit ${killed.restartExit}, missing ${killed.missing.length}, DLQ ${killed.dlq}\n`,
+  `SIGKILL + restart        ${killed.results} results, killed after ${killed.getsAtKill} GETs; restart exit ${killed.restartExit}, missing ${killed.missing.length}, DLQ ${killed.dlq}; reconcile exit ${killed.reconcile.exit}, unaccounted ${killed.reconcile.unaccounted.length}\n`,
 );
-const killOk = killed.missing.length === 0 && killed.restartExit === 0 && killed.dlq === 0;
+const killOk =
+  killed.missing.length === 0 &&
+  killed.restartExit === 0 &&
+  killed.dlq === 0 &&
+  killed.reconcile.exit === 0 &&
+  killed.reconcile.unaccounted.length === 0;
 process.exit(figures.violations.length === 0 && killOk ? 0 : 1);

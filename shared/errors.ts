@@ -75,3 +75,17 @@ export function describeError(error: unknown): Record<string, unknown> {
   else if (typeof extra.code === 'string') described.code = scrubSecrets(extra.code);
   return described;
 }
+
+/**
+ * Another delivery holds a result's publication claim and the store shows no end for the result yet (no
+ * item, no erasure record): the message is not acknowledged but left for redelivery, so it cannot vanish
+ * if the holder fails (docs/reliability.md, "Every message ends somewhere you can see").
+ */
+export class ClaimHeldElsewhereError extends PipelineError {
+  constructor() {
+    super(
+      'another delivery holds the publication claim and the store shows no outcome yet; left for redelivery',
+    );
+    this.name = 'ClaimHeldElsewhereError';
+  }
+}

@@ -30,6 +30,8 @@ export interface AwsFaultProxy {
   readonly injected: Record<string, number>;
   /** Calls of `operation` that named `resultId`. */
   count(operation: string, resultId: string): number;
+  /** Every resultId a call of `operation` named. */
+  resultIds(operation: string): string[];
   close(): Promise<void>;
 }
 
@@ -83,6 +85,10 @@ export async function startAwsFaultProxy(
     calls,
     injected,
     count: (operation, resultId) => perResult.get(`${operation} ${resultId}`) ?? 0,
+    resultIds: (operation) =>
+      [...perResult.keys()]
+        .filter((key) => key.startsWith(`${operation} `))
+        .map((key) => key.slice(operation.length + 1)),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -1,7 +1,8 @@
 /**
  * The SIGKILL part of the chaos suite: a local run (`bin/start.ts`, a process of its own) against an
  * external, faulted simulator is killed with SIGKILL mid-way, then started with `--once` on the same data
- * directory; every transaction's result must end stored and announced, nothing dead-lettered.
+ * directory; every transaction's result must end stored and announced, nothing dead-lettered, and
+ * `idv results reconcile --local` on the data directory finds no enqueued resultId that ended nowhere.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,6 +24,8 @@ export interface KillFigures {
   /** Transactions without a Stored event after the restart; empty when nothing was lost. */
   missing: string[];
   dlq: number;
+  /** `idv results reconcile --local` after the restart: its exit code and the ids it found unaccounted. */
+  reconcile: { exit: number | null; unaccounted: string[] };
 }
 
 /** Runs the kill-and-restart scenario with `results` transactions. */
@@ -79,7 +82,9 @@ export async function runKillRestart(options: { results: number; seed: number })
         .filter((event) => event['detail-type'] === DETAIL_TYPES.resultStored)
         .map((event) => event.detail.transactionId as string),
     );
+    const reconcile = await reconcileDataDir(dataDir);
     return {
+      reconcile,
       results: transactions.size,
       getsAtKill,
       restartExit,
@@ -89,5 +94,24 @@ export async function runKillRestart(options: { results: number; seed: number })
   } finally {
     await sim.close();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Runs `idv results reconcile --local` on `dataDir` as an operator would (`npx idv`, a process of its own). */
+async function reconcileDataDir(dataDir: string): Promise<KillFigures['reconcile']> {
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin', 'idv.mjs'), 'results', 'reconcile', '--local', '--data-dir', dataDir],
+    { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  const exit = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  try {
+    return { exit, unaccounted: (JSON.parse(stdout) as { unaccounted: string[] }).unaccounted };
+  } catch {
+    return { exit, unaccounted: [`(no report: ${stdout.length} bytes on stdout)`] };
   }
 }

@@ -8,9 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
 import { type ApiGatewayHandler, startWebhookEndpoint } from '../../local/api-gateway';
@@ -33,6 +33,17 @@ import type { FaultOptions } from '../../simulator/faults';
 import { startSimulator } from '../../simulator/server';
 import { type AwsFaultProxy, type ProxyVerdict, startAwsFaultProxy } from './aws-fault-proxy';
 import { benchEnv } from './bench-env';
+import { compareBytes } from './chaos-bytes';
+import {
+  CHAOS_RETENTION_MS,
+  type ErasureContext,
+  erasedViolations,
+  eraseThenRedrive,
+  failThenGone,
+  sendRedrive,
+  storedEvents,
+  unaccountedIds,
+} from './chaos-redrive';
 
 /** Options of one chaos run. */
 export interface ChaosOptions {
@@ -40,6 +51,10 @@ export interface ChaosOptions {
   results: number;
   /** resultIds the service does not know, announced by webhook (→ UNAVAILABLE). */
   unknown: number;
+  /** Results whose fetches fail until the service deletes them, then redriven (→ UNAVAILABLE). @default 2 */
+  gone?: number;
+  /** Stored results erased on request, then redriven (→ stay erased). @default 2 */
+  erased?: number;
   seed: number;
   /** Gives up (and reports what is missing) after this long. */
   timeoutMs: number;
@@ -61,6 +76,11 @@ export interface ChaosFigures {
   polls: number;
   redrives: number;
   dlq: number;
+  /** Results failed, deleted by the service, then redriven; results erased, then redriven. */
+  gone: number;
+  erased: number;
+  /** Enqueued resultIds that ended nowhere (`idv results reconcile`'s check); empty when none. */
+  unaccounted: string[];
   /** Every broken promise, one line each; empty when the run kept them all. */
   violations: string[];
 }
@@ -139,6 +159,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       ...CREDENTIALS,
       seed: options.seed,
       resultWebhookUrl,
+      retentionMs: CHAOS_RETENTION_MS,
     });
     cleanups.push(() => sim.close());
 
@@ -197,7 +218,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       credentials: CREDENTIALS,
       scopes: SCOPES,
     });
-    const { known, unknown, redrives } = await createLoad(options, {
+    // First, so that the service's retention passes before any other result exists.
+    const gone = await failThenGone({
+      sim,
+      upstream,
+      sqs,
+      queueUrl: resources.queueUrl,
+      count: options.gone ?? 2,
+      seed: options.seed,
+      deadline: started + options.timeoutMs,
+      say,
+    });
+    const load = await createLoad(options, {
       upstream,
       sim,
       sqs,
@@ -206,16 +238,34 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       poll,
       say,
     });
-    await waitUntilDone(
-      { aws, sqs, queueUrl: resources.queueUrl, known, unknown, say },
-      started + options.timeoutMs,
-    );
+    const unknown = [...load.unknown, ...gone];
+    const done = { aws, sqs, queueUrl: resources.queueUrl, known: load.known, unknown, say };
+    await waitUntilDone(done, started + options.timeoutMs);
+    // Stored and announced results erased on request, then redriven: they must stay erased.
+    const erasure: ErasureContext = {
+      dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb'))),
+      s3: new S3Client(clientConfig(aws, 's3')),
+      sqs,
+      queueUrl: resources.queueUrl,
+      tableName: resources.tableName,
+      bucketName: resources.bucketName,
+      markersTableName: resources.pollMarkersTableName,
+    };
+    cleanups.push(async () => {
+      erasure.dynamo.destroy();
+      erasure.s3.destroy();
+    });
+    const erased = load.known.filter((_, i) => i % 5 === 1).slice(0, options.erased ?? 2);
+    const eventsBefore = storedEvents(aws.events.entries());
+    await eraseThenRedrive(erasure, erased);
+    await waitUntilDone(done, started + options.timeoutMs);
     clearInterval(schedule);
     await Promise.all(sources.map((s) => s.stop()));
     await sim.control.webhooksIdle();
 
     const stats = sim.control.stats();
     sim.control.setFaults(undefined);
+    const known = load.known.filter((id) => !erased.includes(id));
     const figures = await measure({
       aws,
       resources,
@@ -226,8 +276,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       stats,
       proxies,
       polls,
-      redrives,
+      redrives: load.redrives,
     });
+    figures.violations.push(
+      ...(await erasedViolations(erasure, erased, eventsBefore, storedEvents(aws.events.entries()))),
+    );
+    figures.unaccounted = await unaccountedIds({
+      ...erasure,
+      dlqUrl: resources.dlqUrl,
+      sqsProxy: proxies.sqs!,
+      alsoEnqueued: [...load.known, ...unknown],
+    });
+    for (const id of figures.unaccounted) figures.violations.push(`${id}: enqueued, ended nowhere`);
+    // `results` counts every result created, the erased ones among them.
+    Object.assign(figures, { results: load.known.length, gone: gone.length, erased: erased.length });
     figures.durationMs = Date.now() - started;
     return figures;
   } finally {
@@ -415,6 +477,9 @@ async function measure(input: MeasureInput): Promise<ChaosFigures> {
     polls: input.polls,
     redrives: input.redrives,
     dlq,
+    gone: 0,
+    erased: 0,
+    unaccounted: [],
     violations,
   };
 }
@@ -466,15 +531,6 @@ async function loadHandlers(): Promise<ChaosHandlers> {
   };
 }
 
-async function sendRedrive(sqs: SQSClient, queueUrl: string, resultId: string): Promise<void> {
-  await sqs.send(
-    new SendMessageCommand({
-      QueueUrl: queueUrl,
-      MessageBody: JSON.stringify({ resultId, source: 'redrive' }),
-    }),
-  );
-}
-
 async function postWebhook(url: string, resultId: string): Promise<void> {
   const response = await fetch(url, {
     method: 'POST',
@@ -485,49 +541,11 @@ async function postWebhook(url: string, resultId: string): Promise<void> {
   if (response.status >= 300) throw new Error(`webhook for ${resultId} answered ${response.status}`);
 }
 
-/**
- * The sha256 of every decoded base64 `data` value the service serves for `resultId` against those of the
- * objects stored under its prefix (result.json aside); undefined when they are the same multiset.
- */
-async function compareBytes(
-  s3: S3Client,
-  bucket: string,
-  upstream: IdvClient,
-  resultId: string,
-): Promise<string | undefined> {
-  const served: string[] = [];
-  const walk = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === 'object') {
-      for (const [key, inner] of Object.entries(value)) {
-        if (key === 'data' && typeof inner === 'string') served.push(sha256(Buffer.from(inner, 'base64')));
-        else walk(inner);
-      }
-    }
-  };
-  walk(JSON.parse((await upstream.getResultBody(resultId)).toString('utf8')));
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `results/${resultId}/` }));
-  const stored: string[] = [];
-  for (const object of listed.Contents ?? []) {
-    if (object.Key!.endsWith('/result.json')) continue;
-    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: object.Key! }));
-    stored.push(sha256(Buffer.from(await got.Body!.transformToByteArray())));
-  }
-  served.sort();
-  stored.sort();
-  if (served.join() === stored.join()) return undefined;
-  return `stored bytes differ from the served ones (${stored.length} objects, ${served.length} served)`;
-}
-
 function onHost(url: string, base: string): string {
   const moved = new URL(url);
   const target = new URL(base);
   moved.host = target.host;
   return moved.toString();
-}
-
-function sha256(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }
 
 function summarize(values: number[]): { total: number; max: number; mean: number } {
@@ -566,6 +584,8 @@ export function formatFigures(f: ChaosFigures): string[] {
     `events per result       mean ${f.eventsPerResult.mean}, max ${f.eventsPerResult.max}, ${f.eventsPerResult.moreThanOne} with more than one`,
     `messages per result     total ${f.messagesPerResult.total}, mean ${f.messagesPerResult.mean}, max ${f.messagesPerResult.max}`,
     `polls                   ${f.polls}; redrives ${f.redrives}; DLQ ${f.dlq}`,
+    `redrive after 404/erase ${f.gone} failed, then deleted by the service; ${f.erased} erased`,
+    `unaccounted (reconcile) ${f.unaccounted.length}`,
     `duration                ${(f.durationMs / 1000).toFixed(1)} s`,
     `violations              ${f.violations.length}`,
   ];

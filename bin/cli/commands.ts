@@ -7,6 +7,7 @@ import { dlqListCommand, dlqRedriveCommand, dlqShowCommand } from './dlq';
 import { resultsEraseCommand, resultsRefetchCommand, resultsRetentionCommand } from './erase';
 import { eventsReplayCommand, eventsTestPatternCommand } from './events';
 import { eventsTailCommand } from './events-tail';
+import { resultsReconcileCommand } from './reconcile';
 import { resultGetCommand } from './result';
 import {
   resultsByReferenceCommand,
@@ -70,6 +71,7 @@ export const COMMANDS: readonly CliCommand[] = [
   resultsByTransactionCommand,
   resultsByReferenceCommand,
   resultsTraceCommand,
+  resultsReconcileCommand,
   resultsEraseCommand,
   resultsRetentionCommand,
   resultsRefetchCommand,

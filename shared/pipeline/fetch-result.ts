@@ -13,7 +13,9 @@
  * Every step is idempotent and the order means a crash after any step is repaired by the redelivery of
  * the same message. Only the delivery holding the publication claim writes the item and publishes: a
  * concurrent delivery of the same resultId finds the claim and leaves the work to its holder, whose own
- * message stays in the queue until the event is marked (docs/pipeline.md, "One event per result"). Claim
+ * message stays in the queue until the event is marked (docs/pipeline.md, "One event per result"); it is
+ * acknowledged only when the store shows the result STORED, UNAVAILABLE or erased, and fails otherwise
+ * (`acknowledge.ts`). Claim
  * and mark are small writes of the result's publication record, never of the item. Dependencies come in
  * as arguments so tests can make any step fail once. The body is streamed into the store as it arrives
  * (docs/pipeline.md, "Streaming fetch-and-store").
@@ -22,7 +24,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServiceEnvironment } from '../api/enums';
 import { NotFoundError, RateLimitError, ServiceError, UnauthorizedError } from '../client/errors';
 import type { CustomerReferenceMode } from '../config';
-import { describeError, PipelineError } from '../errors';
+import { ClaimHeldElsewhereError, describeError, PipelineError } from '../errors';
 import { storedDetail, unavailableDetail, uploadedDetail } from '../events/details';
 import type { EventPublisher } from '../events/publisher';
 import { type Logger, withCorrelation } from '../logger';
@@ -37,6 +39,7 @@ import {
 import type { ClaimResult, PublishClaim } from '../store/publication';
 import type { ItemPut, ResultState, StoredResult } from '../store/result-store';
 import { ResultContentError } from '../stream/errors';
+import { publishedFor, refusedClaimOutcome } from './acknowledge';
 import { claimExpiry } from './fetch-budget';
 import {
   isUploadMessage,
@@ -223,6 +226,9 @@ export async function processQueueRecord(
  * name, message, status and code go with it.
  */
 function failureLine(error: unknown): string {
+  if (error instanceof ClaimHeldElsewhereError) {
+    return 'message failed: another delivery holds the publication claim and nothing is stored yet; left for redelivery, then the DLQ if it never resolves';
+  }
   if (error instanceof ResultContentError) {
     return error.transient
       ? `message failed (${error.reason}): the result body was incomplete; left for redelivery`
@@ -354,7 +360,7 @@ async function processResult(
   // then fences the record, after which every claim is refused (the timeline: shared/erasure/fence.ts).
   // The claim's TTL is the item's as of now; the mark writes the item's own.
   const claim = newClaim(deps, budget, message.refetch === true);
-  let lost: FetchOutcome | undefined;
+  let lost: Awaited<ReturnType<typeof claimOrStepAside>>;
   try {
     lost = await claimOrStepAside(
       {
@@ -371,7 +377,8 @@ async function processResult(
   }
   if (lost) {
     await closeUnread(body);
-    return lost;
+    // Held by another delivery: acknowledged only if the store already shows where the result ended.
+    return lost === HELD ? stepAside(message.resultId, deps, !message.refetch) : lost;
   }
   let storedResult: StoredResult;
   try {
@@ -432,6 +439,7 @@ async function recordUnavailable(
   });
   const claim = newClaim(deps, budget);
   const lost = await claimOrStepAside(candidate, claim, deps);
+  if (lost === HELD) return stepAside(candidate.resultId, deps, !message.refetch);
   if (lost) return lost;
   let item: ResultItem | undefined = candidate;
   const put = await store.putUnavailableItem(candidate);
@@ -447,16 +455,19 @@ async function recordUnavailable(
   return item.status === 'STORED' ? 'announced-pending' : 'unavailable';
 }
 
+/** Another delivery holds the publication claim. */
+const HELD = Symbol('held');
+
 /**
  * Takes the publication claim for `item` (not yet written, or written and not announced). Returns
- * undefined when this delivery holds it (or runs without claims), else the outcome to report: the event
- * is published, or another delivery holds the claim and will finish the work.
+ * undefined when this delivery holds it (or runs without claims), `duplicate` when the event is published,
+ * or {@link HELD} when another delivery holds the claim ({@link stepAside} then decides).
  */
 async function claimOrStepAside(
   item: Pick<ResultItem, 'resultId' | 'status' | 'expiresAt'>,
   claim: PublishClaim | undefined,
   deps: FetchResultDeps,
-): Promise<FetchOutcome | undefined> {
+): Promise<'duplicate' | 'erased' | typeof HELD | undefined> {
   if (!claim) return undefined;
   const result = await deps.store.claimPublication(
     item.resultId,
@@ -472,9 +483,22 @@ async function claimOrStepAside(
     return 'erased';
   }
   // The record that refused the claim says whether this status's event is out (no second read).
-  if (result.record?.publishedAt && result.record.status === item.status) return 'duplicate';
-  deps.logger.info('another delivery is announcing this result: left to it');
-  return 'claimed-elsewhere';
+  return publishedFor(item.status, result.record) ? 'duplicate' : HELD;
+}
+
+/**
+ * A delivery that found the claim held elsewhere: acknowledged only if the store shows where the result
+ * ended (docs/reliability.md, "Every message ends somewhere you can see"); otherwise it fails and is
+ * delivered again, so the result cannot vanish when the holder fails or left a record without an item.
+ * `erasure` false (a refetch message) does not count an erasure record as the end.
+ */
+async function stepAside(resultId: string, deps: FetchResultDeps, erasure = true): Promise<FetchOutcome> {
+  // A refetch (`erasure` false) is the one message an erasure record does not end.
+  const outcome = refusedClaimOutcome(await deps.store.readState(resultId, { erasure }));
+  if (outcome === undefined) throw new ClaimHeldElsewhereError();
+  if (outcome === 'claimed-elsewhere')
+    deps.logger.info('another delivery is announcing this result: left to it');
+  return outcome;
 }
 
 /** Gives up `claim`; a failure to do so is logged, and the claim then ends at its expiry. */
@@ -500,6 +524,7 @@ async function claimAndAnnounce(
 ): Promise<FetchOutcome | undefined> {
   const claim = newClaim(deps, budget);
   const lost = await claimOrStepAside(item, claim, deps);
+  if (lost === HELD) return stepAside(item.resultId, deps);
   if (lost) return lost;
   await announce(item, claim, deps);
   return undefined;

@@ -67,18 +67,41 @@ export interface PublicationRecord {
   readonly erasedAt?: string;
 }
 
+/*
+ * The claim's sub-conditions, joined with OR by {@link claimCondition}. The timeline they guard:
+ *
+ *   t0  no record                                           → NO_RECORD: anyone claims
+ *   t1  delivery A claims (status, claim = A, until)         → HELD: others step aside until `until`
+ *   t2a A stores the item, publishes, marks (publishedAt)    → PUBLISHED: nobody claims that status again
+ *   t2b A fails before its item exists (a body it could not
+ *       store): it releases its claim (or the claim expires)  → the record says STORED, but no item was
+ *       ever written and nothing was published: FREE for the next delivery, whatever it found (a later
+ *       404 records UNAVAILABLE, a later fetch stores)
+ *   t3  the service answers after an UNAVAILABLE record     → OTHER_STATUS: a STORED claim takes over
+ *
+ * A late 404 never hides a stored result: it can take only a FREE record (unpublished, unheld), and its
+ * conditional UNAVAILABLE item put then finds the STORED item, whose own event it announces instead.
+ */
+/** No publication record yet. */
+const NO_RECORD = 'attribute_not_exists(#pk)';
+/** Nobody holds a live claim: none was taken, it was released, it expired, or it is this token's own. */
+const NOT_HELD = '(attribute_not_exists(claimExpiresAt) OR claimExpiresAt < :now OR claim = :token)';
+/** Unpublished and not held: whatever status the record names, its event is not out and nobody works on it. */
+const FREE = `(attribute_not_exists(publishedAt) AND ${NOT_HELD})`;
+/** The record is about the other status (only a STORED claim may use this: it replaces UNAVAILABLE). */
+const OTHER_STATUS = '#status <> :status';
+
 /**
- * Conditions of a claim for `status`. Any delivery may claim a result that has no record, or whose
- * record is about the same status, unpublished and unclaimed (or claimed by the same token, or by a claim
- * that has expired). A STORED claim also takes over a record about UNAVAILABLE, published or not: the
- * service answered after all, and the STORED event is due. An UNAVAILABLE claim never takes over a
- * STORED record, so a late 404 cannot announce a result as gone after it was stored.
+ * Conditions of a claim for `status` (see the timeline above): any delivery may claim a result that has
+ * no record, or whose record is FREE — about either status, so a STORED record left by failed attempts
+ * whose item was never written does not block a later UNAVAILABLE (or STORED) outcome. A STORED claim
+ * also takes over a record about UNAVAILABLE, published or not: the service answered after all, and the
+ * STORED event is due. An UNAVAILABLE claim never takes over a published or held STORED record.
  */
 function claimCondition(status: ResultStatus): string {
-  const free =
-    'attribute_not_exists(#pk) OR (#status = :status AND attribute_not_exists(publishedAt) AND ' +
-    '(attribute_not_exists(claimExpiresAt) OR claimExpiresAt < :now OR claim = :token))';
-  return status === 'STORED' ? `${free} OR #status <> :status` : free;
+  const parts = [NO_RECORD, FREE];
+  if (status === 'STORED') parts.push(OTHER_STATUS);
+  return parts.join(' OR ');
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../shared/client/errors';
+import { ClaimHeldElsewhereError } from '../../shared/errors';
 import {
   type FetchResultDeps,
   processQueueRecord,
@@ -78,12 +79,19 @@ describe('publication claim (dynalite)', () => {
     const { deps, publisher } = setup(new RacingSource(2, true), clock);
     const ids = Array.from({ length: 20 }, (_, i) => `race-${i}`);
 
-    // Act
-    const outcomes = await Promise.all(
+    // Act: the two deliveries race; a loser that found nothing stored yet fails and is delivered again.
+    const settled = await Promise.allSettled(
       ids.flatMap((id) => [
         processQueueRecord(message(id, 'webhook'), deps),
         processQueueRecord(message(id, 'poll'), deps),
       ]),
+    );
+    const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const failed = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+    const redelivered = await Promise.all(
+      ids
+        .filter((_, i) => settled[2 * i]!.status === 'rejected' || settled[2 * i + 1]!.status === 'rejected')
+        .map((id) => processQueueRecord(message(id, 'poll'), deps)),
     );
 
     // Assess
@@ -92,6 +100,8 @@ describe('publication claim (dynalite)', () => {
     expect(
       outcomes.filter((o) => o !== 'stored').every((o) => o === 'claimed-elsewhere' || o === 'duplicate'),
     ).toBe(true);
+    expect(failed.every((e) => e instanceof ClaimHeldElsewhereError)).toBe(true);
+    expect(redelivered.every((o) => o === 'duplicate')).toBe(true);
     for (const id of ids) {
       const item = await store.getItem(id);
       expect(item?.eventPublishedAt).toBeDefined();

@@ -95,25 +95,77 @@ describe('publication record', () => {
     await local.publications.claim('p-3', 'UNAVAILABLE', claim('a'), NOW);
     await local.publications.mark('p-3', 'UNAVAILABLE', '2027-01-01T00:00:00.000Z');
 
-    // Act: the result appears after all; then a late 404 delivery tries to announce it gone.
+    // Act: the result appears after all; a 404 delivery tries to announce it gone while the STORED claim
+    // holds, and again after the STORED event was published.
     const stored = await local.publications.claim('p-3', 'STORED', claim('b'), NOW + 1);
-    const gone = await local.publications.claim(
+    const goneWhileHeld = await local.publications.claim('p-3', 'UNAVAILABLE', claim('c'), NOW + 2);
+    await local.publications.mark('p-3', 'UNAVAILABLE', '2027-01-03T00:00:00.000Z');
+    const beforeMark = await local.publications.get('p-3');
+    await local.publications.mark('p-3', 'STORED', '2027-01-02T00:00:00.000Z');
+    await local.publications.mark('p-3', 'UNAVAILABLE', '2027-01-04T00:00:00.000Z');
+    const goneAfterPublish = await local.publications.claim(
       'p-3',
       'UNAVAILABLE',
       claim('c', NOW + 500_000),
       NOW + 400_000,
     );
-    await local.publications.mark('p-3', 'UNAVAILABLE', '2027-01-03T00:00:00.000Z');
-    const beforeMark = await local.publications.get('p-3');
-    await local.publications.mark('p-3', 'STORED', '2027-01-02T00:00:00.000Z');
-    await local.publications.mark('p-3', 'UNAVAILABLE', '2027-01-04T00:00:00.000Z');
 
     // Assess
-    expect([stored.claimed, gone.claimed]).toEqual([true, false]);
+    expect([stored.claimed, goneWhileHeld.claimed, goneAfterPublish.claimed]).toEqual([true, false, false]);
     expect(beforeMark).toMatchObject({ status: 'UNAVAILABLE', publishedAt: '2027-01-03T00:00:00.000Z' });
     expect(await local.publications.get('p-3')).toMatchObject({
       status: 'STORED',
       publishedAt: '2027-01-02T00:00:00.000Z',
+    });
+  });
+
+  it('a STORED record no delivery holds and nothing was published for is free for UNAVAILABLE and STORED', async () => {
+    // Prepare: attempts that claimed STORED and failed before any item existed, one released (p-5), one
+    // expired (p-6); and the same for a fetch that comes after the release (p-7).
+    await local.publications.claim('p-5', 'STORED', claim('a'), NOW, 1_900_000_000);
+    await local.publications.release('p-5', 'a');
+    await local.publications.claim('p-6', 'STORED', claim('a'), NOW);
+    await local.publications.claim('p-7', 'STORED', claim('a'), NOW);
+    await local.publications.release('p-7', 'a');
+
+    // Act: a 404 on the redrive (another message, token b), and a fetch that stores.
+    const released = await local.publications.claim('p-5', 'UNAVAILABLE', claim('b'), NOW + 1);
+    const heldStill = await local.publications.claim('p-6', 'UNAVAILABLE', claim('b'), NOW + 60_000);
+    const expired = await local.publications.claim(
+      'p-6',
+      'UNAVAILABLE',
+      claim('b', NOW + 200_000),
+      NOW + 60_001,
+    );
+    const storedAgain = await local.publications.claim('p-7', 'STORED', claim('b'), NOW + 1);
+
+    // Assess: refused while the claim held (claimExpiresAt = now is still held), taken once it was given up.
+    expect([released.claimed, heldStill.claimed, expired.claimed, storedAgain.claimed]).toEqual([
+      true,
+      false,
+      true,
+      true,
+    ]);
+    expect(await local.publications.get('p-5')).toMatchObject({
+      status: 'UNAVAILABLE',
+      claim: 'b',
+      expiresAt: 1_900_000_000,
+    });
+    expect(await local.publications.get('p-6')).toMatchObject({ status: 'UNAVAILABLE', claim: 'b' });
+  });
+
+  it('an UNAVAILABLE claim is refused by a published STORED record, however old', async () => {
+    // Prepare
+    await local.publications.claim('p-8', 'STORED', claim('a'), NOW);
+    await local.publications.mark('p-8', 'STORED', '2027-01-01T00:00:00.000Z');
+
+    // Act
+    const gone = await local.publications.claim('p-8', 'UNAVAILABLE', claim('a'), NOW + 10_000_000);
+
+    // Assess: even its own token: the STORED event is out.
+    expect(gone).toMatchObject({
+      claimed: false,
+      record: { status: 'STORED', publishedAt: '2027-01-01T00:00:00.000Z' },
     });
   });
 

@@ -142,8 +142,7 @@ export class FakeStore implements ResultStorePort {
       !record ||
       (record.erasedAt !== undefined && record.status === undefined) ||
       (record.status !== status && status === 'STORED') ||
-      (record.status === status &&
-        !record.publishedAt &&
+      (!record.publishedAt &&
         (record.claimExpiresAt === undefined ||
           record.claimExpiresAt < nowMs ||
           record.claim === claim.token));

@@ -1,0 +1,174 @@
+/**
+ * `idv results reconcile`: the check of the pipeline's invariant (docs/reliability.md, "Every message ends
+ * somewhere you can see") — every resultId ever enqueued ends STORED, UNAVAILABLE, ERASED or in the DLQ.
+ * The enqueued ids come from what the caller can read (the poll's enqueue markers, the local run's
+ * journals, a test's record of every send); the ends from the results table (the item's status, the
+ * erasure record) and the DLQ. {@link reconcile} is the pure comparison; the readers below gather the
+ * facts on AWS (the SDK clients) and the local stack alike.
+ */
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { BatchGetCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ERASURE_KEY_SUFFIX, erasureKey } from '../store/erasure-record';
+import { RESULTS_TABLE } from '../store/table-schema';
+import { peekDlq } from './dlq';
+
+/** Where the store shows a result ended. */
+export type StoreEnd = 'STORED' | 'UNAVAILABLE' | 'ERASED';
+
+/** Where an enqueued id ended: in the store, or in the DLQ. */
+export type IdEnd = StoreEnd | 'DLQ';
+
+/** What {@link reconcile} compares. */
+export interface ReconcileFacts {
+  /** Every resultId known to have been enqueued. */
+  readonly enqueued: Iterable<string>;
+  /** The end the store shows for each enqueued id that has one. */
+  readonly ends: ReadonlyMap<string, StoreEnd>;
+  /** ResultIds with a message in the DLQ. */
+  readonly dlq: ReadonlySet<string>;
+  /** ResultIds with a message still waiting in the results queue (not ended yet). */
+  readonly queued?: ReadonlySet<string>;
+}
+
+/** What {@link reconcile} found. */
+export interface ReconcileReport {
+  /** Distinct resultIds enqueued. */
+  readonly enqueued: number;
+  /** How many ended where (an id the store shows ended is counted there, even if a copy is in the DLQ). */
+  readonly ended: Record<IdEnd, number>;
+  /** ResultIds whose message still waits in the results queue: not ended yet, look again later. */
+  readonly queued: string[];
+  /** ResultIds that ended nowhere: no item, no erasure record, not in the DLQ, not queued. Sorted. */
+  readonly unaccounted: string[];
+}
+
+/** Compares the enqueued ids with their ends (pure). */
+export function reconcile(facts: ReconcileFacts): ReconcileReport {
+  const ended: Record<IdEnd, number> = { STORED: 0, UNAVAILABLE: 0, ERASED: 0, DLQ: 0 };
+  const queued: string[] = [];
+  const unaccounted: string[] = [];
+  const ids = new Set(facts.enqueued);
+  for (const id of ids) {
+    const end = facts.ends.get(id) ?? (facts.dlq.has(id) ? 'DLQ' : undefined);
+    if (end !== undefined) ended[end]++;
+    else if (facts.queued?.has(id)) queued.push(id);
+    else unaccounted.push(id);
+  }
+  return { enqueued: ids.size, ended, queued: queued.sort(), unaccounted: unaccounted.sort() };
+}
+
+/** Keys per BatchGetItem (DynamoDB's limit is 100): 50 results, each with its erasure record. */
+const IDS_PER_BATCH = 50;
+/** Rounds of UnprocessedKeys before giving up: a half-read store would report ids as lost. */
+const MAX_BATCH_ROUNDS = 8;
+
+/**
+ * The end the results table shows for each of `resultIds`: the item's status, or ERASED when its
+ * erasure record exists (strongly consistent reads, keys and status only). Throws when DynamoDB keeps
+ * keys unprocessed for {@link MAX_BATCH_ROUNDS} rounds (`backoffMs` between them, doubling; default 50):
+ * an id it did not read must not be reported as lost.
+ */
+export async function storeEnds(
+  dynamo: DynamoDBDocumentClient,
+  table: string,
+  resultIds: Iterable<string>,
+  options: { backoffMs?: number } = {},
+): Promise<Map<string, StoreEnd>> {
+  const backoffMs = options.backoffMs ?? 50;
+  const ids = [...new Set(resultIds)];
+  const ends = new Map<string, StoreEnd>();
+  const pk = RESULTS_TABLE.partitionKey;
+  for (let i = 0; i < ids.length; i += IDS_PER_BATCH) {
+    let keys: Record<string, unknown>[] = ids
+      .slice(i, i + IDS_PER_BATCH)
+      .flatMap((id) => [{ [pk]: id }, { [pk]: erasureKey(id) }]);
+    for (let round = 0; keys.length > 0; round++) {
+      if (round === MAX_BATCH_ROUNDS) {
+        throw new Error(
+          `the results table left ${keys.length} key(s) unread after ${round} rounds: try again`,
+        );
+      }
+      // As the SDK backs off a throttled call: doubling, capped at a second.
+      if (round > 0)
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1000, backoffMs * 2 ** round)));
+      const answer = await dynamo.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table]: {
+              Keys: keys,
+              ConsistentRead: true,
+              ProjectionExpression: '#pk, #status',
+              ExpressionAttributeNames: { '#pk': pk, '#status': 'status' },
+            },
+          },
+        }),
+      );
+      for (const item of answer.Responses?.[table] ?? []) {
+        const key = String(item[pk]);
+        if (key.endsWith(ERASURE_KEY_SUFFIX)) ends.set(key.slice(0, -ERASURE_KEY_SUFFIX.length), 'ERASED');
+        else if ((item.status === 'STORED' || item.status === 'UNAVAILABLE') && ends.get(key) !== 'ERASED') {
+          ends.set(key, item.status);
+        }
+      }
+      keys = (answer.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[];
+    }
+  }
+  return ends;
+}
+
+/** What {@link markerIds} read. */
+export interface MarkerIds {
+  readonly ids: Set<string>;
+  /** True when the scan stopped at `max` ids: the rest of the table was not read. */
+  readonly truncated: boolean;
+}
+
+/**
+ * The resultIds the poll enqueued, from its enqueue markers table (a marker given back after a failed
+ * send, `enqueuedAt` 0, was never enqueued). Bounded by `max` ids. Markers expire (TTL, two visibility
+ * windows), so on AWS this is the recent past; an erasure deletes the result's marker.
+ */
+export async function markerIds(
+  dynamo: DynamoDBDocumentClient,
+  table: string,
+  max = 1_000_000,
+): Promise<MarkerIds> {
+  const ids = new Set<string>();
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new ScanCommand({
+        TableName: table,
+        ProjectionExpression: 'resultId, enqueuedAt',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (typeof item.resultId === 'string' && Number(item.enqueuedAt) > 0) ids.add(item.resultId);
+      if (ids.size >= max) return { ids, truncated: true };
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return { ids, truncated: false };
+}
+
+/** The resultIds with a message in the DLQ (read without consuming, at most `max` messages). */
+export async function dlqIds(sqs: SQSClient, dlqUrl: string, max = 10_000): Promise<Set<string>> {
+  const entries = await peekDlq({ sqs, dlqUrl, max });
+  return new Set(entries.flatMap((entry) => (entry.resultId ? [entry.resultId] : [])));
+}
+
+/** Messages in a queue (visible, in flight, delayed): SQS's approximate counts. */
+export async function queueMessages(sqs: SQSClient, queueUrl: string): Promise<number> {
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
+    }),
+  );
+  return Object.values(Attributes).reduce((sum, n) => sum + (Number(n) || 0), 0);
+}

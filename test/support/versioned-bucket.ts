@@ -1,0 +1,145 @@
+/**
+ * An in-memory versioned S3 bucket behind aws-sdk-client-mock, for the erasure's unit tests: it honours
+ * `Prefix`, pages its listings the way S3 does (key order, `KeyMarker`/`VersionIdMarker`,
+ * `UploadIdMarker`, `ContinuationToken`, at most `pageSize` entries a page) and refuses a DeleteObjects of
+ * more than 1,000 keys as S3 does, so a purge that forgets a page, a marker or the batch limit leaves data
+ * behind or fails here.
+ */
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectsCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  ListObjectVersionsCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import type { AwsStub } from 'aws-sdk-client-mock';
+
+/** One stored version or delete marker. */
+export interface FakeVersion {
+  key: string;
+  versionId: string;
+  deleteMarker?: boolean;
+}
+
+/** A bucket's contents, changed in place by the commands. */
+export class VersionedBucket {
+  versions: FakeVersion[] = [];
+  uploads: { key: string; uploadId: string }[] = [];
+  /** Keys per DeleteObjects request (S3's limit). */
+  readonly deleteLimit = 1000;
+  /** Sizes of the DeleteObjects requests received. */
+  readonly deleteBatches: number[] = [];
+  /** Called after each DeleteObjects (a writer racing the erasure adds versions here). */
+  afterDelete: () => void = () => undefined;
+
+  /**
+   * @param pageSize entries per listing page (S3: 1,000)
+   * @param versioned a delete without VersionId adds a delete marker (AWS) or removes the key (the emulator)
+   */
+  constructor(
+    readonly pageSize = 1000,
+    readonly versioned = true,
+  ) {}
+
+  /** `count` versions of keys `prefix{n}` (two versions per key, n padded so key order is creation order). */
+  addVersions(prefix: string, count: number): void {
+    for (let i = 0; i < count; i++) {
+      const n = String(Math.floor(i / 2)).padStart(6, '0');
+      this.versions.push({ key: `${prefix}${n}`, versionId: `v${i}` });
+    }
+  }
+
+  keys(): string[] {
+    return [...new Set(this.versions.map((v) => v.key))].sort();
+  }
+
+  /** Routes the S3 commands of `mock` to this bucket. */
+  attach(mock: AwsStub<object, object, unknown>): void {
+    const stub = mock as unknown as AwsStub<object, object, S3Client['config']>;
+    stub.on(ListObjectVersionsCommand).callsFake((input) => this.#listVersions(input));
+    stub.on(ListObjectsV2Command).callsFake((input) => this.#listObjects(input));
+    stub.on(ListMultipartUploadsCommand).callsFake((input) => this.#listUploads(input));
+    stub.on(DeleteObjectsCommand).callsFake((input) => this.#delete(input));
+    stub.on(AbortMultipartUploadCommand).callsFake((input) => {
+      this.uploads = this.uploads.filter((u) => !(u.key === input.Key && u.uploadId === input.UploadId));
+      return {};
+    });
+  }
+
+  #sorted(prefix: string): FakeVersion[] {
+    return this.versions
+      .filter((v) => v.key.startsWith(prefix))
+      .sort((a, b) => (a.key === b.key ? a.versionId.localeCompare(b.versionId) : a.key < b.key ? -1 : 1));
+  }
+
+  #listVersions(input: { Prefix?: string; KeyMarker?: string; VersionIdMarker?: string }) {
+    let all = this.#sorted(input.Prefix ?? '');
+    if (input.KeyMarker !== undefined) {
+      const at = all.findIndex((v) => v.key === input.KeyMarker && v.versionId === input.VersionIdMarker);
+      all = all.slice(at + 1);
+    }
+    const page = all.slice(0, this.pageSize);
+    const last = page.at(-1);
+    const truncated = all.length > page.length;
+    return {
+      Versions: page
+        .filter((v) => !v.deleteMarker)
+        .map((v) => ({ Key: v.key, VersionId: v.versionId, LastModified: new Date(0) })),
+      DeleteMarkers: page
+        .filter((v) => v.deleteMarker)
+        .map((v) => ({ Key: v.key, VersionId: v.versionId, LastModified: new Date(0) })),
+      IsTruncated: truncated,
+      ...(truncated && { NextKeyMarker: last!.key, NextVersionIdMarker: last!.versionId }),
+    };
+  }
+
+  #listObjects(input: { Prefix?: string; ContinuationToken?: string }) {
+    const keys = [...new Set(this.#sorted(input.Prefix ?? '').map((v) => v.key))];
+    const from = input.ContinuationToken ? Number(input.ContinuationToken) : 0;
+    const page = keys.slice(from, from + this.pageSize);
+    const truncated = from + page.length < keys.length;
+    return {
+      Contents: page.map((key) => ({ Key: key, LastModified: new Date(0) })),
+      IsTruncated: truncated,
+      ...(truncated && { NextContinuationToken: String(from + page.length) }),
+    };
+  }
+
+  #listUploads(input: { Prefix?: string; KeyMarker?: string; UploadIdMarker?: string }) {
+    let all = this.uploads
+      .filter((u) => u.key.startsWith(input.Prefix ?? ''))
+      .sort((a, b) => (a.key === b.key ? a.uploadId.localeCompare(b.uploadId) : a.key < b.key ? -1 : 1));
+    if (input.KeyMarker !== undefined) {
+      const at = all.findIndex((u) => u.key === input.KeyMarker && u.uploadId === input.UploadIdMarker);
+      all = all.slice(at + 1);
+    }
+    const page = all.slice(0, this.pageSize);
+    const truncated = all.length > page.length;
+    return {
+      Uploads: page.map((u) => ({ Key: u.key, UploadId: u.uploadId })),
+      IsTruncated: truncated,
+      ...(truncated && { NextKeyMarker: page.at(-1)!.key, NextUploadIdMarker: page.at(-1)!.uploadId }),
+    };
+  }
+
+  #delete(input: { Delete?: { Objects?: { Key?: string; VersionId?: string }[] } }) {
+    const objects = input.Delete?.Objects ?? [];
+    this.deleteBatches.push(objects.length);
+    if (objects.length > this.deleteLimit)
+      throw Object.assign(new Error('MalformedXML'), { name: 'MalformedXML' });
+    for (const object of objects) {
+      if (object.VersionId === undefined && this.versioned) {
+        // S3 keeps the data in a noncurrent version and adds a marker on top.
+        this.versions.push({ key: object.Key!, versionId: `m${this.versions.length}`, deleteMarker: true });
+        continue;
+      }
+      this.versions = this.versions.filter(
+        (v) =>
+          !(v.key === object.Key && (object.VersionId === undefined || v.versionId === object.VersionId)),
+      );
+    }
+    this.afterDelete();
+    return {};
+  }
+}

@@ -3,7 +3,8 @@
  * fence that keeps it erased. A small item in the results table beside the result item, keyed
  * `<resultId>#erasure` (`#` never occurs in a resultId, and the record has none of the index keys, so no
  * index and no query for results ever returns it). It holds no personal data: the result id, when, by
- * which principal, and how many objects, versions, items and rows went. fetch-result reads it before
+ * which principal, how many objects, versions, items and rows went, and the receipt (when each copy out of
+ * the erasure's reach is gone). fetch-result reads it before
  * fetching, so a message still in the queue or the DLQ brings nothing back.
  */
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -33,10 +34,52 @@ export interface ErasureCounts {
   readonly objects: number;
   /** Multipart uploads aborted under the result's staging prefix. */
   readonly uploadsAborted: number;
-  /** DynamoDB items removed: the result item, its publication record, its enqueue marker. */
+  /** DynamoDB items removed: the result item, its publication and polling records, its enqueue marker. */
   readonly items: number;
   /** Analytics projection rows (objects or files) removed. */
   readonly analyticsRows: number;
+  /** Messages of the result removed from the results queue and its DLQ, when they were looked for. */
+  readonly queueMessages?: number;
+  /** Lines of the local run's journals removed (local only). */
+  readonly journalLines?: number;
+}
+
+/** Gone when the erasure ended. */
+export interface ErasedNow {
+  readonly erased: true;
+}
+
+/** A copy out of the erasure's reach, gone by this time (ISO 8601) at the latest. */
+export interface ExpiresBy {
+  readonly expiresBy: string;
+}
+
+/** One store's line of the receipt. */
+export type ReceiptEntry = ErasedNow | ExpiresBy;
+
+/**
+ * The receipt of an erasure (built by shared/erasure/receipt.ts from the deployment's bounds): per store,
+ * erased at once or gone by a date.
+ */
+export interface ErasureReceipt {
+  /** Every object version and upload of the result in the data bucket. */
+  readonly dataBucket: ErasedNow;
+  /** The result item, publication record, polling record and enqueue marker. */
+  readonly tables: ErasedNow;
+  /** The analytics projection's row, when the deployment has one. */
+  readonly analyticsRow?: ErasedNow;
+  /** The local run's journals (local only). */
+  readonly localFiles?: ErasedNow;
+  /** Point-in-time recovery of the results table (AWS). */
+  readonly tableBackups?: ExpiresBy;
+  /** Old snapshots and unreferenced files of the Iceberg table (AWS, with analytics). */
+  readonly analyticsSnapshots?: ExpiresBy;
+  /** Athena query results (`athena-results/`) that may hold the row (AWS, with analytics). */
+  readonly queryResults?: ExpiresBy;
+  /** Firehose's failed records (`delivery-errors/`): the result events (AWS, with analytics). */
+  readonly deliveryErrors?: ExpiresBy;
+  /** The event archive's copies of the result events (AWS). */
+  readonly eventArchive?: ExpiresBy;
 }
 
 /** The record as stored. */
@@ -56,6 +99,8 @@ export interface ErasureRecord {
   /** How the result was selected: `result-id`, `transaction-id` or `customer-reference` (never the value). */
   readonly selectedBy: string;
   readonly counts?: ErasureCounts;
+  /** When each copy is gone (absent while `ERASING`, and in records of erasures before receipts existed). */
+  readonly receipt?: ErasureReceipt;
   /** TTL, epoch seconds: `requestedAt` + the audit retention. */
   readonly expiresAt: number;
 }

@@ -13,7 +13,7 @@ import {
   ListObjectVersionsCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import type { AwsStub } from 'aws-sdk-client-mock';
+import type { AwsClientStub } from 'aws-sdk-client-mock';
 
 /** One stored version or delete marker. */
 export interface FakeVersion {
@@ -55,8 +55,7 @@ export class VersionedBucket {
   }
 
   /** Routes the S3 commands of `mock` to this bucket. */
-  attach(mock: AwsStub<object, object, unknown>): void {
-    const stub = mock as unknown as AwsStub<object, object, S3Client['config']>;
+  attach(stub: AwsClientStub<S3Client>): void {
     stub.on(ListObjectVersionsCommand).callsFake((input) => this.#listVersions(input));
     stub.on(ListObjectsV2Command).callsFake((input) => this.#listObjects(input));
     stub.on(ListMultipartUploadsCommand).callsFake((input) => this.#listUploads(input));

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The tests `npm run mutation` (StrykerJS, stryker.config.json) runs against each mutant: the unit tests of
+ * the mutated modules only, so a mutant costs seconds on a shared machine (the whole unit project, with
+ * the CLI's tests that reach the same code, took longer than Stryker's five-minute dry run allows).
+ * Add a mutate target's unit tests here with the target.
+ */
+export default defineConfig({
+  test: {
+    include: ['test/unit/erasure*.test.ts'],
+    environment: 'node',
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  },
+});

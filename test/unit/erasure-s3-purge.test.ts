@@ -126,6 +126,51 @@ describe('purgePrefix on a versioned bucket', () => {
     expect(bucket.uploads).toEqual([{ key: 'staging/res-12/images-01', uploadId: 'u6' }]);
   });
 
+  it('lists every upload of several pages in one listing (the rounds do not stand in for paging)', async () => {
+    // Prepare: pages of 2 uploads.
+    const bucket = new VersionedBucket(2);
+    bucket.attach(s3Mock);
+    for (let i = 0; i < 5; i++) bucket.uploads.push({ key: `staging/r/images-0${i}`, uploadId: `u${i}` });
+    bucket.addVersions('results/r/', 5);
+
+    // Act
+    const listed = await listPrefix(s3(), BUCKET, '', 'aws');
+
+    // Assess
+    expect(listed.uploads.map((u) => u.uploadId)).toEqual(['u0', 'u1', 'u2', 'u3', 'u4']);
+    expect(listed.versions).toHaveLength(5);
+    expect(s3Mock.commandCalls(ListMultipartUploadsCommand)).toHaveLength(3);
+    expect(s3Mock.commandCalls(ListMultipartUploadsCommand)[1]!.args[0].input).toMatchObject({
+      KeyMarker: 'staging/r/images-01',
+      UploadIdMarker: 'u1',
+    });
+  });
+
+  it('trusts IsTruncated alone: a last page that still names markers ends the listing', async () => {
+    // Prepare
+    s3Mock.on(ListObjectVersionsCommand).resolves({
+      IsTruncated: false,
+      NextKeyMarker: 'results/r/a',
+      NextVersionIdMarker: '1',
+      Versions: [{ Key: 'results/r/a', VersionId: '1' }],
+    });
+    s3Mock.on(ListMultipartUploadsCommand).resolves({
+      IsTruncated: false,
+      NextKeyMarker: 'staging/r/a',
+      NextUploadIdMarker: 'u',
+      Uploads: [{ Key: 'staging/r/a', UploadId: 'u' }],
+    });
+
+    // Act
+    const listed = await listPrefix(s3(), BUCKET, 'r', 'aws');
+
+    // Assess
+    expect(listed.versions).toHaveLength(1);
+    expect(listed.uploads).toHaveLength(1);
+    expect(s3Mock.commandCalls(ListObjectVersionsCommand)).toHaveLength(1);
+    expect(s3Mock.commandCalls(ListMultipartUploadsCommand)).toHaveLength(1);
+  });
+
   it('names each version by its VersionId (a plain delete would leave the data under a marker)', async () => {
     // Prepare
     const bucket = new VersionedBucket();
@@ -157,6 +202,12 @@ describe('purgePrefix on a versioned bucket', () => {
     // Act / Assess
     const purge = purgePrefix(s3(), BUCKET, 'results/r/', 'aws');
     await expect(purge).rejects.toThrow(PurgeRoundsError);
+    await expect(purge).rejects.toMatchObject({
+      name: 'PurgeRoundsError',
+      bucket: BUCKET,
+      prefix: 'results/r/',
+      rounds: 5,
+    });
     await expect(purge).rejects.toThrow(`${BUCKET}/results/r/ still held data after 5 rounds of deletion`);
     expect(MAX_PURGE_ROUNDS).toBe(5);
     expect(s3Mock.commandCalls(ListObjectVersionsCommand)).toHaveLength(5);

@@ -9,7 +9,6 @@
  * it (emulators closed, so dynalite's files are compacted) no file of the data directory holds any marker
  * raw, in base64 or in hex. A second result stays whole: the scan's positive control.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,72 +38,21 @@ import { runIdvInProcess } from '../support/cli';
 import { clientConfig } from '../support/local-aws';
 import { startLocalStore } from '../support/local-store';
 import { FakeSource, memoryLogger } from '../support/pipeline-fakes';
+import {
+  MARKED_FIELDS,
+  markedPollRecord,
+  markedResult,
+  markers,
+  markersIn,
+} from '../support/planted-markers';
 
 const ERASED = 'res-scan-1';
 const KEPT = 'res-scan-2';
-const run = randomBytes(4).toString('hex');
-/** One marker per field, unique to this run: `Mk<run><field>`. */
-const marker = (resultId: string, field: string) => `Mk${run}${resultId === ERASED ? 'E' : 'K'}${field}Zq`;
-const FIELDS = [
-  'pollCustomerReference',
-  'pollUserId',
-  'fullName',
-  'documentNumber',
-  'personalNumber',
-  'mrz',
-  'address',
-  'bodyCustomerReference',
-  'imageBytes',
-  'pdfBytes',
-] as const;
-
-function pollRecord(resultId: string) {
-  return {
-    resultId,
-    transactionId: `tx-${resultId}`,
-    product: 'RTW_PREMIUM',
-    customerReference: marker(resultId, 'pollCustomerReference'),
-    userId: marker(resultId, 'pollUserId'),
-    completed: '2026-08-10T12:00:00Z',
-  };
-}
-
-function result(resultId: string) {
-  const m = (field: (typeof FIELDS)[number]) => marker(resultId, field);
-  const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from(m('imageBytes'))]);
-  const pdf = Buffer.from(`%PDF-1.4\n${m('pdfBytes')}\n%%EOF\n`);
-  return {
-    transactionId: `tx-${resultId}`,
-    customerReference: m('bodyCustomerReference'),
-    result: 'APPROVED',
-    images: [{ data: jpeg.toString('base64'), documentType: 'PASSPORT', pageType: 'FRONT' }],
-    files: [{ data: pdf.toString('base64'), documentType: 'TRANSACTION_REPORT' }],
-    identity: {
-      result: 'APPROVED',
-      data: {
-        name: { fullname: m('fullName') },
-        documentNumber: m('documentNumber'),
-        personalNumber: m('personalNumber'),
-        mrz: m('mrz'),
-        address: m('address'),
-      },
-    },
-  };
-}
-
-/** The forms a marker may take in a file: raw, hex, and base64 at each of the three byte alignments. */
-function formsOf(text: string): Buffer[] {
-  const raw = Buffer.from(text);
-  const forms = [raw, Buffer.from(raw.toString('hex')), Buffer.from(raw.toString('hex').toUpperCase())];
-  for (let pad = 0; pad < 3; pad++) {
-    const encoded = Buffer.concat([Buffer.alloc(pad), raw]).toString('base64');
-    // Leave out the characters the padding bytes or the bytes after the marker would change.
-    const start = [0, 2, 3][pad]!;
-    const end = Math.floor((pad + raw.length) / 3) * 4;
-    forms.push(Buffer.from(encoded.slice(start, end)));
-  }
-  return forms;
-}
+const ofErased = markers('E');
+const ofKept = markers('K');
+const markerFn = (resultId: string) => (resultId === ERASED ? ofErased : ofKept);
+const pollRecord = (resultId: string) => markedPollRecord(resultId, markerFn(resultId));
+const result = (resultId: string) => markedResult(resultId, markerFn(resultId));
 
 /** Every file under `dir`, with its path relative to `dir`. */
 function files(dir: string, base = dir): { path: string; bytes: Buffer }[] {
@@ -115,19 +63,12 @@ function files(dir: string, base = dir): { path: string; bytes: Buffer }[] {
   });
 }
 
-/** `file: marker (form)` for each marker of `resultId` found in a file of `dir` (or its name). */
+/** `file: field (form)` for each marker of `resultId` found in a file of `dir` (or its name). */
 function findings(dir: string, resultId: string): string[] {
-  const found: string[] = [];
-  const all = files(dir);
-  for (const field of FIELDS) {
-    const forms = formsOf(marker(resultId, field));
-    for (const file of all) {
-      const hit = forms.findIndex((form) => file.bytes.includes(form) || file.path.includes(form.toString()));
-      if (hit >= 0)
-        found.push(`${file.path}: ${field} (${['raw', 'hex', 'HEX', 'b64', 'b64+1', 'b64+2'][hit]})`);
-    }
-  }
-  return found;
+  return markersIn(
+    files(dir).map((f) => ({ where: f.path, bytes: f.bytes })),
+    markerFn(resultId),
+  );
 }
 
 /** The local stack on `dataDir` with clients and the results batch's dependencies. */
@@ -287,7 +228,7 @@ describe('planted-marker scan: stored, dead-lettered, redriven, replayed, erased
     const before = findings(dataDir, ERASED);
 
     // Assess: each field somewhere, raw or encoded.
-    for (const field of FIELDS)
+    for (const field of MARKED_FIELDS)
       expect(
         before.some((f) => f.includes(`: ${field} (`)),
         field,
@@ -319,7 +260,7 @@ describe('planted-marker scan: stored, dead-lettered, redriven, replayed, erased
     expect(left.filter((f) => !f.startsWith(`${QUEUE_JOURNAL}:`))).toEqual([]);
     // Positive control: the kept result's markers are all still found.
     const kept = findings(dataDir, KEPT);
-    for (const field of FIELDS)
+    for (const field of MARKED_FIELDS)
       expect(
         kept.some((f) => f.includes(`: ${field} (`)),
         field,

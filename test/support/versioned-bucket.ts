@@ -3,15 +3,21 @@
  * `Prefix`, pages its listings the way S3 does (key order, `KeyMarker`/`VersionIdMarker`,
  * `UploadIdMarker`, `ContinuationToken`, at most `pageSize` entries a page) and refuses a DeleteObjects of
  * more than 1,000 keys as S3 does, so a purge that forgets a page, a marker or the batch limit leaves data
- * behind or fails here.
+ * behind or fails here. It also stores what the result store writes (PutObject, multipart uploads with
+ * their parts, CopyObject), each write a new version with its bytes, so a scan can look at every byte kept.
  */
 import {
   AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   ListObjectVersionsCommand,
+  PutObjectCommand,
   type S3Client,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import type { AwsClientStub } from 'aws-sdk-client-mock';
 
@@ -20,12 +26,24 @@ export interface FakeVersion {
   key: string;
   versionId: string;
   deleteMarker?: boolean;
+  /** The bytes, for versions the store wrote. */
+  body?: Buffer;
+}
+
+/** The bytes of a request body as the SDK takes it (a buffer, a string or a stream). */
+async function bytesOf(body: unknown): Promise<Buffer> {
+  if (body === undefined) return Buffer.alloc(0);
+  if (typeof body === 'string' || body instanceof Uint8Array) return Buffer.from(body);
+  const chunks: Buffer[] = [];
+  for await (const chunk of body as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
 }
 
 /** A bucket's contents, changed in place by the commands. */
 export class VersionedBucket {
   versions: FakeVersion[] = [];
-  uploads: { key: string; uploadId: string }[] = [];
+  uploads: { key: string; uploadId: string; parts?: Map<number, Buffer> }[] = [];
+  #written = 0;
   /** Keys per DeleteObjects request (S3's limit). */
   readonly deleteLimit = 1000;
   /** Sizes of the DeleteObjects requests received. */
@@ -64,6 +82,38 @@ export class VersionedBucket {
       this.uploads = this.uploads.filter((u) => !(u.key === input.Key && u.uploadId === input.UploadId));
       return {};
     });
+    stub.on(PutObjectCommand).callsFake(async (input) => {
+      this.#write(input.Key!, await bytesOf(input.Body));
+      return { ETag: '"e"' };
+    });
+    stub.on(CreateMultipartUploadCommand).callsFake((input) => {
+      const uploadId = `up-${++this.#written}`;
+      this.uploads.push({ key: input.Key!, uploadId, parts: new Map() });
+      return { UploadId: uploadId };
+    });
+    stub.on(UploadPartCommand).callsFake(async (input) => {
+      const upload = this.uploads.find((u) => u.uploadId === input.UploadId);
+      upload?.parts?.set(input.PartNumber!, await bytesOf(input.Body));
+      return { ETag: `"p${input.PartNumber}"` };
+    });
+    stub.on(CompleteMultipartUploadCommand).callsFake((input) => {
+      const upload = this.uploads.find((u) => u.uploadId === input.UploadId)!;
+      const parts = [...(upload.parts ?? new Map()).entries()].sort(([a], [b]) => a - b).map(([, b]) => b);
+      this.uploads = this.uploads.filter((u) => u !== upload);
+      this.#write(upload.key, Buffer.concat(parts));
+      return {};
+    });
+    stub.on(CopyObjectCommand).callsFake((input) => {
+      const source = decodeURIComponent(input.CopySource!.slice(input.CopySource!.indexOf('/') + 1));
+      const latest = this.versions.filter((v) => v.key === source && !v.deleteMarker).at(-1);
+      if (!latest) throw Object.assign(new Error('NoSuchKey'), { name: 'NoSuchKey' });
+      this.#write(input.Key!, latest.body ?? Buffer.alloc(0));
+      return {};
+    });
+  }
+
+  #write(key: string, body: Buffer): void {
+    this.versions.push({ key, versionId: `w${String(++this.#written).padStart(6, '0')}`, body });
   }
 
   #sorted(prefix: string): FakeVersion[] {

@@ -18,6 +18,7 @@ import { type FirehoseInputRecord, transformBatch } from '../../shared/analytics
 import type { PollResponse } from '../../shared/api/schemas';
 import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
 import { eraseResult } from '../../shared/erasure/erase-result';
+import { itemTraceKind, objectTraceKind } from '../../shared/erasure/traces';
 import { publishResultErased } from '../../shared/events/erased-event';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { DynamoEnqueueMarkers } from '../../shared/pipeline/enqueue-markers';
@@ -175,6 +176,32 @@ describe('planted-marker scan against the SDK-level stores', () => {
     // … and the archive replayed into the projection.
     await replayArchive();
     keptBefore.push(...markersIn(stored(), ofKept));
+  });
+
+  it('leaves only keys the erasure module registers (a new per-result record fails here)', () => {
+    // Act
+    const unknown = [
+      ...[...tables.tables].flatMap(([name, table]) =>
+        [...table.keys()]
+          .filter((key) => key.includes(ERASED))
+          .filter((key) => !itemTraceKind(name === MARKERS ? 'markers' : 'results', key, ERASED))
+          .map((key) => `${name}/${key}`),
+      ),
+      ...bucket.versions
+        .map((v) => v.key)
+        .filter((key) => key.includes(ERASED) && !objectTraceKind(key, ERASED)),
+      ...bucket.uploads
+        .map((u) => u.key)
+        .filter((key) => key.includes(ERASED) && !objectTraceKind(key, ERASED)),
+    ];
+
+    // Assess
+    expect(unknown).toEqual([]);
+    expect([...tables.table(TABLE).keys()].filter((k) => k.startsWith(ERASED)).sort()).toEqual([
+      ERASED,
+      `${ERASED}#poll`,
+      `${ERASED}#publication`,
+    ]);
   });
 
   it('stores every marker before the erasure (the scan sees them)', () => {

@@ -28,7 +28,7 @@ import { type ResultItem, resultItemKey } from '../store/item';
 import { RESULTS_TABLE } from '../store/table-schema';
 import { erasureReceipt, type ReceiptScope } from './bounds';
 import { listPrefix, purgePrefix, type S3Dialect } from './s3-purge';
-import { ITEM_TRACES, OBJECT_TRACES, type ReachName, type TraceReach, type TraceTable } from './traces';
+import { ITEM_TRACES, OBJECT_TRACES, type TraceReach, type TraceTable } from './traces';
 
 /** How results are picked: one flag of `idv results erase`. */
 export type ErasureSelector =
@@ -168,10 +168,8 @@ export async function planErasure(deps: ErasureDeps, resultId: string): Promise<
   };
 }
 
-/** Finds and removes `resultId`'s traces through one reach; 0 without the reach. */
-async function removeReached(deps: ErasureDeps, name: ReachName, resultId: string): Promise<number> {
-  const reach = deps.reaches[name];
-  if (!reach) return 0;
+/** Finds and removes `resultId`'s traces through one reach. */
+async function removeVia(reach: TraceReach, resultId: string): Promise<number> {
   return reach.remove(resultId, await reach.find(resultId));
 }
 
@@ -220,11 +218,10 @@ export async function eraseResult(
       counts.uploadsAborted += purged.uploads;
     }
   }
-  counts.analyticsRows = await removeReached(deps, 'projection', resultId);
-  if (counts.queueMessages !== undefined)
-    counts.queueMessages = await removeReached(deps, 'queues', resultId);
-  if (counts.journalLines !== undefined)
-    counts.journalLines = await removeReached(deps, 'journals', resultId);
+  const { projection, queues, journals } = deps.reaches;
+  counts.analyticsRows = await removeVia(projection, resultId);
+  if (queues) counts.queueMessages = await removeVia(queues, resultId);
+  if (journals) counts.journalLines = await removeVia(journals, resultId);
   const deletions = ITEM_TRACES.flatMap((trace) => {
     const table = tableOf(deps, trace.table);
     return table ? [deleteByKey(deps, table, trace.key(resultId))] : [];

@@ -52,7 +52,7 @@ describe("the registry of a result's traces", () => {
       'results:res-1#erasure',
     ]);
     expect(REACHED_TRACES.map((t) => t.reach)).toEqual(['projection', 'queues', 'journals']);
-    for (const trace of [...ITEM_TRACES, ...OBJECT_TRACES, ...REACHED_TRACES])
+    for (const trace of [...ITEM_TRACES, ERASURE_RECORD_TRACE, ...OBJECT_TRACES, ...REACHED_TRACES])
       expect(trace.holds).not.toBe('');
   });
 
@@ -106,6 +106,15 @@ describe('copy bounds', () => {
     [{ tableRecoveryDays: 36 }, 'copyBounds.tableRecoveryDays must be a whole number of days from 1 to 35'],
     [{ orphanFileDays: 1.5 }, 'copyBounds.orphanFileDays must be a whole number of days from 1 to 3650'],
     [{ eventArchiveDays: 3651 }, 'copyBounds.eventArchiveDays must be a whole number of days from 1 to 3650'],
+    [
+      { deliveryErrorsDays: 0 },
+      'copyBounds.deliveryErrorsDays must be a whole number of days from 1 to 3650',
+    ],
+    [
+      { snapshotRetentionDays: 3651 },
+      'copyBounds.snapshotRetentionDays must be a whole number of days from 1 to 3650',
+    ],
+    [{ queryResultsDays: 0 }, 'copyBounds.queryResultsDays must be a whole number of days from 1 to 3650'],
     [{ snapshotRetentionDays: Number.NaN }, 'copyBounds.snapshotRetentionDays'],
     [{ backupDays: 3 }, 'copyBounds.backupDays is not a bound'],
   ])('refuses %j, naming the bound', (given, message) => {
@@ -140,6 +149,16 @@ describe('copy bounds', () => {
       'copyBounds.queryResultsDays',
     );
     expect(() => parseCopyBounds('{')).toThrow(CopyBoundsError);
+    const error = (() => {
+      try {
+        parseCopyBounds('{');
+      } catch (e) {
+        return e as CopyBoundsError;
+      }
+    })();
+    expect(error?.name).toBe('CopyBoundsError');
+    expect(error?.cause).toBeInstanceOf(SyntaxError);
+    expect(() => parseCopyBounds('7')).toThrow('the ErasureBounds output is not an object');
   });
 });
 

@@ -6,11 +6,17 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
-import { type ErasureDeps, eraseResult, planErasure } from '../../shared/erasure/erase-result';
+import { type ErasureDeps, eraseResult, planErasure, selectResults } from '../../shared/erasure/erase-result';
 import type { TraceReach } from '../../shared/erasure/traces';
 import type { ResultErasedDetail } from '../../shared/events/erased-event';
 import { VersionedBucket } from '../support/versioned-bucket';
@@ -213,5 +219,133 @@ describe('eraseResult and planErasure', () => {
     // The fence went first, carrying the earlier counts.
     const fence = ddbMock.commandCalls(PutCommand)[0]!.args[0].input.Item!;
     expect(fence).toMatchObject({ state: 'ERASING', counts: { objectVersions: 5 } });
+  });
+
+  it('plans a result with nothing left: no item, no records, no marker; and a former erasure', async () => {
+    // Prepare: only an erasure record, first half-way (no erasedAt), then ended.
+    items.clear();
+    bucket.versions = [
+      { key: 'results/r-2/result.json', versionId: 'm', deleteMarker: true },
+      { key: 'results/r-2/result.json', versionId: 'v' },
+    ];
+    bucket.uploads = [];
+    items.set(`${TABLE}/r-2#erasure`, { resultId: 'r-2#erasure', state: 'ERASING' });
+
+    // Act
+    const halfway = await planErasure(deps(), 'r-2');
+    items.set(`${TABLE}/r-2#erasure`, {
+      resultId: 'r-2#erasure',
+      state: 'ERASED',
+      erasedAt: '2026-09-01T09:00:00.000Z',
+    });
+    const ended = await planErasure(deps(), 'r-2');
+
+    // Assess
+    expect(halfway).toStrictEqual({
+      resultId: 'r-2',
+      publicationRecord: false,
+      pollRecord: false,
+      enqueueMarker: false,
+      objects: { keys: ['results/r-2/result.json'], versions: 1, deleteMarkers: 1, uploads: 0 },
+      analyticsRows: ['row r-1'],
+      erased: { state: 'ERASING' },
+    });
+    expect(ended.erased).toStrictEqual({ state: 'ERASED', erasedAt: '2026-09-01T09:00:00.000Z' });
+  });
+
+  it('selects a result id as given, without a query; a reference through its own index', async () => {
+    // Prepare
+    ddbMock.on(QueryCommand).resolves({ Items: [] });
+
+    // Act
+    const byId = await selectResults(deps(), { by: 'result-id', value: 'r-7' });
+    const byReference = await selectResults(deps(), { by: 'customer-reference', value: 'ref' });
+
+    // Assess
+    expect(byId).toEqual(['r-7']);
+    expect(byReference).toEqual([]);
+    const queries = ddbMock.commandCalls(QueryCommand);
+    expect(queries).toHaveLength(1);
+    expect(queries[0]!.args[0].input.IndexName).toBe('byCustomerReference');
+  });
+
+  it('counts only the items that were there, each deleted with ALL_OLD', async () => {
+    // Act: r-10 has a result item only.
+    const record = await eraseResult(deps(), 'r-10', { principal: 'ops', selectedBy: 'result-id' });
+
+    // Assess
+    expect(record.counts?.items).toBe(1);
+    const deletes = ddbMock.commandCalls(DeleteCommand).map((c) => c.args[0].input);
+    expect(deletes).toHaveLength(4);
+    expect(deletes.every((d) => d.ReturnValues === 'ALL_OLD')).toBe(true);
+  });
+
+  it('sums optional counts of two runs whichever run had them, and adds every count', async () => {
+    // Prepare: the first run counted journal lines but had no queue reach; the second has both.
+    items.set(`${TABLE}/r-1#erasure`, {
+      resultId: 'r-1#erasure',
+      state: 'ERASING',
+      requestedAt: '2026-08-31T09:00:00.000Z',
+      counts: {
+        objectVersions: 1,
+        deleteMarkers: 2,
+        objects: 1,
+        uploadsAborted: 0,
+        items: 0,
+        analyticsRows: 0,
+        journalLines: 2,
+      },
+    });
+    bucket.versions.push({ key: 'results/r-1/x', versionId: 'dm', deleteMarker: true });
+    const reaches = {
+      projection: listReach([]),
+      queues: listReach(['dlq: 3 message(s)', 'queue: 1 message(s)', 'dlq: 2']),
+      journals: listReach(['events.jsonl: 1 line(s)']),
+    };
+
+    // Act
+    const record = await eraseResult(deps({ reaches }), 'r-1', { principal: 'ops', selectedBy: 'result-id' });
+
+    // Assess
+    expect(record.counts).toStrictEqual({
+      objectVersions: 3,
+      deleteMarkers: 3,
+      objects: 4,
+      uploadsAborted: 1,
+      items: 4,
+      analyticsRows: 0,
+      queueMessages: 3,
+      journalLines: 3,
+    });
+  });
+
+  it('leaves out optional counts neither run had', async () => {
+    // Prepare
+    items.set(`${TABLE}/r-1#erasure`, {
+      resultId: 'r-1#erasure',
+      state: 'ERASING',
+      requestedAt: '2026-08-31T09:00:00.000Z',
+      counts: {
+        objectVersions: 0,
+        deleteMarkers: 0,
+        objects: 0,
+        uploadsAborted: 0,
+        items: 0,
+        analyticsRows: 0,
+      },
+    });
+
+    // Act
+    const record = await eraseResult(deps(), 'r-1', { principal: 'ops', selectedBy: 'result-id' });
+
+    // Assess
+    expect(Object.keys(record.counts!)).toEqual([
+      'objectVersions',
+      'deleteMarkers',
+      'objects',
+      'uploadsAborted',
+      'items',
+      'analyticsRows',
+    ]);
   });
 });

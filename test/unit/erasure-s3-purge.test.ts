@@ -6,6 +6,7 @@
 import {
   DeleteObjectsCommand,
   ListMultipartUploadsCommand,
+  ListObjectsV2Command,
   ListObjectVersionsCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
@@ -171,6 +172,20 @@ describe('purgePrefix on a versioned bucket', () => {
     expect(s3Mock.commandCalls(ListMultipartUploadsCommand)).toHaveLength(1);
   });
 
+  it('skips listing entries without a key or an upload id, and pages without entries', async () => {
+    // Prepare
+    s3Mock.on(ListObjectVersionsCommand).resolves({ Versions: [{ VersionId: 'k' }], DeleteMarkers: [{}] });
+    s3Mock
+      .on(ListMultipartUploadsCommand)
+      .resolves({ Uploads: [{ UploadId: 'no-key' }, { Key: 'r/no-id' }] });
+
+    // Act
+    const listed = await listPrefix(s3(), BUCKET, 'r/', 'aws');
+
+    // Assess
+    expect(listed).toEqual({ versions: [], uploads: [] });
+  });
+
   it('names each version by its VersionId (a plain delete would leave the data under a marker)', async () => {
     // Prepare
     const bucket = new VersionedBucket();
@@ -290,6 +305,14 @@ describe('purgePrefix on the local emulator (one version per key, no version lis
     expect(s3Mock.commandCalls(ListObjectVersionsCommand)).toHaveLength(0);
     const sent = s3Mock.commandCalls(DeleteObjectsCommand).flatMap((c) => c.args[0].input.Delete!.Objects!);
     expect(sent.every((o) => !('VersionId' in o))).toBe(true);
+  });
+
+  it('lists nothing from a page without contents', async () => {
+    // Prepare
+    s3Mock.on(ListObjectsV2Command).resolves({});
+
+    // Act / Assess
+    expect(await listPrefix(s3(), BUCKET, 'p/', 'local')).toEqual({ versions: [], uploads: [] });
   });
 
   it('lists with last-modified times and applies `accept`', async () => {

@@ -199,15 +199,14 @@ export async function eraseResult(
   await records.put({ ...base, state: 'ERASING', ...(earlier?.counts && { counts: earlier.counts }) });
   const item = (await getByKey(deps, deps.tableName, resultItemKey(resultId))) as ResultItem | undefined;
 
-  const counts = {
+  // The optional counts only when their reach was given (set below).
+  const counts: { -readonly [K in keyof ErasureCounts]: ErasureCounts[K] } = {
     objectVersions: 0,
     deleteMarkers: 0,
     objects: 0,
     uploadsAborted: 0,
     items: 0,
     analyticsRows: 0,
-    ...(deps.reaches.queues && { queueMessages: 0 }),
-    ...(deps.reaches.journals && { journalLines: 0 }),
   };
   for (const bucket of buckets(deps, item)) {
     for (const trace of OBJECT_TRACES) {

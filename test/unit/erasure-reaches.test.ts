@@ -165,11 +165,17 @@ describe('eraseResult and planErasure', () => {
   });
 
   it("without a markers table, deletes only the results table's items", async () => {
-    // Act
-    const record = await eraseResult(deps({ markersTableName: undefined }), 'r-1', {
+    // Act: the clock too is the real one.
+    const before = Date.now();
+    const record = await eraseResult(deps({ markersTableName: undefined, now: undefined }), 'r-1', {
       principal: 'ops',
       selectedBy: 'result-id',
     });
+
+    // Assess: read consistently, ended now.
+    expect(ddbMock.commandCalls(GetCommand).every((c) => c.args[0].input.ConsistentRead === true)).toBe(true);
+    expect(Date.parse(record.erasedAt!)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(record.erasedAt!)).toBeLessThanOrEqual(Date.now());
 
     // Assess
     expect(record.counts?.items).toBe(3);
@@ -267,6 +273,22 @@ describe('eraseResult and planErasure', () => {
     const queries = ddbMock.commandCalls(QueryCommand);
     expect(queries).toHaveLength(1);
     expect(queries[0]!.args[0].input.IndexName).toBe('byCustomerReference');
+  });
+
+  it('erases a result whose item is already gone: its objects, no transaction in the event', async () => {
+    // Prepare
+    const published: ResultErasedDetail[] = [];
+    bucket.versions.push({ key: 'results/r-3/result.json', versionId: 'z' });
+
+    // Act
+    const record = await eraseResult(deps({}, published), 'r-3', {
+      principal: 'ops',
+      selectedBy: 'result-id',
+    });
+
+    // Assess
+    expect(record.counts).toMatchObject({ objectVersions: 1, items: 0 });
+    expect(published[0]).not.toHaveProperty('transactionId');
   });
 
   it('counts only the items that were there, each deleted with ALL_OLD', async () => {

@@ -11,6 +11,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { ServiceEnvironment } from '../shared/api/enums';
 import type { CustomerReferenceMode } from '../shared/config';
+import type { CopyBounds } from '../shared/erasure/bounds';
 import {
   type EnvironmentConfig,
   type LogLevel,
@@ -143,6 +144,14 @@ export interface IdvPipelineProps {
   readonly metricsServiceName?: string;
   /** Stack outputs (CfnOutput) of the names an operator and `idv --stack` need. @default true */
   readonly outputs?: boolean;
+  /**
+   * How long each copy an erasure cannot delete at once may live (docs/erasure.md): PITR recovery period,
+   * event archive, `athena-results/`, `delivery-errors/`, Iceberg snapshots and orphan files; the erasure
+   * receipt names the resulting dates. A bound out of range is refused naming it.
+   * @default a week each (recovery, query results, delivery errors, snapshots), orphan files 3 days, the
+   * archive as long as the results (its events hold no personal data by default)
+   */
+  readonly copyBounds?: Partial<CopyBounds>;
 }
 
 /** The props as validated settings (the same rules as cdk.json's environments, docs/deploy.md). */

@@ -10,6 +10,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { resolveCopyBounds } from '../shared/erasure/bounds';
 import { RESULTS_PREFIX } from '../shared/store/keys';
 import type { EnvironmentConfig } from './config';
 import { AnalyticsIceberg, type AnalyticsIcebergProps } from './constructs/analytics-iceberg';
@@ -116,9 +117,13 @@ export class IdvPipeline extends Construct {
     });
     this.queue = this.resultsQueue.queue;
     this.deadLetterQueue = this.resultsQueue.deadLetterQueue;
+    // How long each copy an erasure cannot reach at once may live (docs/erasure.md): one set of bounds for
+    // the stores and the receipt.
+    const copyBounds = resolveCopyBounds(props.copyBounds, config.retentionDays);
     this.resultsTable = new ResultsTable(this, 'ResultsTable', {
       encryptionKey: key,
       removalPolicy: dataRemoval,
+      recoveryPeriodDays: copyBounds.tableRecoveryDays,
     }).table;
     const data = new DataBucket(this, 'DataBucket', {
       encryptionKey: key,
@@ -139,7 +144,7 @@ export class IdvPipeline extends Construct {
       const created = new EventBus(this, 'EventBus', {
         busName,
         encryptionKey: key,
-        archiveRetentionDays: config.retentionDays,
+        archiveRetentionDays: copyBounds.eventArchiveDays,
         schemaDirectory: path.join(PROJECT_ROOT, 'shared', 'events', 'schemas'),
       });
       this.eventBus = created.bus;
@@ -201,6 +206,8 @@ export class IdvPipeline extends Construct {
         network,
         accessLogs: data,
         removalPolicy: dataRemoval,
+        copyBounds,
+        erasureTable: this.resultsTable,
       };
       // The nested stack keeps the ids of the analytics it replaced (`Analytics`/`Resources`): the bucket,
       // database, workgroup, view and analyst policy are updated in place (docs/deploy.md).
@@ -230,6 +237,7 @@ export class IdvPipeline extends Construct {
       logRemovalPolicy: dataRemoval,
       alarmName: names.optional('ResultsPastRetention'),
       network,
+      copyBounds,
     });
     this.monitoring.notifyOn(this.erasure.pastRetentionAlarm, 'ResultsPastRetention');
     // The analytics row goes with a row-level DELETE on the Iceberg table, through Athena.
@@ -433,6 +441,10 @@ export class IdvPipeline extends Construct {
       ErasurePolicyArn: [
         this.erasure.policy.managedPolicyArn,
         'Attach to the role that runs idv results erase (and to no function or analyst)',
+      ],
+      ErasureBounds: [
+        this.erasure.copyBoundsJson,
+        'Days each copy an erasure cannot reach at once may live (JSON; idv results erase puts them in its receipt)',
       ],
       RetentionCheckFunctionName: [
         this.erasure.retentionCheck.function.functionName,

@@ -1,5 +1,6 @@
 /**
- * The local run's own files that name results, beyond the emulators: the event log (`events.jsonl`, the
+ * The local run's stores of a result beyond the emulators, as the erasure reaches them: the analytics
+ * projection (local/analytics-store.ts) and the local run's own files that name results: the event log (`events.jsonl`, the
  * local EventBridge's archive and the source the analytics projection is backfilled from), the rule
  * outputs (`rules/*.jsonl`) and the trace journal (`trace.jsonl`). An erasure drops every line that
  * names the result, so neither a replay nor a backfill can bring its row back; the
@@ -8,9 +9,26 @@
  * lost with the old file (a local tool's trade-off, see docs/local-run.md).
  */
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import type { ErasureReaches } from '../shared/erasure/erase-result';
+import type { TraceReach } from '../shared/erasure/traces';
 import { DETAIL_TYPES } from '../shared/events/names';
+import { eraseLocalProjectionResult, findLocalProjectionResult } from './analytics-store';
 import { TRACE_JOURNAL } from './console-journal';
+
+/**
+ * What an erasure reaches in the local run beyond the emulators (shared/erasure/erase-result.ts takes
+ * them): the analytics projection of the data directory and its journals.
+ */
+export function localErasureReaches(dataDir: string): ErasureReaches {
+  return {
+    projection: {
+      find: (resultId) => findLocalProjectionResult(dataDir, resultId),
+      remove: (resultId) => eraseLocalProjectionResult(dataDir, resultId),
+    },
+    journals: localJournalReach(dataDir),
+  };
+}
 
 /** The local files an erasure rewrites. */
 export function localJournalFiles(dataDir: string): string[] {
@@ -27,23 +45,40 @@ export function localJournalFiles(dataDir: string): string[] {
 
 /**
  * Lines of the local journals that name `resultId` (as a whole JSON string, so `res-1` does not match
- * `res-10`); with `remove`, the files are rewritten without them. Returns the count.
+ * `res-10`), per file (its path under `dataDir`); with `remove`, the files are rewritten without them.
  */
-export function scrubLocalJournals(dataDir: string, resultId: string, remove: boolean): number {
+export function scrubLocalJournals(
+  dataDir: string,
+  resultId: string,
+  remove: boolean,
+): { file: string; lines: number }[] {
   const needle = JSON.stringify(resultId);
   // The erasure's own event is the proof, not a trace of the result: it stays.
   const proof = `"detail-type":${JSON.stringify(DETAIL_TYPES.resultErased)}`;
-  let count = 0;
+  const found: { file: string; lines: number }[] = [];
   for (const file of localJournalFiles(dataDir)) {
     const lines = readFileSync(file, 'utf8').split('\n');
     const kept = lines.filter((line) => !line.includes(needle) || line.includes(proof));
     const dropped = lines.length - kept.length;
     if (dropped === 0) continue;
-    count += dropped;
+    found.push({ file: relative(dataDir, file), lines: dropped });
     if (!remove) continue;
     const temporary = `${file}.${process.pid}.erase.tmp`;
     writeFileSync(temporary, kept.join('\n'), { mode: 0o600 });
     renameSync(temporary, file);
   }
-  return count;
+  return found;
+}
+
+/**
+ * The local journals as the erasure reaches them (the `local-journals` trace of shared/erasure/traces.ts):
+ * `find` names each file with its count of lines, `remove` rewrites the files and counts the lines.
+ */
+export function localJournalReach(dataDir: string): TraceReach {
+  const count = (found: { lines: number }[]) => found.reduce((sum, f) => sum + f.lines, 0);
+  return {
+    find: async (resultId) =>
+      scrubLocalJournals(dataDir, resultId, false).map((f) => `${f.file}: ${f.lines} line(s)`),
+    remove: async (resultId) => count(scrubLocalJournals(dataDir, resultId, true)),
+  };
 }

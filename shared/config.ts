@@ -284,6 +284,11 @@ export interface ProjectionTransformConfig {
   readonly table: string;
   /** Whether `customer_reference` is exported: the events' setting (`IDV_EVENT_CUSTOMER_REFERENCE`). */
   readonly customerReference: CustomerReferenceMode;
+  /**
+   * The results table, whose `<id>#erasure` records say which results were erased (their events make no
+   * row). Unset: no look-up (a projection without the pipeline's table).
+   */
+  readonly resultsTableName?: string;
 }
 
 /** Reads the projection transform's configuration; throws `ConfigError` naming the first bad variable. */
@@ -294,6 +299,7 @@ export function loadProjectionTransformConfig(env: Env = process.env): Projectio
     database: required(env, ANALYTICS_ENV.analyticsDatabase),
     table: required(env, ANALYTICS_ENV.analyticsTable),
     customerReference: customerReferenceModeOf(env, environment),
+    ...(env[ENV.resultsTableName]?.trim() && { resultsTableName: env[ENV.resultsTableName]!.trim() }),
   };
 }
 

@@ -30,6 +30,7 @@ export const OUTPUT_KEYS = [
   'AnalyticsDatabase',
   'AnalyticsBucketName',
   'AnalystPolicyArn',
+  'ErasureBounds',
 ] as const;
 /** One output key of a pipeline. */
 export type OutputKey = (typeof OUTPUT_KEYS)[number];

@@ -1,18 +1,16 @@
 /**
- * `idv results erase`, `idv results retention` and `idv results refetch` (docs/pipeline.md, "Erasure"
- * and "Retention"): erasure on request and retention you can see, against AWS or, with `--local`, the
- * local stack. The work is in `shared/erasure/`; this module picks the target and reports.
+ * `idv results erase`, `idv results retention` and `idv results refetch` (docs/erasure.md and
+ * docs/pipeline.md, "Retention"): erasure on request and retention you can see, against AWS or, with
+ * `--local`, the local stack. The work is in `shared/erasure/` (erase-result.ts erases what traces.ts
+ * lists, retention.ts checks retention); this module picks the target, hands in the stores only it can
+ * reach (the projection's engine, the local journals) and reports.
  */
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import {
-  eraseLocalProjectionResult,
-  findLocalProjectionResult,
-  listLocalProjectionResults,
-} from '../../local/analytics-store';
+import { listLocalProjectionResults } from '../../local/analytics-store';
 import type { AwsTarget } from '../../local/aws-target';
-import { scrubLocalJournals } from '../../local/erase-local-files';
+import { localErasureReaches } from '../../local/erase-local-files';
 import { QUEUE_JOURNAL } from '../../local/local-aws';
 import { dropJournalMessages } from '../../local/queue-journal';
 import {
@@ -23,6 +21,16 @@ import {
 import { RESULTS_RAW_TABLE } from '../../shared/analytics/queries';
 import { RESULT_ID_PATTERN, RESULT_ID_RULE } from '../../shared/api/result-id';
 import { ENV } from '../../shared/config';
+import { type CopyBounds, DEFAULT_COPY_BOUNDS, parseCopyBounds } from '../../shared/erasure/bounds';
+import {
+  type ErasureDeps,
+  type ErasurePlan,
+  type ErasureReaches,
+  type ErasureSelector,
+  eraseResult,
+  planErasure,
+  selectResults,
+} from '../../shared/erasure/erase-result';
 import { type PurgedQueue, purgeQueues, type QueuePurgeReport } from '../../shared/erasure/queue-purge';
 import {
   checkRetention,
@@ -31,17 +39,9 @@ import {
   type RetentionDeps,
 } from '../../shared/erasure/retention';
 import { purgePrefix } from '../../shared/erasure/s3-purge';
+import type { TraceReach } from '../../shared/erasure/traces';
 import { publishResultErased } from '../../shared/events/erased-event';
 import { DEFAULT_AUDIT_RETENTION_DAYS, type ErasureRecord } from '../../shared/store/erasure-record';
-import {
-  type ErasureDeps,
-  type ErasurePlan,
-  type ErasureSelector,
-  eraseResult,
-  type ProjectionRows,
-  planErasure,
-  selectResults,
-} from './erase-results';
 import { UsageError } from './errors';
 import { str } from './flags';
 import { openTarget, TARGET_HELP, TARGET_OPTIONS } from './results';
@@ -87,30 +87,23 @@ function dataDirOf(ctx: CommandContext): string {
   return resolve(ctx.io.cwd, str(ctx, 'data-dir') ?? '.local');
 }
 
-/** The local projection directory of a data directory (`<data-dir>/analytics/results`). */
-
 /**
- * The projection's rows: the Parquet projection of the data directory locally; on AWS the Iceberg table
- * through Athena when the deployment has an analytics workgroup (`--workgroup`/`--database` or its stack
- * outputs), else the records of an older deployment's analytics bucket.
+ * The stores the erasure reaches through this tool: locally the data directory's projection and journals
+ * (local/erase-local-files.ts); on AWS the projection's rows — the Iceberg table through Athena when the
+ * deployment has an analytics workgroup (`--workgroup`/`--database` or its stack outputs), else the
+ * records of an older deployment's analytics bucket. `iceberg`: the receipt names the table's copies.
  */
-async function projectionRows(
+async function reachesOf(
   ctx: CommandContext,
   target: AwsTarget,
   analyticsBucket: string | undefined,
-): Promise<ProjectionRows> {
-  if (target.local) {
-    const dataDir = dataDirOf(ctx);
-    return {
-      find: (resultId) => findLocalProjectionResult(dataDir, resultId),
-      remove: (resultId) => eraseLocalProjectionResult(dataDir, resultId),
-    };
-  }
+): Promise<{ reaches: ErasureReaches; iceberg: boolean }> {
+  if (target.local) return { reaches: localErasureReaches(dataDirOf(ctx)), iceberg: false };
   const deployment = await ctx.deployment();
   const workgroup = str(ctx, 'workgroup') ?? deployment?.AnalyticsWorkgroup;
   const database = str(ctx, 'database') ?? deployment?.AnalyticsDatabase;
   // The JSON records of an older deployment's projector, while they exist in the analytics bucket.
-  const objects: ProjectionRows | undefined = analyticsBucket
+  const objects: TraceReach | undefined = analyticsBucket
     ? {
         find: (resultId) => findProjectionObjects(target.s3, analyticsBucket, resultId),
         remove: async (_resultId, rows) => {
@@ -120,7 +113,7 @@ async function projectionRows(
       }
     : undefined;
   if (!(workgroup && database)) {
-    if (objects) return objects;
+    if (objects) return { reaches: { projection: objects }, iceberg: false };
     throw new UsageError(
       'no analytics projection: pass --stack NAME (or --workgroup WG --database DB), or --analytics-bucket A for an older deployment (the projection row must go too)',
       'results erase',
@@ -129,7 +122,7 @@ async function projectionRows(
   const { AthenaClient } = await import('@aws-sdk/client-athena');
   const { athenaEngine } = await import('./analytics-athena');
   const table = icebergProjectionRows(athenaEngine({ athena: new AthenaClient({}), workgroup, database }));
-  return {
+  const reach: TraceReach = {
     find: async (resultId) => [...(await table.find(resultId)), ...((await objects?.find(resultId)) ?? [])],
     remove: async (resultId, rows) =>
       (await table.remove(resultId)) +
@@ -137,6 +130,20 @@ async function projectionRows(
         resultId,
         rows.filter((row) => !row.startsWith(`${RESULTS_RAW_TABLE} `)),
       )) ?? 0),
+  };
+  return { reaches: { projection: reach }, iceberg: true };
+}
+
+/**
+ * The deployment's copy bounds, for the receipt: its `ErasureBounds` output; the defaults (with a note)
+ * when the deployment was named by flags and has no outputs to read.
+ */
+async function copyBoundsOf(ctx: CommandContext): Promise<{ bounds: CopyBounds; note?: string }> {
+  const output = (await ctx.deployment())?.ErasureBounds;
+  if (output !== undefined) return { bounds: parseCopyBounds(output) };
+  return {
+    bounds: DEFAULT_COPY_BOUNDS,
+    note: 'the receipt assumes the default copy bounds: name the deployment (--stack) to use its ErasureBounds output',
   };
 }
 
@@ -170,14 +177,16 @@ export const resultsEraseCommand: CliCommand = {
   --markers-table T        IDV_POLL_MARKERS_TABLE the poll's enqueue markers (AWS)
   --queue-url URL          IDV_RESULTS_QUEUE_URL the results queue (AWS; default: the deployment's output)
   --dlq-url URL            its dead-letter queue (AWS; default: the deployment's output)
-Removes, for each result: every S3 object under results/<id>/ and staging/<id>/ with all versions and
-delete markers, open multipart uploads, the result item, its publication record, its enqueue marker and
-its analytics row, its messages in the results queue and the DLQ (a bounded walk that reports what it
-could not reach); locally also the lines of events.jsonl, rules/*.jsonl and trace.jsonl naming it and its
-messages in queue-journal.jsonl.
-Writes an erasure record (<id>#erasure: when, who, counts; no personal data) first, so a message still in
-the queue or DLQ stores nothing (\`idv results refetch\` overrides), and publishes VerificationResultErased.
-Run it again to finish an erasure that failed half-way. On AWS it needs the erasure policy (infra/constructs/erasure.ts).
+Removes, for each result, everything shared/erasure/traces.ts lists (docs/erasure.md): every S3 object
+under results/<id>/ and staging/<id>/ with all versions and delete markers, open multipart uploads, the
+result item, its polling record, its enqueue marker and its analytics row, its messages in the results
+queue and the DLQ (a bounded walk that reports what it could not reach); locally also the lines of
+events.jsonl, rules/*.jsonl and trace.jsonl naming it and its messages in queue-journal.jsonl. Writes an
+erasure record (<id>#erasure: when, who, counts, receipt; no personal data) first, then fences the
+publication record (waiting out a fetch in flight), so nothing stores the result again (\`idv results
+refetch\` overrides), and publishes VerificationResultErased. The receipt names, per store, erased now or
+the date each copy out of reach is gone (the deployment's ErasureBounds output). Run it again to finish
+an erasure that failed half-way. On AWS it needs the erasure policy (infra/constructs/erasure.ts).
 
 ${TARGET_HELP}`,
   options: {
@@ -219,6 +228,12 @@ ${TARGET_HELP}`,
       const busName = str(ctx, 'event-bus') ?? target.eventBusName;
       if (!busName && !dryRun)
         throw new UsageError('no event bus: pass --event-bus or set IDV_EVENT_BUS', command);
+      const projection = await reachesOf(
+        ctx,
+        target,
+        str(ctx, 'analytics-bucket') ?? target.analyticsBucketName,
+      );
+      const bounds = target.local ? { bounds: DEFAULT_COPY_BOUNDS } : await copyBoundsOf(ctx);
       const deps: ErasureDeps = {
         dynamo: target.dynamo,
         s3: target.s3,
@@ -226,11 +241,8 @@ ${TARGET_HELP}`,
         bucketName,
         dialect: target.local ? 'local' : 'aws',
         markersTableName: str(ctx, 'markers-table') ?? target.markersTableName,
-        projection: await projectionRows(
-          ctx,
-          target,
-          str(ctx, 'analytics-bucket') ?? target.analyticsBucketName,
-        ),
+        reaches: projection.reaches,
+        receipt: { local: target.local, analytics: projection.iceberg, bounds: bounds.bounds },
         events: { publish: (detail) => publishResultErased(target.events, busName!, detail) },
         environment: target.environment,
       };
@@ -238,43 +250,35 @@ ${TARGET_HELP}`,
       // The value itself is never echoed: a customer reference may be personal data.
       if (ids.length === 0)
         throw new Error(`no stored result matches that --${selector.by} in ${target.description}`);
-      const dataDir = target.local ? dataDirOf(ctx) : undefined;
       if (dryRun) {
-        const plans: (ErasurePlan & { localJournalLines?: number })[] = [];
-        for (const id of ids) {
-          const plan = await planErasure(deps, id);
-          plans.push(dataDir ? { ...plan, localJournalLines: scrubLocalJournals(dataDir, id, false) } : plan);
-        }
+        const plans: ErasurePlan[] = [];
+        for (const id of ids) plans.push(await planErasure(deps, id));
         return { dryRun: true, target: target.description, results: plans };
       }
       const principal = await principalOf(ctx, target);
-      const erased: (ErasureRecord & { localJournalLines?: number })[] = [];
+      const erased: ErasureRecord[] = [];
       for (const id of ids) {
-        const record = await eraseResult(deps, id, {
-          principal,
-          selectedBy: selector.by,
-          auditRetentionDays,
-        });
-        erased.push(
-          dataDir ? { ...record, localJournalLines: scrubLocalJournals(dataDir, id, true) } : record,
-        );
+        erased.push(await eraseResult(deps, id, { principal, selectedBy: selector.by, auditRetentionDays }));
       }
       // The queues last: a message received meanwhile is acknowledged as erased by fetch-result itself.
       const queues = await purgeResultMessages(target, ids);
-      const queueJournalLines = dataDir
-        ? dropJournalMessages(join(dataDir, QUEUE_JOURNAL), new Set(ids))
+      const queueJournalLines = target.local
+        ? dropJournalMessages(join(dataDirOf(ctx), QUEUE_JOURNAL), new Set(ids))
         : undefined;
+      const notes = [
+        ...(target.running
+          ? [
+              'npm start is running: the DynamoDB emulator compacts the deleted items out of its files when it stops',
+            ]
+          : []),
+        ...(bounds.note ? [bounds.note] : []),
+      ];
       return {
         target: target.description,
         erased,
         queues,
         ...(queueJournalLines !== undefined && { queueJournalLines }),
-        ...(target.running && {
-          note: 'npm start is running: the DynamoDB emulator compacts the deleted items out of its files when it stops',
-        }),
-        ...(!target.local && {
-          note: 'the event archive keeps the result events (identifiers only) until its retention ends; CloudWatch logs hold ids only',
-        }),
+        ...(notes.length > 0 && { notes }),
       };
     } finally {
       await target.close();

@@ -1,4 +1,5 @@
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as glue from 'aws-cdk-lib/aws-glue';
@@ -11,6 +12,8 @@ import type { Construct } from 'constructs';
 import { RESULTS_RAW_TABLE } from '../../shared/analytics/queries';
 import { ANALYTICS_ENV, ENV } from '../../shared/config';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
+import { ERASURE_KEY_SUFFIX } from '../../shared/store/erasure-record';
+import { RESULTS_TABLE } from '../../shared/store/table-schema';
 import type { EnvironmentConfig } from '../config';
 import { acknowledgeWildcards } from '../nag-findings';
 import type { ResourceNames } from '../resource-names';
@@ -47,6 +50,11 @@ export interface IcebergDeliveryProps {
   readonly tablePrefix: string;
   /** Key prefix of the records Firehose could not deliver or transform. */
   readonly errorsPrefix: string;
+  /**
+   * The results table, whose `<id>#erasure` records the transformation reads (BatchGetItem of those keys
+   * only) to drop the events of erased results. @default none (a replay can bring an erased row back)
+   */
+  readonly erasureTable?: dynamodb.ITable;
 }
 
 /** What {@link createIcebergDelivery} made. */
@@ -84,7 +92,30 @@ function createTransform(scope: Construct, props: IcebergDeliveryProps): Pipelin
   if (props.config.eventCustomerReference) {
     fn.addEnvironment(ENV.eventCustomerReference, props.config.eventCustomerReference);
   }
+  if (props.erasureTable) grantErasureLookup(fn, props.erasureTable, props.encryptionKey);
   return fn;
+}
+
+/**
+ * The transformation's one read of the results table: BatchGetItem of erasure records (keys ending
+ * `#erasure`), through the stack key that encrypts the table. It cannot read a result item.
+ */
+function grantErasureLookup(fn: PipelineFunction, table: dynamodb.ITable, key: kms.IKey): void {
+  fn.addEnvironment(ENV.resultsTableName, table.tableName);
+  fn.function.addToRolePolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadErasureRecords',
+      actions: ['dynamodb:BatchGetItem'],
+      resources: [table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`*${ERASURE_KEY_SUFFIX}`] },
+        // The key only: the record's counts and receipt are not the transformation's business.
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [RESULTS_TABLE.partitionKey] },
+        StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+      },
+    }),
+  );
+  fn.function.addToRolePolicy(keyUseThrough(key, 'dynamodb', ['kms:Decrypt']));
 }
 
 /** The delivery stream: Direct PUT (from the rule), SSE with the stack key, into the Iceberg table. */

@@ -1,5 +1,6 @@
 import { ArnFormat, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as athena from 'aws-cdk-lib/aws-athena';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as glue from 'aws-cdk-lib/aws-glue';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -16,6 +17,7 @@ import {
 } from '../../shared/analytics/columns';
 import { PROJECTION_PREFIX } from '../../shared/analytics/projection';
 import { RESULTS_RAW_TABLE, RESULTS_VIEW, resultsViewSql } from '../../shared/analytics/queries';
+import { type CopyBounds, resolveCopyBounds } from '../../shared/erasure/bounds';
 import type { EnvironmentConfig } from '../config';
 import { acknowledgeWildcards } from '../nag-findings';
 import type { ResourceNames } from '../resource-names';
@@ -57,6 +59,19 @@ export interface AnalyticsIcebergProps {
    * @default 300 seconds
    */
   readonly bufferInterval?: Duration;
+  /**
+   * How long the copies an erasure cannot reach at once live here (docs/erasure.md): `queryResultsDays`
+   * and `deliveryErrorsDays` (lifecycle rules of `athena-results/` and `delivery-errors/`),
+   * `snapshotRetentionDays` and `orphanFileDays` (the Iceberg table's optimizers).
+   * @default resolveCopyBounds({}, config.retentionDays): a week at most, orphan files after 3 days
+   */
+  readonly copyBounds?: CopyBounds;
+  /**
+   * The results table: the transformation drops the events of results erased there (it reads their
+   * `<id>#erasure` records only), so a replay of the archive brings no erased row back.
+   * @default none (no look-up: a replay after an erasure recreates the row)
+   */
+  readonly erasureTable?: dynamodb.ITable;
 }
 
 /**
@@ -101,6 +116,7 @@ export class AnalyticsIceberg extends Construct {
     this.databaseName = props.names.glueDatabase();
     this.workgroupName = props.names.required('analytics');
     this.deliveryStreamName = props.names.required('analytics');
+    const bounds = props.copyBounds ?? resolveCopyBounds({}, config.retentionDays);
 
     this.bucket = new s3.Bucket(this, 'Bucket', {
       encryption: s3.BucketEncryption.KMS,
@@ -112,18 +128,19 @@ export class AnalyticsIceberg extends Construct {
       removalPolicy: props.removalPolicy,
       autoDeleteObjects: false,
       lifecycleRules: [
-        // Query results and delivery errors go with the data's retention; the table's files are managed by
-        // Iceberg (snapshot expiry and orphan-file deletion below), never by a lifecycle rule that could
-        // delete a file a snapshot still names.
+        // Query results and delivery errors may hold an erased result's row or event: they go within
+        // their copy bounds (the erasure receipt names them); the table's files are managed by Iceberg
+        // (snapshot expiry and orphan-file deletion below), never by a lifecycle rule that could delete a
+        // file a snapshot still names.
         {
           id: 'query-results',
           prefix: ICEBERG_QUERY_RESULTS_PREFIX,
-          expiration: Duration.days(config.retentionDays),
+          expiration: Duration.days(bounds.queryResultsDays),
         },
         {
           id: 'delivery-errors',
           prefix: DELIVERY_ERRORS_PREFIX,
-          expiration: Duration.days(config.retentionDays),
+          expiration: Duration.days(bounds.deliveryErrorsDays),
         },
         { id: 'incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
         // The JSON records of the projector this construct replaced (docs/deploy.md): they expire on the
@@ -155,10 +172,11 @@ export class AnalyticsIceberg extends Construct {
       tableArn: this.tableArn(),
       tablePrefix: ICEBERG_TABLE_PREFIX,
       errorsPrefix: DELIVERY_ERRORS_PREFIX,
+      ...(props.erasureTable && { erasureTable: props.erasureTable }),
     });
     this.transform = delivery.transform;
     this.deliveryStream = delivery.deliveryStream;
-    this.createOptimizers(props);
+    this.createOptimizers(props, bounds);
     const analyst = createAnalystAccess(this, {
       ...props,
       workgroupName: this.workgroupName,
@@ -317,10 +335,12 @@ export class AnalyticsIceberg extends Construct {
 
   /**
    * Glue's managed table optimizers: compaction (merges Firehose's small files and applies the upserts'
-   * equality deletes, so reads stay fast), snapshot retention (keeps a week of time travel) and orphan-file
-   * deletion. They run with a role that reaches this table and its files only.
+   * equality deletes — an erasure's row-level DELETE among them — so reads stay fast), snapshot retention
+   * (time travel for `snapshotRetentionDays`, then the expired snapshots' files are removed) and orphan-file
+   * deletion (`orphanFileDays`): after both, no file holds an erased row. They run with a role that
+   * reaches this table and its files only.
    */
-  private createOptimizers(props: AnalyticsIcebergProps): void {
+  private createOptimizers(props: AnalyticsIcebergProps, bounds: CopyBounds): void {
     const stack = Stack.of(this);
     const role = new iam.Role(this, 'OptimizerRole', {
       assumedBy: new iam.ServicePrincipal('glue.amazonaws.com', {
@@ -382,7 +402,7 @@ export class AnalyticsIceberg extends Construct {
     optimizer('retention', {
       retentionConfiguration: {
         icebergConfiguration: {
-          snapshotRetentionPeriodInDays: 7,
+          snapshotRetentionPeriodInDays: bounds.snapshotRetentionDays,
           numberOfSnapshotsToRetain: 1,
           cleanExpiredFiles: true,
         },
@@ -391,7 +411,7 @@ export class AnalyticsIceberg extends Construct {
     optimizer('orphan_file_deletion', {
       orphanFileDeletionConfiguration: {
         icebergConfiguration: {
-          orphanFileRetentionPeriodInDays: 3,
+          orphanFileRetentionPeriodInDays: bounds.orphanFileDays,
           location: this.bucket.s3UrlForObject(ICEBERG_TABLE_PREFIX),
         },
       },

@@ -4,7 +4,8 @@
  * - `policy`: a managed policy with exactly what `idv results erase` needs, and nothing the pipeline's
  *   functions have: find a result (the item, the transaction and reference indexes), delete every
  *   version of its objects under `results/` and `staging/` and abort its uploads, delete its item,
- *   publication record and enqueue marker, write its erasure record (only keys ending `#erasure`),
+ *   publication and polling records and enqueue marker (the item kinds of shared/erasure/traces.ts),
+ *   write its erasure record (only keys ending `#erasure`),
  *   delete its analytics row, and publish `VerificationResultErased` (no other detail-type). Attach it
  *   with {@link Erasure.grantErase} to the operators' erasure role only: the fetch function and the
  *   analysts cannot erase.
@@ -25,6 +26,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PROJECTION_PREFIX } from '../../shared/analytics/projection';
 import { ANALYTICS_ENV, ENV } from '../../shared/config';
+import { type CopyBounds, formatCopyBounds, resolveCopyBounds } from '../../shared/erasure/bounds';
 import { PAST_RETENTION_METRIC } from '../../shared/erasure/retention';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 import { METRICS } from '../../shared/metrics-names';
@@ -67,6 +69,12 @@ export interface ErasureProps {
   readonly alarmName?: string;
   /** The VPC subnets the retention check runs in. @default no VPC */
   readonly network?: FunctionNetwork;
+  /**
+   * The copy bounds the stack's stores were configured with: the erasure receipt's dates follow from them
+   * (published as {@link Erasure.copyBoundsJson}, the `ErasureBounds` output).
+   * @default resolveCopyBounds({}, config.retentionDays)
+   */
+  readonly copyBounds?: CopyBounds;
 }
 
 /** The erasure policy and the scheduled retention check. */
@@ -79,9 +87,15 @@ export class Erasure extends Construct {
   readonly retentionCheck: PipelineFunction;
   /** Fires when the check finds data past retention, or did not report. */
   readonly pastRetentionAlarm: cloudwatch.Alarm;
+  /** The copy bounds of the stack, which the erasure receipt names. */
+  readonly copyBounds: CopyBounds;
+  /** The same as JSON: the `ErasureBounds` output, which `idv results erase` reads for its receipt. */
+  readonly copyBoundsJson: string;
 
   constructor(scope: Construct, id: string, props: ErasureProps) {
     super(scope, id);
+    this.copyBounds = props.copyBounds ?? resolveCopyBounds({}, props.config.retentionDays);
+    this.copyBoundsJson = formatCopyBounds(this.copyBounds);
     this.statements = eraseStatements(props);
     this.policy = new iam.ManagedPolicy(this, 'ErasePolicy', {
       description: 'idv results erase: remove one result everywhere (docs/pipeline.md, Erasure)',
@@ -210,7 +224,7 @@ function eraseStatements(props: ErasureProps): iam.PolicyStatement[] {
         `${table.tableArn}/index/${indexes.byCustomerReference.indexName}`,
       ],
     }),
-    // The result item and its publication record go.
+    // Every item kind of shared/erasure/traces.ts in this table goes (result, publication, polling record).
     new iam.PolicyStatement({
       sid: 'DeleteResultItems',
       actions: ['dynamodb:DeleteItem'],

@@ -2,7 +2,9 @@
  * The AWS projection path (docs/analytics.md, "On AWS"): the pipeline bus sends every result event to an
  * Amazon Data Firehose stream, whose transformation Lambda (`functions/projector/transform.ts`) turns each
  * event into one row of the Iceberg table `result_rows` with the same projection as the local run
- * (`./projection.ts`), and tells Firehose to upsert it on `result_id`. Pure: no I/O.
+ * (`./projection.ts`), and tells Firehose to upsert it on `result_id`. An event of an erased result is
+ * dropped (docs/erasure.md): replaying the archive after an erasure brings no row back. No I/O of its
+ * own: the erasure look-up is handed in.
  */
 import { PROJECTION_COLUMNS } from './columns';
 import { ProjectionError, type ProjectionOptions, type ProjectionRecord, projectEvent } from './projection';
@@ -56,7 +58,11 @@ export function icebergRow(record: ProjectionRecord): Record<string, unknown> {
  * and a repeated event leaves the same row), `Dropped` for any other event, `ProcessingFailed` for a result
  * event that cannot become a row (Firehose writes it to the error prefix; nothing of it is logged).
  */
-export function transformRecord(input: FirehoseInputRecord, target: IcebergTarget): FirehoseOutputRecord {
+export function transformRecord(
+  input: FirehoseInputRecord,
+  target: IcebergTarget,
+  erased: ReadonlySet<string> = new Set(),
+): FirehoseOutputRecord {
   let record: ProjectionRecord | undefined;
   try {
     record = projectEvent(JSON.parse(Buffer.from(input.data, 'base64').toString('utf8')), target);
@@ -66,7 +72,9 @@ export function transformRecord(input: FirehoseInputRecord, target: IcebergTarge
     }
     throw error;
   }
-  if (!record) return { recordId: input.recordId, result: 'Dropped', data: input.data };
+  // An erased result's event (a replay of the archive, a late delivery) makes no row.
+  if (!record || erased.has(record.result_id))
+    return { recordId: input.recordId, result: 'Dropped', data: input.data };
   return {
     recordId: input.recordId,
     result: 'Ok',
@@ -79,4 +87,43 @@ export function transformRecord(input: FirehoseInputRecord, target: IcebergTarge
       },
     },
   };
+}
+
+/** The `detail.resultId` of a record's event, when it has one (for the erasure look-up); never throws. */
+export function recordResultId(input: FirehoseInputRecord): string | undefined {
+  try {
+    const event = JSON.parse(Buffer.from(input.data, 'base64').toString('utf8')) as {
+      detail?: { resultId?: unknown };
+    };
+    const resultId = event?.detail?.resultId;
+    return typeof resultId === 'string' ? resultId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Which results of a batch were erased (the results table's `<id>#erasure` records). */
+export interface ErasureLookup {
+  erasedAmong(resultIds: readonly string[]): Promise<Set<string>>;
+}
+
+/**
+ * One Firehose invocation: the erased results among the batch's events are looked up once, then each record
+ * is transformed ({@link transformRecord}); `erased` counts the records dropped for an erasure.
+ */
+export async function transformBatch(
+  inputs: readonly FirehoseInputRecord[],
+  target: IcebergTarget,
+  erasures: ErasureLookup | undefined,
+): Promise<{ records: FirehoseOutputRecord[]; erased: number }> {
+  const ids = inputs.map(recordResultId);
+  const known = ids.filter((id): id is string => id !== undefined);
+  const erased = erasures && known.length > 0 ? await erasures.erasedAmong(known) : new Set<string>();
+  let dropped = 0;
+  const records = inputs.map((input, i) => {
+    const output = transformRecord(input, target, erased);
+    if (output.result === 'Dropped' && erased.has(ids[i] ?? '')) dropped++;
+    return output;
+  });
+  return { records, erased: dropped };
 }

@@ -45,7 +45,7 @@ export interface PrefixContents {
 /** Keys per DeleteObjects request (S3's limit). */
 const DELETE_BATCH = 1000;
 /** List-and-delete rounds before giving up: a writer racing the erasure adds versions as we go. */
-const MAX_ROUNDS = 5;
+export const MAX_PURGE_ROUNDS = 5;
 
 /** S3 refused some keys of a DeleteObjects request (the codes, never a key's bytes beyond the key). */
 export class ObjectDeletionError extends Error {
@@ -55,6 +55,18 @@ export class ObjectDeletionError extends Error {
     readonly codes: string[],
   ) {
     super(`S3 refused to delete ${codes.length} version(s) in ${bucket}: ${[...new Set(codes)].join(', ')}`);
+  }
+}
+
+/** A prefix still held data after {@link MAX_PURGE_ROUNDS} rounds (a writer kept adding): run the erasure again. */
+export class PurgeRoundsError extends Error {
+  override readonly name = 'PurgeRoundsError';
+  constructor(
+    readonly bucket: string,
+    readonly prefix: string,
+    readonly rounds: number,
+  ) {
+    super(`${bucket}/${prefix} still held data after ${rounds} rounds of deletion`);
   }
 }
 
@@ -183,7 +195,8 @@ export interface PurgeCounts {
 
 /**
  * Lists and deletes everything under `prefix` until a listing comes back empty (a write racing the
- * erasure is caught by the next round); throws after {@link MAX_ROUNDS} rounds that still found data.
+ * erasure is caught by the next round); throws a {@link PurgeRoundsError} after {@link MAX_PURGE_ROUNDS}
+ * rounds that still found data.
  */
 export async function purgePrefix(
   s3: S3Client,
@@ -194,7 +207,7 @@ export async function purgePrefix(
 ): Promise<PurgeCounts> {
   const counts: PurgeCounts = { versions: 0, deleteMarkers: 0, keys: 0, uploads: 0 };
   const keys = new Set<string>();
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  for (let round = 0; round < MAX_PURGE_ROUNDS; round++) {
     const contents = await listPrefix(s3, bucket, prefix, dialect, accept);
     if (contents.versions.length === 0 && contents.uploads.length === 0) {
       counts.keys = keys.size;
@@ -208,5 +221,5 @@ export async function purgePrefix(
     }
     counts.uploads += contents.uploads.length;
   }
-  throw new Error(`${bucket}/${prefix} still held data after ${MAX_ROUNDS} rounds of deletion`);
+  throw new PurgeRoundsError(bucket, prefix, MAX_PURGE_ROUNDS);
 }

@@ -12,6 +12,11 @@ import { describeError } from '../errors';
 import type { Logger } from '../logger';
 import { isConditionalCheckFailed } from '../store/conditional';
 
+/** The markers-table key of `resultId`'s enqueue marker: the id itself. */
+export function enqueueMarkerKey(resultId: string): string {
+  return resultId;
+}
+
 /** What the poll needs: claim markers before sending, release them when the send failed. */
 export interface EnqueueMarkers {
   /** The resultIds (of `resultIds`) this run may enqueue now; the others were enqueued within the window. */
@@ -49,7 +54,11 @@ export class DynamoEnqueueMarkers implements EnqueueMarkers {
         await this.#o.client.send(
           new PutCommand({
             TableName: this.#o.tableName,
-            Item: { resultId, enqueuedAt: nowMs, expiresAt: Math.ceil((nowMs + 2 * windowMs) / 1000) },
+            Item: {
+              resultId: enqueueMarkerKey(resultId),
+              enqueuedAt: nowMs,
+              expiresAt: Math.ceil((nowMs + 2 * windowMs) / 1000),
+            },
             ConditionExpression: 'attribute_not_exists(resultId) OR enqueuedAt <= :cutoff',
             ExpressionAttributeValues: { ':cutoff': nowMs - windowMs },
           }),
@@ -78,7 +87,7 @@ export class DynamoEnqueueMarkers implements EnqueueMarkers {
         await this.#o.client.send(
           new PutCommand({
             TableName: this.#o.tableName,
-            Item: { resultId, enqueuedAt: 0, expiresAt: Math.floor(mine / 1000) },
+            Item: { resultId: enqueueMarkerKey(resultId), enqueuedAt: 0, expiresAt: Math.floor(mine / 1000) },
             ConditionExpression: 'enqueuedAt = :mine',
             ExpressionAttributeValues: { ':mine': mine },
           }),

@@ -3,10 +3,11 @@
  * fence that keeps it erased. A small item in the results table beside the result item, keyed
  * `<resultId>#erasure` (`#` never occurs in a resultId, and the record has none of the index keys, so no
  * index and no query for results ever returns it). It holds no personal data: the result id, when, by
- * which principal, and how many objects, versions, items and rows went. fetch-result reads it before
+ * which principal, how many objects, versions, items and rows went, and the receipt (when each copy out of
+ * the erasure's reach is gone). fetch-result reads it before
  * fetching, so a message still in the queue or the DLQ brings nothing back.
  */
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { RESULTS_TABLE } from './table-schema';
 
 /** Suffix of an erasure record's key; never part of a resultId (`RESULT_ID_PATTERN` has no `#`). */
@@ -17,6 +18,11 @@ export const ERASURE_KEY_SUFFIX = '#erasure';
  * Three years unless the operator names another (`idv results erase --audit-retention-days`).
  */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 1095;
+
+/** Keys per BatchGetItem request (DynamoDB's limit). */
+const BATCH_KEYS = 100;
+/** BatchGetItem requests per 100 keys before unprocessed keys are an error. */
+const BATCH_ATTEMPTS = 5;
 
 /** The table key of `resultId`'s erasure record. */
 export function erasureKey(resultId: string): string {
@@ -33,10 +39,52 @@ export interface ErasureCounts {
   readonly objects: number;
   /** Multipart uploads aborted under the result's staging prefix. */
   readonly uploadsAborted: number;
-  /** DynamoDB items removed: the result item, its publication record, its enqueue marker. */
+  /** DynamoDB items removed: the result item, its publication and polling records, its enqueue marker. */
   readonly items: number;
   /** Analytics projection rows (objects or files) removed. */
   readonly analyticsRows: number;
+  /** Messages of the result removed from the results queue and its DLQ, when they were looked for. */
+  readonly queueMessages?: number;
+  /** Lines of the local run's journals removed (local only). */
+  readonly journalLines?: number;
+}
+
+/** Gone when the erasure ended. */
+export interface ErasedNow {
+  readonly erased: true;
+}
+
+/** A copy out of the erasure's reach, gone by this time (ISO 8601) at the latest. */
+export interface ExpiresBy {
+  readonly expiresBy: string;
+}
+
+/** One store's line of the receipt. */
+export type ReceiptEntry = ErasedNow | ExpiresBy;
+
+/**
+ * The receipt of an erasure (built by shared/erasure/receipt.ts from the deployment's bounds): per store,
+ * erased at once or gone by a date.
+ */
+export interface ErasureReceipt {
+  /** Every object version and upload of the result in the data bucket. */
+  readonly dataBucket: ErasedNow;
+  /** The result item, publication record, polling record and enqueue marker. */
+  readonly tables: ErasedNow;
+  /** The analytics projection's row, when the deployment has one. */
+  readonly analyticsRow?: ErasedNow;
+  /** The local run's journals (local only). */
+  readonly localFiles?: ErasedNow;
+  /** Point-in-time recovery of the results table (AWS). */
+  readonly tableBackups?: ExpiresBy;
+  /** Old snapshots and unreferenced files of the Iceberg table (AWS, with analytics). */
+  readonly analyticsSnapshots?: ExpiresBy;
+  /** Athena query results (`athena-results/`) that may hold the row (AWS, with analytics). */
+  readonly queryResults?: ExpiresBy;
+  /** Firehose's failed records (`delivery-errors/`): the result events (AWS, with analytics). */
+  readonly deliveryErrors?: ExpiresBy;
+  /** The event archive's copies of the result events (AWS). */
+  readonly eventArchive?: ExpiresBy;
 }
 
 /** The record as stored. */
@@ -56,6 +104,8 @@ export interface ErasureRecord {
   /** How the result was selected: `result-id`, `transaction-id` or `customer-reference` (never the value). */
   readonly selectedBy: string;
   readonly counts?: ErasureCounts;
+  /** When each copy is gone (absent while `ERASING`, and in records of erasures before receipts existed). */
+  readonly receipt?: ErasureReceipt;
   /** TTL, epoch seconds: `requestedAt` + the audit retention. */
   readonly expiresAt: number;
 }
@@ -80,6 +130,45 @@ export class ErasureRecords {
       }),
     );
     return response.Item as ErasureRecord | undefined;
+  }
+
+  /**
+   * Which of `resultIds` were erased (or are being erased): one BatchGetItem of their `<id>#erasure` keys per
+   * 100 ids, reading the key only; keys DynamoDB left unprocessed are asked again, at most
+   * {@link BATCH_ATTEMPTS} times, then the look-up fails (a caller that cannot tell must not store).
+   */
+  async erasedAmong(resultIds: readonly string[]): Promise<Set<string>> {
+    const erased = new Set<string>();
+    const unique = [...new Set(resultIds)];
+    for (let i = 0; i < unique.length; i += BATCH_KEYS) {
+      let keys: Record<string, unknown>[] = unique
+        .slice(i, i + BATCH_KEYS)
+        .map((id) => ({ [RESULTS_TABLE.partitionKey]: erasureKey(id) }));
+      for (let attempt = 0; keys.length > 0; attempt++) {
+        if (attempt === BATCH_ATTEMPTS)
+          throw new Error(
+            `erasure records of ${keys.length} result(s) unread after ${BATCH_ATTEMPTS} attempts`,
+          );
+        const answer = await this.#dynamo.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [this.#table]: {
+                Keys: keys,
+                ProjectionExpression: '#pk',
+                ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey },
+                ConsistentRead: true,
+              },
+            },
+          }),
+        );
+        for (const item of answer.Responses?.[this.#table] ?? []) {
+          const key = item[RESULTS_TABLE.partitionKey];
+          if (typeof key === 'string') erased.add(key.slice(0, -ERASURE_KEY_SUFFIX.length));
+        }
+        keys = answer.UnprocessedKeys?.[this.#table]?.Keys ?? [];
+      }
+    }
+    return erased;
   }
 
   /** Writes (or rewrites) the record: first `ERASING` before anything is deleted, then `ERASED` with counts. */

@@ -9,6 +9,11 @@ import type { ObjectRef } from '../stream/blob-sink';
 import { type ResultSummary, summarizeResult } from './summary';
 import { parseCompleted } from './timestamps';
 
+/** The table key of `resultId`'s result item: the id itself (the other per-result records carry a `#` suffix). */
+export function resultItemKey(resultId: string): string {
+  return resultId;
+}
+
 /** Status of a result item. */
 export type ResultStatus = 'STORED' | 'UNAVAILABLE';
 

@@ -37,9 +37,19 @@ export function resultIdKeyPart(resultId: string): string {
   );
 }
 
+/** The prefix of every final object of `resultId`; the trailing `/` keeps `abcd`'s keys out of `abc`'s. */
+export function resultObjectsPrefix(resultId: string): string {
+  return `${RESULTS_PREFIX}${resultIdKeyPart(resultId)}/`;
+}
+
+/** The prefix of `resultId`'s staged blobs (multipart uploads before their final key is known). */
+export function resultStagingPrefix(resultId: string): string {
+  return `${STAGING_PREFIX}${resultIdKeyPart(resultId)}/`;
+}
+
 /** S3 key of the stripped result JSON. */
 export function resultJsonKey(resultId: string): string {
-  return `${RESULTS_PREFIX}${resultIdKeyPart(resultId)}/result.json`;
+  return `${resultObjectsPrefix(resultId)}result.json`;
 }
 
 /** Two-digit (or more) 1-based position used in object keys. */
@@ -83,7 +93,7 @@ export function blobKey(
 
 /** Deterministic staging key of a large blob (a redelivery overwrites it). */
 export function stagingKey(resultId: string, group: BlobGroup, index: number): string {
-  return `${STAGING_PREFIX}${resultIdKeyPart(resultId)}/${group}-${position(index)}`;
+  return `${resultStagingPrefix(resultId)}${group}-${position(index)}`;
 }
 
 /** The key layout of `resultId`'s blobs, as the streaming ingest asks for it. */

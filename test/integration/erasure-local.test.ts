@@ -207,9 +207,18 @@ describe('idv results erase --local', () => {
           uploadsAborted: 0,
           items: 3,
           analyticsRows: 1,
+          // The result's lines in events.jsonl (its Stored event) and the trace journal.
+          journalLines: expect.any(Number),
+        },
+        receipt: {
+          dataBucket: { erased: true },
+          tables: { erased: true },
+          analyticsRow: { erased: true },
+          localFiles: { erased: true },
         },
       }),
     ]);
+    expect(answer.erased[0].counts.journalLines).toBeGreaterThan(0);
 
     // Assess: no planted personal data in any file of the data directory (emulators' files included) …
     for (const needle of PLANTED) expect(filesHolding(dataDir, needle), needle).toEqual([]);

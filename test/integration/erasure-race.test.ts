@@ -16,9 +16,10 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type ErasureDeps, eraseResult } from '../../bin/cli/erase-results';
 import { attachAnalyticsSink } from '../../local/analytics-sink';
 import { eraseLocalProjectionResult, findLocalProjectionResult } from '../../local/analytics-store';
+import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
+import { type ErasureDeps, eraseResult } from '../../shared/erasure/erase-result';
 import { publishResultErased } from '../../shared/events/erased-event';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { EventBridgePublisher } from '../../shared/events/publisher';
@@ -114,10 +115,13 @@ describe('erasure racing a fetch in flight (SDK against the emulators)', () => {
       bucketName: local.resources.bucketName,
       dialect: 'local',
       markersTableName: local.resources.pollMarkersTableName,
-      projection: {
-        find: (resultId) => findLocalProjectionResult(dataDir, resultId),
-        remove: (resultId) => eraseLocalProjectionResult(dataDir, resultId),
+      reaches: {
+        projection: {
+          find: (resultId) => findLocalProjectionResult(dataDir, resultId),
+          remove: (resultId) => eraseLocalProjectionResult(dataDir, resultId),
+        },
       },
+      receipt: { local: true, analytics: false, bounds: DEFAULT_COPY_BOUNDS },
       events: { publish: (detail) => publishResultErased(events, local.resources.eventBusName, detail) },
       environment: 'staging',
       fence: { pollMs: 20 },

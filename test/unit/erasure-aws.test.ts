@@ -19,8 +19,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type ErasureDeps, eraseResult, planErasure, selectResults } from '../../bin/cli/erase-results';
 import { findProjectionObjects, icebergProjectionRows } from '../../shared/analytics/erase';
+import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
+import { type ErasureDeps, eraseResult, planErasure, selectResults } from '../../shared/erasure/erase-result';
 import { ObjectDeletionError, purgePrefix } from '../../shared/erasure/s3-purge';
 import { publishResultErased } from '../../shared/events/erased-event';
 import { DETAIL_TYPES } from '../../shared/events/names';
@@ -43,10 +44,13 @@ function deps(published: unknown[] = []): ErasureDeps {
     bucketName: BUCKET,
     dialect: 'aws',
     markersTableName: MARKERS,
-    projection: {
-      find: async () => ['analytics/results/day=2026-08-10/res-1.stored.json'],
-      remove: async (_resultId, rows) => rows.length,
+    reaches: {
+      projection: {
+        find: async () => ['analytics/results/day=2026-08-10/res-1.stored.json'],
+        remove: async (_resultId, rows) => rows.length,
+      },
     },
+    receipt: { local: false, analytics: true, bounds: DEFAULT_COPY_BOUNDS },
     events: {
       publish: async (detail) => {
         published.push(detail);
@@ -225,7 +229,19 @@ describe('erasure against AWS (SDK calls)', () => {
       environment: 'production',
       storage: { table: TABLE },
       removed: { objectVersions: 2, deleteMarkers: 1, items: 4, analyticsRows: 1 },
+      // The default bounds: PITR exact, the lazy stores 2 days more.
+      receipt: {
+        dataBucket: { erased: true },
+        tables: { erased: true },
+        analyticsRow: { erased: true },
+        tableBackups: { expiresBy: '2026-09-08T10:00:00.000Z' },
+        eventArchive: { expiresBy: '2026-09-10T10:00:00.000Z' },
+        analyticsSnapshots: { expiresBy: '2026-09-10T10:00:00.000Z' },
+        queryResults: { expiresBy: '2026-09-10T10:00:00.000Z' },
+        deliveryErrors: { expiresBy: '2026-09-10T10:00:00.000Z' },
+      },
     });
+    expect(record.receipt).toEqual(detail.receipt);
   });
 
   it('a dry run reads only: keys, version counts and rows, nothing deleted or written', async () => {

@@ -1,33 +1,37 @@
 /**
- * Erasure on request (docs/pipeline.md, "Erasure"): everything the pipeline stored of one result, gone
- * — every S3 object of the result with all its versions and delete markers, multipart uploads in
- * progress, the result item, its publication record, its enqueue marker and its analytics row — and an
- * erasure record and a `VerificationResultErased` event that say so without holding any of it.
+ * Erasure on request (docs/erasure.md): everything the pipeline stored of one result, gone — each trace
+ * that shared/erasure/traces.ts lists: every S3 object of the result with all its versions and delete
+ * markers and its multipart uploads, its items (result, publication record, polling record, enqueue
+ * marker), its analytics row, and through the caller's reaches its queue messages and local journal
+ * lines — and an erasure record and a `VerificationResultErased` event that say so, with a receipt of
+ * when each copy out of reach is gone, without holding any of it.
  *
  * Order: the erasure record first (`ERASING`), so fetch-result refuses to store the result again from
  * the moment anything is deleted; then the fence on the publication record (`shared/erasure/fence.ts`),
- * which waits out a fetch in flight; then S3, the projection, the items; then the record (`ERASED`, with
- * counts) and the event. Every step is idempotent: an erasure that failed half-way is finished by running
- * it again, and a second run adds its (zero) counts to the first's.
+ * which waits out a fetch in flight and replaces the record; then S3, the reaches, the items; then the
+ * record (`ERASED`, with counts and receipt) and the event. Every step is idempotent: an erasure that
+ * failed half-way is finished by running it again, and a second run adds its (zero) counts to the
+ * first's. The CLI (`idv results erase`, bin/cli/erase.ts) and the local run pick the target and hand in
+ * the reaches.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { type FenceOptions, fencePublication } from '../../shared/erasure/fence';
-import { listPrefix, purgePrefix, type S3Dialect } from '../../shared/erasure/s3-purge';
-import { erasedDetail, type ResultErasedDetail } from '../../shared/events/erased-event';
-import { resultsByReference, resultsByTransaction } from '../../shared/queries/results';
+import { erasedDetail, type ResultErasedDetail } from '../events/erased-event';
+import { resultsByReference, resultsByTransaction } from '../queries/results';
 import {
   DEFAULT_AUDIT_RETENTION_DAYS,
   type ErasureCounts,
+  type ErasureReceipt,
   type ErasureRecord,
   ErasureRecords,
   erasureKey,
-} from '../../shared/store/erasure-record';
-import type { ResultItem } from '../../shared/store/item';
-import { RESULTS_PREFIX, resultIdKeyPart, STAGING_PREFIX } from '../../shared/store/keys';
-import { pollRecordKey } from '../../shared/store/poll-records';
-import { publicationKey } from '../../shared/store/publication';
-import { RESULTS_TABLE } from '../../shared/store/table-schema';
+} from '../store/erasure-record';
+import { type ResultItem, resultItemKey } from '../store/item';
+import { RESULTS_TABLE } from '../store/table-schema';
+import { erasureReceipt, type ReceiptScope } from './bounds';
+import { type FenceOptions, fencePublication } from './fence';
+import { listPrefix, purgePrefix, type S3Dialect } from './s3-purge';
+import { ITEM_TRACES, OBJECT_TRACES, type TraceReach, type TraceTable } from './traces';
 
 /** How results are picked: one flag of `idv results erase`. */
 export type ErasureSelector =
@@ -35,16 +39,18 @@ export type ErasureSelector =
   | { readonly by: 'transaction-id'; readonly value: string }
   | { readonly by: 'customer-reference'; readonly value: string };
 
-/** The analytics projection's rows of a result (local files or analytics-bucket keys). */
-export interface ProjectionRows {
-  find(resultId: string): Promise<string[]>;
-  /** Removes the result's rows (`rows`: what `find` returned); returns how many went. */
-  remove(resultId: string, rows: readonly string[]): Promise<number>;
-}
-
 /** Where the erasure publishes its event (EventBridge on AWS, the local bus locally). */
 export interface ErasedEventSink {
   publish(detail: ResultErasedDetail): Promise<void>;
+}
+
+/** The stores reached through the caller: the projection always, the queues and journals when given. */
+export interface ErasureReaches {
+  readonly projection: TraceReach;
+  /** The results queue and its DLQ. @default none (their messages are not looked for) */
+  readonly queues?: TraceReach;
+  /** The local run's journals. @default none (not a local run) */
+  readonly journals?: TraceReach;
 }
 
 /** Everything an erasure reaches. */
@@ -58,7 +64,9 @@ export interface ErasureDeps {
   readonly dialect: S3Dialect;
   /** The poll's enqueue markers table. @default none (no marker is looked for) */
   readonly markersTableName?: string;
-  readonly projection: ProjectionRows;
+  readonly reaches: ErasureReaches;
+  /** What the receipt says of the copies out of reach. */
+  readonly receipt: ReceiptScope;
   readonly events: ErasedEventSink;
   /** Service environment for the event, when known. */
   readonly environment?: string;
@@ -82,10 +90,14 @@ export interface ErasurePlan {
   /** The item's status and transaction, when there is an item. */
   readonly item?: { readonly status: string; readonly transactionId?: string; readonly completed?: string };
   readonly publicationRecord: boolean;
+  readonly pollRecord: boolean;
   readonly enqueueMarker: boolean;
   /** Keys in the data bucket (each with all its versions) and open multipart uploads. */
   readonly objects: { keys: string[]; versions: number; deleteMarkers: number; uploads: number };
   readonly analyticsRows: string[];
+  /** What the queue and journal reaches found, when given. */
+  readonly queueMessages?: string[];
+  readonly journalLines?: string[];
   /** A former erasure of this result. */
   readonly erased?: { readonly state: string; readonly erasedAt?: string };
 }
@@ -101,25 +113,34 @@ export async function selectResults(deps: ErasureDeps, selector: ErasureSelector
   return [...new Set(items.map((item) => item.resultId))];
 }
 
-/** Prefixes of a result's objects in the data bucket; the trailing `/` keeps other ids out. */
-export function resultPrefixes(resultId: string): string[] {
-  const part = resultIdKeyPart(resultId);
-  return [`${RESULTS_PREFIX}${part}/`, `${STAGING_PREFIX}${part}/`];
+/** The table name of a registered table, or undefined when the caller has none (no markers table). */
+function tableOf(deps: ErasureDeps, table: TraceTable): string | undefined {
+  return table === 'results' ? deps.tableName : deps.markersTableName;
+}
+
+/** The item of each registered kind of `resultId`, by kind (absent ones undefined). */
+async function readItems(deps: ErasureDeps, resultId: string) {
+  const found = await Promise.all(
+    ITEM_TRACES.map(async (trace) => {
+      const table = tableOf(deps, trace.table);
+      return [trace.kind, table ? await getByKey(deps, table, trace.key(resultId)) : undefined] as const;
+    }),
+  );
+  return new Map(found);
 }
 
 /** What erasing `resultId` would remove; reads only. */
 export async function planErasure(deps: ErasureDeps, resultId: string): Promise<ErasurePlan> {
-  const [item, publication, marker, erasure] = await Promise.all([
-    getByKey(deps, deps.tableName, resultId),
-    getByKey(deps, deps.tableName, publicationKey(resultId)),
-    deps.markersTableName ? getByKey(deps, deps.markersTableName, resultId) : undefined,
+  const [items, erasure] = await Promise.all([
+    readItems(deps, resultId),
     new ErasureRecords(deps.dynamo, deps.tableName).get(resultId),
   ]);
+  const item = items.get('result-item') as ResultItem | undefined;
   const objects = { keys: [] as string[], versions: 0, deleteMarkers: 0, uploads: 0 };
   const keys = new Set<string>();
   for (const bucket of buckets(deps, item)) {
-    for (const prefix of resultPrefixes(resultId)) {
-      const contents = await listPrefix(deps.s3, bucket, prefix, deps.dialect);
+    for (const trace of OBJECT_TRACES) {
+      const contents = await listPrefix(deps.s3, bucket, trace.prefix(resultId), deps.dialect);
       for (const version of contents.versions) {
         keys.add(version.key);
         if (version.deleteMarker) objects.deleteMarkers++;
@@ -129,24 +150,32 @@ export async function planErasure(deps: ErasureDeps, resultId: string): Promise<
     }
   }
   objects.keys = [...keys].sort();
-  const stored = item as ResultItem | undefined;
+  const { queues, journals } = deps.reaches;
   return {
     resultId,
-    ...(stored && {
+    ...(item && {
       item: {
-        status: stored.status,
-        ...(stored.transactionId && { transactionId: stored.transactionId }),
-        completed: stored.completed,
+        status: item.status,
+        ...(item.transactionId && { transactionId: item.transactionId }),
+        completed: item.completed,
       },
     }),
-    publicationRecord: publication !== undefined,
-    enqueueMarker: marker !== undefined,
+    publicationRecord: items.get('publication-record') !== undefined,
+    pollRecord: items.get('poll-record') !== undefined,
+    enqueueMarker: items.get('enqueue-marker') !== undefined,
     objects,
-    analyticsRows: await deps.projection.find(resultId),
+    analyticsRows: await deps.reaches.projection.find(resultId),
+    ...(queues && { queueMessages: await queues.find(resultId) }),
+    ...(journals && { journalLines: await journals.find(resultId) }),
     ...(erasure && {
       erased: { state: erasure.state, ...(erasure.erasedAt && { erasedAt: erasure.erasedAt }) },
     }),
   };
+}
+
+/** Finds and removes `resultId`'s traces through one reach. */
+async function removeVia(reach: TraceReach, resultId: string): Promise<number> {
+  return reach.remove(resultId, await reach.find(resultId));
 }
 
 /**
@@ -184,9 +213,10 @@ export async function eraseResult(
     base.expiresAt,
     deps.fence,
   );
-  const item = (await getByKey(deps, deps.tableName, resultId)) as ResultItem | undefined;
+  const item = (await getByKey(deps, deps.tableName, resultItemKey(resultId))) as ResultItem | undefined;
 
-  const counts = {
+  // The optional counts only when their reach was given (set below).
+  const counts: { -readonly [K in keyof ErasureCounts]: ErasureCounts[K] } = {
     objectVersions: 0,
     deleteMarkers: 0,
     objects: 0,
@@ -195,29 +225,33 @@ export async function eraseResult(
     analyticsRows: 0,
   };
   for (const bucket of buckets(deps, item)) {
-    for (const prefix of resultPrefixes(resultId)) {
-      const purged = await purgePrefix(deps.s3, bucket, prefix, deps.dialect);
+    for (const trace of OBJECT_TRACES) {
+      const purged = await purgePrefix(deps.s3, bucket, trace.prefix(resultId), deps.dialect);
       counts.objectVersions += purged.versions;
       counts.deleteMarkers += purged.deleteMarkers;
       counts.objects += purged.keys;
       counts.uploadsAborted += purged.uploads;
     }
   }
-  counts.analyticsRows = await deps.projection.remove(resultId, await deps.projection.find(resultId));
+  const { projection, queues, journals } = deps.reaches;
+  counts.analyticsRows = await removeVia(projection, resultId);
+  if (queues) counts.queueMessages = await removeVia(queues, resultId);
+  if (journals) counts.journalLines = await removeVia(journals, resultId);
   // The publication record is not deleted: the fence replaced it (no status, no token, only erasedAt).
-  const deletions = [
-    deleteByKey(deps, deps.tableName, pollRecordKey(resultId)),
-    deleteByKey(deps, deps.tableName, resultId),
-    ...(deps.markersTableName ? [deleteByKey(deps, deps.markersTableName, resultId)] : []),
-  ];
+  const deletions = ITEM_TRACES.filter((trace) => trace.kind !== 'publication-record').flatMap((trace) => {
+    const table = tableOf(deps, trace.table);
+    return table ? [deleteByKey(deps, table, trace.key(resultId))] : [];
+  });
   counts.items = (await Promise.all(deletions)).filter(Boolean).length + (fenced.replacedRecord ? 1 : 0);
 
   const erasedAt = now().toISOString();
+  const receipt: ErasureReceipt = erasureReceipt(erasedAt, deps.receipt);
   const record: ErasureRecord = {
     ...base,
     state: 'ERASED',
     erasedAt,
     counts: add(earlier?.counts, counts),
+    receipt,
   };
   await records.put(record);
   await deps.events.publish(
@@ -233,6 +267,7 @@ export async function eraseResult(
         items: counts.items,
         analyticsRows: counts.analyticsRows,
       },
+      receipt,
     }),
   );
   return record;
@@ -266,8 +301,13 @@ async function deleteByKey(deps: ErasureDeps, table: string, key: string): Promi
   return answer.Attributes !== undefined;
 }
 
+/** Counts of two runs of one erasure, summed (the optional counts when either run had them). */
 function add(earlier: ErasureCounts | undefined, now: ErasureCounts): ErasureCounts {
   if (!earlier) return now;
+  const sum = (a?: number, b?: number) =>
+    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+  const queueMessages = sum(earlier.queueMessages, now.queueMessages);
+  const journalLines = sum(earlier.journalLines, now.journalLines);
   return {
     objectVersions: earlier.objectVersions + now.objectVersions,
     deleteMarkers: earlier.deleteMarkers + now.deleteMarkers,
@@ -275,5 +315,7 @@ function add(earlier: ErasureCounts | undefined, now: ErasureCounts): ErasureCou
     uploadsAborted: earlier.uploadsAborted + now.uploadsAborted,
     items: earlier.items + now.items,
     analyticsRows: earlier.analyticsRows + now.analyticsRows,
+    ...(queueMessages !== undefined && { queueMessages }),
+    ...(journalLines !== undefined && { journalLines }),
   };
 }

@@ -1,0 +1,373 @@
+/**
+ * The erasure module's own decisions (shared/erasure/erase-result.ts), with an in-memory table and bucket:
+ * it deletes exactly the items the registry lists (none in a markers table it was not given), purges the
+ * result's prefixes in its item's bucket too, goes through every reach it is handed (queues and journals
+ * included), sums the counts of a second run, and plans without changing anything.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
+import { type ErasureDeps, eraseResult, planErasure, selectResults } from '../../shared/erasure/erase-result';
+import type { TraceReach } from '../../shared/erasure/traces';
+import type { ResultErasedDetail } from '../../shared/events/erased-event';
+import { VersionedBucket } from '../support/versioned-bucket';
+
+const ddbMock = mockClient(DynamoDBDocumentClient);
+const s3Mock = mockClient(S3Client);
+const TABLE = 'results';
+const MARKERS = 'markers';
+
+/** Items by `table/key`, served by the DynamoDB mock. */
+let items: Map<string, Record<string, unknown>>;
+let bucket: VersionedBucket;
+
+/** A reach over a list of names, recording what it was asked. */
+function listReach(found: string[]): TraceReach & { removed: string[][] } {
+  const removed: string[][] = [];
+  return {
+    removed,
+    find: async () => [...found],
+    remove: async (_id, names) => {
+      removed.push([...names]);
+      const n = found.length;
+      found.length = 0;
+      return n;
+    },
+  };
+}
+
+function deps(overrides: Partial<ErasureDeps> = {}, published: ResultErasedDetail[] = []): ErasureDeps {
+  return {
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({})),
+    s3: new S3Client({}),
+    tableName: TABLE,
+    bucketName: 'data',
+    dialect: 'aws',
+    markersTableName: MARKERS,
+    reaches: { projection: listReach(['row r-1']) },
+    receipt: { local: false, analytics: true, bounds: DEFAULT_COPY_BOUNDS },
+    events: { publish: async (detail) => void published.push(detail) },
+    now: () => new Date('2026-09-01T10:00:00.000Z'),
+    ...overrides,
+  };
+}
+
+describe('eraseResult and planErasure', () => {
+  beforeEach(() => {
+    ddbMock.reset();
+    s3Mock.reset();
+    items = new Map([
+      [`${TABLE}/r-1`, { resultId: 'r-1', status: 'STORED', bucket: 'own-bucket', transactionId: 'tx-1' }],
+      [`${TABLE}/r-1#publication`, { resultId: 'r-1#publication' }],
+      [`${TABLE}/r-1#poll`, { resultId: 'r-1#poll', pollRecord: { userId: 'u' } }],
+      [`${MARKERS}/r-1`, { resultId: 'r-1' }],
+      [`${TABLE}/r-10`, { resultId: 'r-10', status: 'STORED' }],
+    ]);
+    ddbMock
+      .on(GetCommand)
+      .callsFake((input) => ({ Item: items.get(`${input.TableName}/${input.Key.resultId}`) }));
+    ddbMock.on(PutCommand).callsFake((input) => {
+      items.set(`${input.TableName}/${input.Item.resultId}`, input.Item);
+      return {};
+    });
+    ddbMock.on(DeleteCommand).callsFake((input) => {
+      const key = `${input.TableName}/${input.Key.resultId}`;
+      const old = items.get(key);
+      items.delete(key);
+      return old ? { Attributes: old } : {};
+    });
+    bucket = new VersionedBucket();
+    bucket.attach(s3Mock);
+    bucket.versions.push(
+      { key: 'results/r-1/result.json', versionId: 'a' },
+      { key: 'staging/r-1/images-01', versionId: 'b' },
+      { key: 'results/r-10/result.json', versionId: 'c' },
+    );
+    bucket.uploads.push({ key: 'staging/r-1/files-01', uploadId: 'u' });
+  });
+
+  it('plans every registered trace it finds, changing nothing', async () => {
+    // Prepare
+    const queues = listReach(['dlq: 2 message(s)']);
+    const journals = listReach(['events.jsonl: 3 line(s)']);
+
+    // Act
+    const plan = await planErasure(deps({ reaches: { projection: listReach([]), queues, journals } }), 'r-1');
+
+    // Assess
+    expect(plan).toEqual({
+      resultId: 'r-1',
+      item: { status: 'STORED', transactionId: 'tx-1' },
+      publicationRecord: true,
+      pollRecord: true,
+      enqueueMarker: true,
+      // Listed in the data bucket and the item's own: the fake serves one set of objects under every name.
+      objects: {
+        keys: ['results/r-1/result.json', 'staging/r-1/images-01'],
+        versions: 4,
+        deleteMarkers: 0,
+        uploads: 2,
+      },
+      analyticsRows: [],
+      queueMessages: ['dlq: 2 message(s)'],
+      journalLines: ['events.jsonl: 3 line(s)'],
+    });
+    expect(ddbMock.commandCalls(DeleteCommand)).toHaveLength(0);
+    expect(ddbMock.commandCalls(PutCommand)).toHaveLength(0);
+    expect(bucket.versions).toHaveLength(3);
+  });
+
+  it('erases every trace through every reach, and nothing of r-10', async () => {
+    // Prepare
+    const projection = listReach(['row r-1']);
+    const queues = listReach(['queue: 1 message(s)', 'dlq: 1 message(s)']);
+    const journals = listReach(['events.jsonl: 2 line(s)']);
+    const published: ResultErasedDetail[] = [];
+
+    // Act
+    const record = await eraseResult(deps({ reaches: { projection, queues, journals } }, published), 'r-1', {
+      principal: 'ops',
+      selectedBy: 'result-id',
+    });
+
+    // Assess
+    expect(record.counts).toEqual({
+      objectVersions: 2,
+      deleteMarkers: 0,
+      objects: 2,
+      uploadsAborted: 1,
+      items: 4,
+      analyticsRows: 1,
+      queueMessages: 2,
+      journalLines: 1,
+    });
+    expect([...items.keys()].sort()).toEqual([`${TABLE}/r-1#erasure`, `${TABLE}/r-10`]);
+    expect(bucket.keys()).toEqual(['results/r-10/result.json']);
+    expect(bucket.uploads).toEqual([]);
+    expect(queues.removed).toEqual([['queue: 1 message(s)', 'dlq: 1 message(s)']]);
+    expect(journals.removed).toEqual([['events.jsonl: 2 line(s)']]);
+    // The item's own bucket was purged too (it is listed: the fake serves every bucket name).
+    expect(s3Mock.calls().some((c) => (c.args[0].input as { Bucket?: string }).Bucket === 'own-bucket')).toBe(
+      true,
+    );
+    expect(published[0]).toMatchObject({ resultId: 'r-1', transactionId: 'tx-1', removed: { items: 4 } });
+    expect(published[0]!.receipt).toEqual(record.receipt);
+    expect(items.get(`${TABLE}/r-1#erasure`)).toMatchObject({ state: 'ERASED', receipt: record.receipt });
+  });
+
+  it("without a markers table, deletes only the results table's items", async () => {
+    // Act: the clock too is the real one.
+    const before = Date.now();
+    const record = await eraseResult(deps({ markersTableName: undefined, now: undefined }), 'r-1', {
+      principal: 'ops',
+      selectedBy: 'result-id',
+    });
+
+    // Assess: read consistently, ended now.
+    expect(ddbMock.commandCalls(GetCommand).every((c) => c.args[0].input.ConsistentRead === true)).toBe(true);
+    expect(Date.parse(record.erasedAt!)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(record.erasedAt!)).toBeLessThanOrEqual(Date.now());
+
+    // Assess
+    expect(record.counts?.items).toBe(3);
+    expect(items.has(`${MARKERS}/r-1`)).toBe(true);
+    expect(ddbMock.commandCalls(DeleteCommand).every((c) => c.args[0].input.TableName === TABLE)).toBe(true);
+    expect(record.counts).not.toHaveProperty('queueMessages');
+    expect(record.counts).not.toHaveProperty('journalLines');
+  });
+
+  it("adds a second run's counts to the first's and keeps the first request time", async () => {
+    // Prepare: a first run that counted queue messages; the second has no queue reach.
+    items.set(`${TABLE}/r-1#erasure`, {
+      resultId: 'r-1#erasure',
+      state: 'ERASING',
+      requestedAt: '2026-08-31T09:00:00.000Z',
+      counts: {
+        objectVersions: 5,
+        deleteMarkers: 1,
+        objects: 3,
+        uploadsAborted: 2,
+        items: 1,
+        analyticsRows: 0,
+        queueMessages: 4,
+      },
+    });
+
+    // Act
+    const record = await eraseResult(deps(), 'r-1', {
+      principal: 'ops',
+      selectedBy: 'customer-reference',
+      auditRetentionDays: 10,
+    });
+
+    // Assess
+    expect(record.counts).toEqual({
+      objectVersions: 7,
+      deleteMarkers: 1,
+      objects: 5,
+      uploadsAborted: 3,
+      items: 5,
+      analyticsRows: 1,
+      queueMessages: 4,
+    });
+    expect(record.requestedAt).toBe('2026-08-31T09:00:00.000Z');
+    expect(record.expiresAt).toBe(Date.parse('2026-08-31T09:00:00.000Z') / 1000 + 10 * 86_400);
+    expect(record.selectedBy).toBe('customer-reference');
+    // The fence went first, carrying the earlier counts.
+    const fence = ddbMock.commandCalls(PutCommand)[0]!.args[0].input.Item!;
+    expect(fence).toMatchObject({ state: 'ERASING', counts: { objectVersions: 5 } });
+  });
+
+  it('plans a result with nothing left: no item, no records, no marker; and a former erasure', async () => {
+    // Prepare: only an erasure record, first half-way (no erasedAt), then ended.
+    items.clear();
+    bucket.versions = [
+      { key: 'results/r-2/result.json', versionId: 'm', deleteMarker: true },
+      { key: 'results/r-2/result.json', versionId: 'v' },
+    ];
+    bucket.uploads = [];
+    items.set(`${TABLE}/r-2#erasure`, { resultId: 'r-2#erasure', state: 'ERASING' });
+
+    // Act
+    const halfway = await planErasure(deps(), 'r-2');
+    items.set(`${TABLE}/r-2#erasure`, {
+      resultId: 'r-2#erasure',
+      state: 'ERASED',
+      erasedAt: '2026-09-01T09:00:00.000Z',
+    });
+    const ended = await planErasure(deps(), 'r-2');
+
+    // Assess
+    expect(halfway).toStrictEqual({
+      resultId: 'r-2',
+      publicationRecord: false,
+      pollRecord: false,
+      enqueueMarker: false,
+      objects: { keys: ['results/r-2/result.json'], versions: 1, deleteMarkers: 1, uploads: 0 },
+      analyticsRows: ['row r-1'],
+      erased: { state: 'ERASING' },
+    });
+    expect(ended.erased).toStrictEqual({ state: 'ERASED', erasedAt: '2026-09-01T09:00:00.000Z' });
+  });
+
+  it('selects a result id as given, without a query; a reference through its own index', async () => {
+    // Prepare
+    ddbMock.on(QueryCommand).resolves({ Items: [] });
+
+    // Act
+    const byId = await selectResults(deps(), { by: 'result-id', value: 'r-7' });
+    const byReference = await selectResults(deps(), { by: 'customer-reference', value: 'ref' });
+
+    // Assess
+    expect(byId).toEqual(['r-7']);
+    expect(byReference).toEqual([]);
+    const queries = ddbMock.commandCalls(QueryCommand);
+    expect(queries).toHaveLength(1);
+    expect(queries[0]!.args[0].input.IndexName).toBe('byCustomerReference');
+  });
+
+  it('erases a result whose item is already gone: its objects, no transaction in the event', async () => {
+    // Prepare
+    const published: ResultErasedDetail[] = [];
+    bucket.versions.push({ key: 'results/r-3/result.json', versionId: 'z' });
+
+    // Act
+    const record = await eraseResult(deps({}, published), 'r-3', {
+      principal: 'ops',
+      selectedBy: 'result-id',
+    });
+
+    // Assess
+    expect(record.counts).toMatchObject({ objectVersions: 1, items: 0 });
+    expect(published[0]).not.toHaveProperty('transactionId');
+  });
+
+  it('counts only the items that were there, each deleted with ALL_OLD', async () => {
+    // Act: r-10 has a result item only.
+    const record = await eraseResult(deps(), 'r-10', { principal: 'ops', selectedBy: 'result-id' });
+
+    // Assess
+    expect(record.counts?.items).toBe(1);
+    const deletes = ddbMock.commandCalls(DeleteCommand).map((c) => c.args[0].input);
+    expect(deletes).toHaveLength(4);
+    expect(deletes.every((d) => d.ReturnValues === 'ALL_OLD')).toBe(true);
+  });
+
+  it('sums optional counts of two runs whichever run had them, and adds every count', async () => {
+    // Prepare: the first run counted journal lines but had no queue reach; the second has both.
+    items.set(`${TABLE}/r-1#erasure`, {
+      resultId: 'r-1#erasure',
+      state: 'ERASING',
+      requestedAt: '2026-08-31T09:00:00.000Z',
+      counts: {
+        objectVersions: 1,
+        deleteMarkers: 2,
+        objects: 1,
+        uploadsAborted: 0,
+        items: 0,
+        analyticsRows: 0,
+        journalLines: 2,
+      },
+    });
+    bucket.versions.push({ key: 'results/r-1/x', versionId: 'dm', deleteMarker: true });
+    const reaches = {
+      projection: listReach([]),
+      queues: listReach(['dlq: 3 message(s)', 'queue: 1 message(s)', 'dlq: 2']),
+      journals: listReach(['events.jsonl: 1 line(s)']),
+    };
+
+    // Act
+    const record = await eraseResult(deps({ reaches }), 'r-1', { principal: 'ops', selectedBy: 'result-id' });
+
+    // Assess
+    expect(record.counts).toStrictEqual({
+      objectVersions: 3,
+      deleteMarkers: 3,
+      objects: 4,
+      uploadsAborted: 1,
+      items: 4,
+      analyticsRows: 0,
+      queueMessages: 3,
+      journalLines: 3,
+    });
+  });
+
+  it('leaves out optional counts neither run had', async () => {
+    // Prepare
+    items.set(`${TABLE}/r-1#erasure`, {
+      resultId: 'r-1#erasure',
+      state: 'ERASING',
+      requestedAt: '2026-08-31T09:00:00.000Z',
+      counts: {
+        objectVersions: 0,
+        deleteMarkers: 0,
+        objects: 0,
+        uploadsAborted: 0,
+        items: 0,
+        analyticsRows: 0,
+      },
+    });
+
+    // Act
+    const record = await eraseResult(deps(), 'r-1', { principal: 'ops', selectedBy: 'result-id' });
+
+    // Assess
+    expect(Object.keys(record.counts!)).toEqual([
+      'objectVersions',
+      'deleteMarkers',
+      'objects',
+      'uploadsAborted',
+      'items',
+      'analyticsRows',
+    ]);
+  });
+});

@@ -24,7 +24,6 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markReplay, selectRecordedEvents } from '../../bin/cli/events-replay';
 import { attachAnalyticsSink } from '../../local/analytics-sink';
-import { QUEUE_JOURNAL } from '../../local/local-aws';
 import type { PollResponse } from '../../shared/api/schemas';
 import { itemTraceKind, objectTraceKind } from '../../shared/erasure/traces';
 import { EventBridgePublisher } from '../../shared/events/publisher';

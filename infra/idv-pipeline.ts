@@ -29,6 +29,9 @@ import { type IdvPipelineProps, settingsOf } from './idv-pipeline-props';
 import { acknowledgeWildcards, grantAcknowledged } from './nag-findings';
 import { ResourceNames } from './resource-names';
 
+/** CloudFormation's limit of an EventBridge archive's name. */
+const ARCHIVE_NAME_MAX = 48;
+
 /**
  * The identity verification results pipeline as one construct: the webhook API and the poll schedule
  * feed the results queue; fetch-result stores each result in the table and the data bucket and announces
@@ -135,7 +138,9 @@ export class IdvPipeline extends Construct {
     if (props.eventBus !== undefined) {
       this.eventBus = props.eventBus;
     } else {
-      busName = names.optional() ?? names.required('events');
+      // The archive is `<bus>-archive` and may have 48 characters (`idv events replay --bus` finds it
+      // by that name); a prefix has at most 40.
+      busName = names.optional() ?? names.required('events', ARCHIVE_NAME_MAX - '-archive'.length);
       const created = new EventBus(this, 'EventBus', {
         busName,
         encryptionKey: key,

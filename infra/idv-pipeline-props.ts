@@ -1,8 +1,8 @@
 /**
- * The props of `IdvPipeline` (`idv-pipeline/cdk`) and their validation into the settings the constructs
- * read: the same rules as cdk.json's environments (docs/deploy.md, docs/construct.md).
+ * The props of `IdvPipeline` (`idv-pipeline/cdk`): the contract, validated where they arrive
+ * (infra/idv-pipeline-settings.ts; docs/construct.md).
  */
-import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -11,13 +11,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { ServiceEnvironment } from '../shared/api/enums';
 import type { CustomerReferenceMode } from '../shared/config';
-import {
-  type EnvironmentConfig,
-  type LogLevel,
-  parseEnvironmentConfig,
-  type TracingSetting,
-  type WebhookProtection,
-} from './config';
+import type { LogLevel, TracingSetting, WebhookProtection } from './config';
 
 /** Options of the analytics part (docs/analytics.md); `analytics: false` leaves it out. */
 export interface IdvAnalyticsOptions {
@@ -127,8 +121,20 @@ export interface IdvPipelineProps {
   readonly pendingAlarmThreshold?: Duration;
   /** Whether result events carry `customerReference`. @default 'omit' for production, else 'include' */
   readonly eventCustomerReference?: CustomerReferenceMode;
-  /** What happens to the key, table, buckets, secrets and logs when the stack goes. @default RETAIN */
+  /**
+   * What happens to the key, table, buckets, secrets and logs when the stack goes, as CloudFormation
+   * honours it: `SNAPSHOT` gives the table `DeletionPolicy: Snapshot` (a backup, then the table goes)
+   * and retains what cannot be snapshotted (key, buckets, secrets, logs); `RETAIN_ON_UPDATE_OR_DELETE`
+   * and `RETAIN` keep everything; only `DESTROY` deletes. @default RETAIN
+   */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Accept placeholder addresses (a service URL or alarm e-mail on a domain reserved for examples:
+   * `.example`, `example.com`, `.test`, …) in production, with a warning: for a template check that
+   * deploys nothing. Also the context `allowPlaceholders` (or its former name
+   * `allowPlaceholderServiceUrls`) set to `true`. @default false: production refuses them
+   */
+  readonly allowPlaceholders?: boolean;
   /**
    * Create the account's API Gateway CloudWatch Logs role (`AWS::ApiGateway::Account`: one setting per
    * account and region, kept when the stack goes). `false` where the landing zone manages that setting;
@@ -143,38 +149,4 @@ export interface IdvPipelineProps {
   readonly metricsServiceName?: string;
   /** Stack outputs (CfnOutput) of the names an operator and `idv --stack` need. @default true */
   readonly outputs?: boolean;
-}
-
-/** The props as validated settings (the same rules as cdk.json's environments, docs/deploy.md). */
-export function settingsOf(props: IdvPipelineProps): EnvironmentConfig {
-  const raw: Record<string, unknown> = {
-    serviceBaseUrl: props.serviceBaseUrl,
-    serviceEnvironment: props.serviceEnvironment,
-    retentionDays: props.retention.toDays(),
-    logRetentionDays: props.logRetention,
-    pollSchedule: props.pollSchedule,
-    alarmEmail: props.alarmEmail,
-    scopes: props.scopes,
-    serviceRateLimit: props.serviceRateLimit,
-    fetchConcurrency: props.fetchConcurrency,
-    fetchReservedConcurrency: props.fetchReservedConcurrency,
-    fetchResultMemoryMb: props.fetchResultMemorySize,
-    tracing: props.tracing,
-    logLevel: props.logLevel,
-    pendingAlarmMinutes: props.pendingAlarmThreshold?.toMinutes(),
-    webhookRateLimit: props.webhookRateLimit,
-    webhookBurstLimit: props.webhookBurstLimit,
-    webhookProtection: props.webhookProtection,
-    eventCustomerReference: props.eventCustomerReference,
-    removalPolicy:
-      props.removalPolicy === undefined
-        ? undefined
-        : props.removalPolicy === RemovalPolicy.RETAIN
-          ? 'retain'
-          : 'destroy',
-  };
-  const defined = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined));
-  return parseEnvironmentConfig(props.environmentName, defined, {
-    alarmTopicGiven: props.alarmTopic !== undefined,
-  });
 }

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { CfnOutput, Duration, NestedStack, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, NestedStack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -11,7 +11,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RESULTS_PREFIX } from '../shared/store/keys';
-import type { EnvironmentConfig } from './config';
+import type { PipelineSettings } from './config';
 import { AnalyticsIceberg, type AnalyticsIcebergProps } from './constructs/analytics-iceberg';
 import { DataBucket } from './constructs/data-bucket';
 import { admitPipelineServices, EncryptionKey, keyUseThrough } from './constructs/encryption-key';
@@ -25,7 +25,13 @@ import { ResultsQueue } from './constructs/results-queue';
 import { ResultsTable } from './constructs/results-table';
 import { Secrets } from './constructs/secrets';
 import { WebhookApi } from './constructs/webhook-api';
-import { type IdvPipelineProps, settingsOf } from './idv-pipeline-props';
+import type { IdvPipelineProps } from './idv-pipeline-props';
+import {
+  IdvPipelineValidationError,
+  pipelineSettingsOf,
+  placeholderProps,
+  removalPoliciesOf,
+} from './idv-pipeline-settings';
 import { acknowledgeWildcards, grantAcknowledged } from './nag-findings';
 import { ResourceNames } from './resource-names';
 
@@ -43,7 +49,7 @@ const ARCHIVE_NAME_MAX = 48;
  */
 export class IdvPipeline extends Construct {
   /** The validated settings, defaults applied. */
-  readonly settings: EnvironmentConfig;
+  readonly settings: PipelineSettings;
   /** The key of every store, queue, topic, log group and secret (given or created). */
   readonly encryptionKey: kms.IKey;
   /** The bus result events are published on (given or created). */
@@ -87,12 +93,14 @@ export class IdvPipeline extends Construct {
   constructor(scope: Construct, id: string, props: IdvPipelineProps) {
     super(scope, id);
     const names = new ResourceNames(this, props.namePrefix);
-    const config: EnvironmentConfig = {
-      ...settingsOf(props),
-      metricsServiceName: props.metricsServiceName ?? names.optional() ?? names.required('pipeline'),
-    };
+    const config = pipelineSettingsOf(
+      props,
+      props.metricsServiceName ?? names.optional() ?? names.required('pipeline'),
+    );
     this.settings = config;
-    const dataRemoval = config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    this.#refusePlaceholders(config, props);
+    const removal = removalPoliciesOf(props.removalPolicy);
+    const dataRemoval = removal.other;
 
     if (props.encryptionKey !== undefined) {
       admitPipelineServices(props.encryptionKey);
@@ -121,7 +129,7 @@ export class IdvPipeline extends Construct {
     this.deadLetterQueue = this.resultsQueue.deadLetterQueue;
     this.resultsTable = new ResultsTable(this, 'ResultsTable', {
       encryptionKey: key,
-      removalPolicy: dataRemoval,
+      removalPolicy: removal.table,
     }).table;
     const data = new DataBucket(this, 'DataBucket', {
       encryptionKey: key,
@@ -328,6 +336,28 @@ export class IdvPipeline extends Construct {
       'idv-pipeline grantErase: the objects under results/ and staging/ of the data bucket (one folder per ' +
         'result, every version) and the index of the results table; deletes only what erasure removes.',
     );
+  }
+
+  /**
+   * A placeholder address (a domain reserved for examples) is refused in production, where it would send
+   * the requests or the alarms nowhere, and a warning elsewhere. `allowPlaceholders` (the prop, or the
+   * context `allowPlaceholders` / `allowPlaceholderServiceUrls`) turns the refusal into a warning, for a
+   * template check that deploys nothing.
+   */
+  #refusePlaceholders(settings: PipelineSettings, props: IdvPipelineProps): void {
+    const found = placeholderProps(settings);
+    if (found.length === 0) return;
+    const context = (key: string) => String(this.node.tryGetContext(key)) === 'true';
+    const allowed =
+      props.allowPlaceholders ?? (context('allowPlaceholders') || context('allowPlaceholderServiceUrls'));
+    const message =
+      `${found.join(' and ')} ${found.length > 1 ? 'are placeholders' : 'is a placeholder'} ` +
+      `(a domain reserved for examples); set the address the service or your on-call gave you, or, for a ` +
+      `template check that deploys nothing, allowPlaceholders: true (cdk -c allowPlaceholders=true)`;
+    if (settings.name === 'production' && !allowed) {
+      throw new IdvPipelineValidationError(found[0]!.split(' ')[0]!, `in production: ${message}`);
+    }
+    Annotations.of(this).addWarningV2('idv:placeholder-address', `${settings.name}: ${message}`);
   }
 
   /** Alarms of the analytics delivery, through the pipeline's alarm topic. */

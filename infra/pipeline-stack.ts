@@ -1,8 +1,8 @@
-import { Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Duration, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { EnvironmentConfig } from './config';
+import { type EnvironmentConfig, REMOVAL_POLICIES } from './config';
 import type { AnalyticsIceberg } from './constructs/analytics-iceberg';
 import type { Monitoring } from './constructs/monitoring';
 import type { Poller } from './constructs/poller';
@@ -105,7 +105,7 @@ function pipelinePropsOf(scope: Construct, config: EnvironmentConfig): IdvPipeli
     logLevel: config.logLevel,
     pendingAlarmThreshold: Duration.minutes(config.pendingAlarmMinutes),
     eventCustomerReference: config.eventCustomerReference,
-    removalPolicy: config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    removalPolicy: REMOVAL_POLICIES[config.removalPolicy],
     // The dimension the app's alarms and dashboards have watched since the start.
     metricsServiceName: config.metricsServiceName,
   };

@@ -48,9 +48,11 @@ async function link(name: string, into = dir, source = join(PROJECT_ROOT, 'node_
  * A CommonJS consumer's folder under the consumer directory: the installed package, its peers and
  * @types/node, linked (what `npm install idv-pipeline` would give it, without the registry).
  */
-async function commonJsConsumer(name: string): Promise<string> {
+async function commonJsConsumer(name: string, create?: (folder: string) => Promise<void>): Promise<string> {
   const folder = join(dir, name);
   await mkdir(folder, { recursive: true });
+  // `cdk init` wants an empty folder.
+  await create?.(folder);
   await link('idv-pipeline', folder, join(dir, 'node_modules', 'idv-pipeline'));
   for (const peer of ['aws-cdk-lib', 'constructs', '@types/node']) await link(peer, folder);
   return folder;

@@ -12,6 +12,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { ServiceEnvironment } from '../shared/api/enums';
 import type { CustomerReferenceMode } from '../shared/config';
 import type { LogLevel, TracingSetting, WebhookProtection } from './config';
+import type { IIdvPipelineVpcEndpoints } from './constructs/vpc-endpoints';
 
 /** Options of the analytics part (docs/analytics.md); `analytics: false` leaves it out. */
 export interface IdvAnalyticsOptions {
@@ -71,11 +72,13 @@ export interface IdvPipelineProps {
   /** The VPC's subnets the functions use. @default private subnets with egress */
   readonly vpcSubnets?: ec2.SubnetSelection;
   /**
-   * Create the VPC endpoints the functions use (gateway: S3, DynamoDB; interface: SQS, Secrets Manager,
-   * EventBridge, X-Ray). `false` when the VPC has them already (private DNS of an interface endpoint
-   * may exist only once per VPC). @default true
+   * The VPC endpoints the functions use (gateway: S3, DynamoDB; interface with private DNS: SQS, Secrets
+   * Manager, EventBridge, X-Ray), which may exist only once per VPC. `true`: created with the first
+   * pipeline of the stack in that VPC and shared by the next ones; an `IdvPipelineVpcEndpoints`: those
+   * (several stacks, or endpoints owned apart from any pipeline); `false`: the VPC has them already.
+   * @default true
    */
-  readonly vpcEndpoints?: boolean;
+  readonly vpcEndpoints?: boolean | IIdvPipelineVpcEndpoints;
   /**
    * The analytics delivery stream, Iceberg table, `results` view, Athena workgroup and analyst policy;
    * `false` leaves them out. @default {}

@@ -24,6 +24,7 @@ import { FETCH_RESULT_TIMEOUT, ResultFetcher } from './constructs/result-fetcher
 import { ResultsQueue } from './constructs/results-queue';
 import { ResultsTable } from './constructs/results-table';
 import { Secrets } from './constructs/secrets';
+import { defaultEndpoints } from './constructs/vpc-endpoints';
 import { WebhookApi } from './constructs/webhook-api';
 import type { IdvPipelineProps } from './idv-pipeline-props';
 import {
@@ -395,36 +396,14 @@ export class IdvPipeline extends Construct {
       allowAllOutbound: true,
     });
     if (props.vpcEndpoints !== false) {
-      // Gateway endpoints are free and keep S3 and DynamoDB traffic (result objects) off the NAT.
-      new ec2.GatewayVpcEndpoint(this, 'S3Endpoint', {
-        vpc,
-        service: ec2.GatewayVpcEndpointAwsService.S3,
-        subnets: [subnets],
-      });
-      new ec2.GatewayVpcEndpoint(this, 'DynamoDbEndpoint', {
-        vpc,
-        service: ec2.GatewayVpcEndpointAwsService.DYNAMODB,
-        subnets: [subnets],
-      });
-      // The APIs the function code calls. Not KMS (SQS, S3, DynamoDB and Secrets Manager use the key on
-      // the functions' behalf) and not CloudWatch Logs (Lambda ships the logs itself).
-      const interfaces: [string, ec2.InterfaceVpcEndpointAwsService][] = [
-        ['SqsEndpoint', ec2.InterfaceVpcEndpointAwsService.SQS],
-        ['SecretsManagerEndpoint', ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER],
-        ['EventBridgeEndpoint', ec2.InterfaceVpcEndpointAwsService.EVENTBRIDGE],
-        ['XRayEndpoint', ec2.InterfaceVpcEndpointAwsService.XRAY],
-      ];
-      for (const [id, service] of interfaces) {
-        const endpoint = new ec2.InterfaceVpcEndpoint(this, id, {
-          vpc,
-          service,
-          subnets,
-          privateDnsEnabled: true,
-          // Only the functions may use it, not the whole VPC CIDR.
-          open: false,
-        });
-        endpoint.connections.allowFrom(securityGroup, ec2.Port.tcp(443), 'idv-pipeline functions');
+      const endpoints =
+        props.vpcEndpoints === undefined || props.vpcEndpoints === true
+          ? defaultEndpoints(this, vpc, subnets)
+          : props.vpcEndpoints;
+      if (endpoints.vpc !== vpc) {
+        throw new IdvPipelineValidationError('vpcEndpoints', "must be the endpoints of the pipeline's vpc");
       }
+      endpoints.allowFrom(securityGroup);
     }
     return { vpc, subnets, securityGroups: [securityGroup] };
   }

@@ -3,13 +3,14 @@ import { Annotations, CfnOutput, Duration, NestedStack, Validations } from 'aws-
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import type * as events from 'aws-cdk-lib/aws-events';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DETAIL_TYPES, type DetailType, EVENT_SOURCE } from '../shared/events/names';
 import { RESULTS_PREFIX } from '../shared/store/keys';
 import type { PipelineSettings } from './config';
 import { AnalyticsIceberg, type AnalyticsIcebergProps } from './constructs/analytics-iceberg';
@@ -278,12 +279,20 @@ export class IdvPipeline extends Construct {
   }
 
   /**
-   * Lets `grantee` read stored results as `idv results …` does: the table's items and indexes
-   * (GetItem, BatchGetItem, Query), the objects under `results/` of the data bucket, and the key only
-   * through DynamoDB and S3. Nothing is written, listed or deleted; no secret, queue or bus is reached.
+   * Lets `grantee` read stored results: {@link grantReadTable} and {@link grantReadResultObjects}.
+   * Nothing is written, listed or deleted; no secret, queue or bus is reached.
    */
   grantReadResults(grantee: iam.IGrantable): void {
-    const bucketKey = this.dataBucket.encryptionKey ?? this.encryptionKey;
+    this.grantReadTable(grantee);
+    this.grantReadResultObjects(grantee);
+  }
+
+  /**
+   * Lets `grantee` get and query the results table and its indexes (`GetItem`, `BatchGetItem`, `Query`,
+   * `DescribeTable`), and use the key for that only through DynamoDB (`kms:Decrypt`, `kms:DescribeKey`
+   * with `kms:ViaService`). Nothing else of the table: no scan, write or delete.
+   */
+  grantReadTable(grantee: iam.IGrantable): void {
     grantAcknowledged(
       grantee,
       [
@@ -291,16 +300,51 @@ export class IdvPipeline extends Construct {
           actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:DescribeTable'],
           resources: [this.resultsTable.tableArn, `${this.resultsTable.tableArn}/index/*`],
         }),
+        keyUseThrough(this.encryptionKey, 'dynamodb', ['kms:Decrypt', 'kms:DescribeKey']),
+      ],
+      'idv-pipeline grantReadTable: the indexes of the results table (queried by name); reads only.',
+    );
+  }
+
+  /**
+   * Lets `grantee` get the result objects (`s3:GetObject` under `results/` of the data bucket: result.json,
+   * images, files) and decrypt them only through S3 (`kms:Decrypt` with `kms:ViaService`, on the bucket's
+   * key). No listing, no other prefix (`staging/`), no write or delete.
+   */
+  grantReadResultObjects(grantee: iam.IGrantable): void {
+    const bucketKey = this.dataBucket.encryptionKey ?? this.encryptionKey;
+    grantAcknowledged(
+      grantee,
+      [
         new iam.PolicyStatement({
           actions: ['s3:GetObject'],
           resources: [this.dataBucket.arnForObjects(`${RESULTS_PREFIX}*`)],
         }),
-        keyUseThrough(this.encryptionKey, 'dynamodb', ['kms:Decrypt', 'kms:DescribeKey']),
         keyUseThrough(bucketKey, 's3', ['kms:Decrypt']),
       ],
-      'idv-pipeline grantReadResults: the indexes of the results table and the objects under results/ of ' +
-        'the data bucket (one folder per result, unknown in advance); reads only.',
+      'idv-pipeline grantReadResultObjects: the objects under results/ of the data bucket (one folder per ' +
+        'result, unknown in advance); reads only.',
     );
+  }
+
+  /**
+   * Subscribes `target` to the pipeline's events: a rule on its bus, in `scope` (the consumer's stack or
+   * construct), matching the pipeline's source and `detailTypes` (default: every detail type). EventBridge
+   * itself delivers (the bus's key already admits it); what the target needs (a queue's policy, a
+   * function's permission) the target adds, as every `IRuleTarget` does.
+   */
+  addResultRule(
+    scope: Construct,
+    id: string,
+    target: events.IRuleTarget,
+    detailTypes: readonly DetailType[] = Object.values(DETAIL_TYPES),
+  ): events.Rule {
+    return new events.Rule(scope, id, {
+      eventBus: this.eventBus,
+      description: `idv-pipeline events (${detailTypes.join(', ')}) to a subscriber`,
+      eventPattern: { source: [EVENT_SOURCE], detailType: [...detailTypes] },
+      targets: [target],
+    });
   }
 
   /**

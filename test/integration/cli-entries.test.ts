@@ -128,5 +128,5 @@ describe('CDK app (bin/app.ts)', () => {
     expect(refused.stderr).toContain('allowPlaceholders: true (cdk -c allowPlaceholders=true)');
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowedByFormerName.code, allowedByFormerName.stderr).toBe(0);
-  });
+  }, 180_000);
 });

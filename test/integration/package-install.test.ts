@@ -219,20 +219,25 @@ describe('the packed idv-pipeline', () => {
     'serves the app `cdk init app --language typescript` generates (CommonJS, NodeNext), long ids, valid names',
     async () => {
       // Prepare: the generated app, untouched but for its stack's body (what a platform engineer writes).
-      const app = await commonJsConsumer('platform-app-stack-with-a-very-long-name-for-testing');
-      const init = await nodeIn(
-        app,
-        [
-          join(PROJECT_ROOT, 'node_modules', 'aws-cdk', 'bin', 'cdk'),
-          'init',
-          'app',
-          '--language',
-          'typescript',
-          '--generate-only',
-        ],
-        { CDK_DISABLE_VERSION_CHECK: '1' },
+      let init: Awaited<ReturnType<typeof nodeIn>> | undefined;
+      const app = await commonJsConsumer(
+        'platform-app-stack-with-a-very-long-name-for-testing',
+        async (folder) => {
+          init = await nodeIn(
+            folder,
+            [
+              join(PROJECT_ROOT, 'node_modules', 'aws-cdk', 'bin', 'cdk'),
+              'init',
+              'app',
+              '--language',
+              'typescript',
+              '--generate-only',
+            ],
+            { CDK_DISABLE_VERSION_CHECK: '1' },
+          );
+        },
       );
-      expect(init.code, init.stderr).toBe(0);
+      expect(init?.code, init?.stderr).toBe(0);
       // The template's tsconfig names the jest types of its devDependencies; a stand-in keeps it unchanged.
       await mkdir(join(app, 'node_modules', '@types', 'jest'), { recursive: true });
       await writeFile(

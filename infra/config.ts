@@ -1,4 +1,3 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
 import { ENVIRONMENTS, KNOWN_SCOPES, type ServiceEnvironment } from '../shared/api/enums';
 import { baseUrlProblem } from '../shared/client/oauth';
 import {
@@ -141,15 +140,18 @@ export interface EnvironmentConfig extends PipelineSettings {
   readonly removalPolicy: RemovalPolicySetting;
 }
 
-/** The removal policies cdk.json may name, as `RemovalPolicy` values. */
-export const REMOVAL_POLICIES = {
-  retain: RemovalPolicy.RETAIN,
-  snapshot: RemovalPolicy.SNAPSHOT,
-  'retain-on-update-or-delete': RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
-  destroy: RemovalPolicy.DESTROY,
-} as const;
+/**
+ * The removal policies cdk.json may name (infra/pipeline-stack.ts maps them to `RemovalPolicy`; this
+ * module stays free of aws-cdk-lib, since the CLI reads cdk.json with it).
+ */
+export const REMOVAL_POLICY_SETTINGS = [
+  'retain',
+  'snapshot',
+  'retain-on-update-or-delete',
+  'destroy',
+] as const;
 /** A removal policy of cdk.json. */
-export type RemovalPolicySetting = keyof typeof REMOVAL_POLICIES;
+export type RemovalPolicySetting = (typeof REMOVAL_POLICY_SETTINGS)[number];
 
 /** Settings of the webhook stage's WAF web ACL. */
 export interface WebhookProtection {
@@ -373,11 +375,9 @@ export function parseEnvironmentConfig(
   }
 
   const removalPolicy = optionalString(raw, name, 'removalPolicy') ?? 'retain';
-  if (!Object.hasOwn(REMOVAL_POLICIES, removalPolicy)) {
+  if (!(REMOVAL_POLICY_SETTINGS as readonly string[]).includes(removalPolicy)) {
     throw new EnvironmentConfigError(
-      `${name}: removalPolicy must be one of ${Object.keys(REMOVAL_POLICIES)
-        .map((p) => `"${p}"`)
-        .join(', ')}`,
+      `${name}: removalPolicy must be one of ${REMOVAL_POLICY_SETTINGS.map((p) => `"${p}"`).join(', ')}`,
     );
   }
 

@@ -1,8 +1,8 @@
-import { Duration, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { type EnvironmentConfig, REMOVAL_POLICIES } from './config';
+import type { EnvironmentConfig, RemovalPolicySetting } from './config';
 import type { AnalyticsIceberg } from './constructs/analytics-iceberg';
 import type { Monitoring } from './constructs/monitoring';
 import type { Poller } from './constructs/poller';
@@ -77,6 +77,14 @@ export class PipelineStack extends Stack {
     return this.pipeline.analytics!;
   }
 }
+
+/** cdk.json's removal policies as `RemovalPolicy` values. */
+const REMOVAL_POLICIES: Readonly<Record<RemovalPolicySetting, RemovalPolicy>> = {
+  retain: RemovalPolicy.RETAIN,
+  snapshot: RemovalPolicy.SNAPSHOT,
+  'retain-on-update-or-delete': RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+  destroy: RemovalPolicy.DESTROY,
+};
 
 /** An environment of cdk.json as IdvPipeline props. */
 function pipelinePropsOf(scope: Construct, config: EnvironmentConfig): IdvPipelineProps {

@@ -6,7 +6,8 @@
  *   many services). Packages stay external (`aws-cdk-lib` and `constructs` are peer dependencies; one
  *   copy of each, or `instanceof` breaks), except in the client's CommonJS file, which carries its own;
  *   an import of a package whose names are all unused is dropped, so `idv-pipeline/cdk` loads no SDK;
- * - `dist/cli/idv.mjs`: the `idv` CLI, run by `bin/idv.mjs` where there is no TypeScript source;
+ * - `dist/cli/idv.mjs`: the `idv` CLI, run by `bin/idv.mjs` where there is no TypeScript source, with its
+ *   dependencies inside (minified, no source map) except DuckDB, an optional peer loaded on first use;
  * - `dist/lambda/<name>/index.mjs` (+ map): every handler bundled with `LAMBDA_BUNDLING`, the options
  *   `NodejsFunction` uses in the repository, so the package deploys them with `Code.fromAsset`;
  * - `dist/types/…`: declarations of the three library entries (tsc), relative imports ending in `.js`
@@ -59,6 +60,57 @@ const DEV_ONLY_STUBS: Readonly<Record<string, string>> = {
   fauxqs: 'export const buildApp = missing;',
   'classic-level': 'export const ClassicLevel = missing;',
 };
+
+/**
+ * Packages the CLI needs only for some commands, which an install may lack (optional peer dependencies):
+ * package → the names the CLI imports. Each becomes a stand-in that loads the package on first use and,
+ * where it is missing, says which package to install.
+ */
+const LOADED_ON_FIRST_USE: Readonly<Record<string, readonly string[]>> = {
+  '@duckdb/node-api': ['DuckDBInstance', 'StatementType'],
+};
+
+function loadedOnFirstUse(): Plugin {
+  const filter = new RegExp(`^(${Object.keys(LOADED_ON_FIRST_USE).join('|')})$`);
+  const manifest = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    peerDependencies: Record<string, string>;
+  };
+  return {
+    name: 'loaded-on-first-use',
+    setup(builder) {
+      builder.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'first-use' }));
+      builder.onLoad({ filter: /.*/, namespace: 'first-use' }, (args) => {
+        const install = `npm install ${args.path}@${manifest.peerDependencies[args.path] ?? 'latest'}`;
+        return {
+          contents: `import { createRequire as idvCreateRequire } from 'node:module';
+let loaded;
+function load() {
+  if (loaded === undefined) {
+    try {
+      loaded = idvCreateRequire(import.meta.url)(${JSON.stringify(args.path)});
+    } catch (cause) {
+      throw new Error(${JSON.stringify(`this command needs ${args.path}, an optional dependency of idv-pipeline: ${install}`)}, { cause });
+    }
+  }
+  return loaded;
+}
+function lazy(name) {
+  return new Proxy(function () {}, {
+    get: (_, key) => Reflect.get(load()[name], key),
+    has: (_, key) => key in load()[name],
+    construct: (_, args) => Reflect.construct(load()[name], args),
+    apply: (_, self, args) => Reflect.apply(load()[name], self, args),
+  });
+}
+${(LOADED_ON_FIRST_USE[args.path] ?? []).map((name) => `export const ${name} = lazy(${JSON.stringify(name)});`).join('\n')}
+`,
+          loader: 'js',
+          resolveDir: PROJECT_ROOT,
+        };
+      });
+    },
+  };
+}
 
 function devOnlyStubs(): Plugin {
   const filter = new RegExp(`^(${Object.keys(DEV_ONLY_STUBS).join('|')})$`);
@@ -136,19 +188,12 @@ export async function buildPackage(): Promise<void> {
     });
   }
 
-  const production = Object.keys(
-    (
-      JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
-        dependencies: Record<string, string>;
-      }
-    ).dependencies,
-  );
+  // The CLI carries its dependencies (the AWS SDK among them), so that an install for the client or the
+  // construct needs none of them; only DuckDB, a native package, stays outside and loads on first use.
   await bundle({
     ...LIBRARY_OPTIONS,
-    sourcemap: true,
-    // Production dependencies stay packages; everything else of the repository is in the file.
-    external: production.flatMap((name) => [name, `${name}/*`]),
-    plugins: [devOnlyStubs()],
+    plugins: [devOnlyStubs(), loadedOnFirstUse()],
+    minify: true,
     entryPoints: ['bin/idv.ts'],
     outfile: path.join(DIST, 'cli', 'idv.mjs'),
     banner: {

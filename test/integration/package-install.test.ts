@@ -134,6 +134,26 @@ describe('the packed idv-pipeline', () => {
     expect(files).toContain('package/dist/types/infra/index.d.ts');
   });
 
+  it('installs for its client in at most 40 MB: the package and its two dependencies, no SDK, no DuckDB', async () => {
+    // Prepare
+    const installed = join(dir, 'node_modules', 'idv-pipeline');
+    const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+
+    // Act: what `npm install idv-pipeline` puts into node_modules (optional peers are not installed).
+    const folders = [
+      installed,
+      ...Object.keys(manifest.dependencies).map((d) => join(dir, 'node_modules', d)),
+    ];
+    const { stdout } = await run('du', ['-skLc', ...folders]);
+    const totalMb = Number(stdout.trim().split('\n').pop()!.split(/\s+/)[0]) / 1024;
+
+    // Assess
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['csv-parse', 'zod']);
+    expect(totalMb).toBeLessThanOrEqual(40);
+  });
+
   it(
     'serves a consumer app (own key, bucket and bus, a second pipeline, a permissions boundary), cdk-nag clean',
     async () => {

@@ -8,22 +8,10 @@ import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventb
 import { ENVIRONMENTS, type ServiceEnvironment } from '../api/enums';
 import { RESULT_ID_PATTERN } from '../api/result-id';
 import { EventPublishError } from '../errors';
+import type { ResultErasedDetail } from './detail-types';
 import { DETAIL_TYPES, EVENT_SOURCE } from './names';
 
-/** `detail` of `VerificationResultErased`. */
-export interface ResultErasedDetail {
-  resultId: string;
-  /** The erased result's transaction, when it was known and id-shaped. */
-  transactionId?: string;
-  status: 'ERASED';
-  erasedAt: string;
-  /** Service environment, when the erasing tool knows it. */
-  environment?: ServiceEnvironment;
-  /** Where the erasure record is (the results table); the record holds the counts. */
-  storage: { table: string };
-  /** What was removed, counts only. */
-  removed: { objectVersions: number; deleteMarkers: number; items: number; analyticsRows: number };
-}
+export type { ResultErasedDetail } from './detail-types';
 
 /** The detail, with every identifier checked (an id that breaks the resultId rule is left out). */
 export function erasedDetail(facts: {

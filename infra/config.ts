@@ -32,14 +32,13 @@ export type TracedFunction = (typeof TRACED_FUNCTIONS)[number];
 /** How tracing is set: one mode for every function, or modes by function with a `default`. */
 export type TracingSetting = TracingMode | Partial<Record<TracedFunction | 'default', TracingMode>>;
 
-/** Everything that differs between two deployments of the pipeline, validated and with defaults applied. */
-export interface EnvironmentConfig {
+/**
+ * The settings the pipeline's constructs read, validated and with defaults applied: what `IdvPipeline`
+ * makes of its props (infra/idv-pipeline-props.ts).
+ */
+export interface PipelineSettings {
   /** Environment name (`staging`, `production`, ...): part of the stack name and of every resource name. */
   readonly name: string;
-  /** Optional AWS account to pin the stack to; left environment-agnostic when unset (offline synth). */
-  readonly account?: string;
-  /** Optional AWS region to pin the stack to. */
-  readonly region?: string;
   /**
    * Which service environment the stack talks to (`IDV_ENVIRONMENT`, the `environment` metric
    * dimension). @default the environment name when it is `staging` or `production`
@@ -58,10 +57,8 @@ export interface EnvironmentConfig {
   readonly retentionDays: number;
   /** Days CloudWatch keeps function and access logs. @default 30 */
   readonly logRetentionDays: number;
-  /** E-mail address subscribed to the alarm topic. Production needs it or `alarmTopicArn`. */
+  /** E-mail address subscribed to the alarm topic. Production needs it or an alarm topic. */
   readonly alarmEmail?: string;
-  /** An existing SNS topic (on-call) every alarm also notifies. Production needs it or `alarmEmail`. */
-  readonly alarmTopicArn?: string;
   /** OAuth scopes requested for the shared access token. @default poll.read + result.read */
   readonly scopes: readonly string[];
   // --- Service rate and concurrency (docs/deploy.md, "Service rate and concurrency") ---
@@ -109,8 +106,6 @@ export interface EnvironmentConfig {
    * @default { wafRateLimitPer5Min: 600 } in production, false elsewhere
    */
   readonly webhookProtection: WebhookProtection | false;
-  /** `retain` keeps the key, table and buckets when the stack is deleted. @default 'retain' */
-  readonly removalPolicy: 'retain' | 'destroy';
   /**
    * Whether the result events carry `customerReference` (`IDV_EVENT_CUSTOMER_REFERENCE`): `omit` for a
    * company that puts personal data in its references. @default 'omit' when `serviceEnvironment` is
@@ -129,6 +124,35 @@ export interface EnvironmentConfig {
   readonly tracing: Readonly<Record<TracedFunction, TracingMode>>;
 }
 
+/** One environment of cdk.json's `environments`: the pipeline's settings and what only the app reads. */
+export interface EnvironmentConfig extends PipelineSettings {
+  /** Optional AWS account to pin the stack to; left environment-agnostic when unset (offline synth). */
+  readonly account?: string;
+  /** Optional AWS region to pin the stack to. */
+  readonly region?: string;
+  /** An existing SNS topic (on-call) every alarm also notifies. Production needs it or `alarmEmail`. */
+  readonly alarmTopicArn?: string;
+  /**
+   * What the stack's key, table, buckets, secrets and logs do when the stack goes (`RemovalPolicy`):
+   * `retain`, `snapshot` (the table keeps a backup; what cannot be snapshotted is retained),
+   * `retain-on-update-or-delete` or `destroy`. @default 'retain'
+   */
+  readonly removalPolicy: RemovalPolicySetting;
+}
+
+/**
+ * The removal policies cdk.json may name (infra/pipeline-stack.ts maps them to `RemovalPolicy`; this
+ * module stays free of aws-cdk-lib, since the CLI reads cdk.json with it).
+ */
+export const REMOVAL_POLICY_SETTINGS = [
+  'retain',
+  'snapshot',
+  'retain-on-update-or-delete',
+  'destroy',
+] as const;
+/** A removal policy of cdk.json. */
+export type RemovalPolicySetting = (typeof REMOVAL_POLICY_SETTINGS)[number];
+
 /** Settings of the webhook stage's WAF web ACL. */
 export interface WebhookProtection {
   /** Requests one source IP may make in any 5 minutes before WAF blocks it (WAF accepts 10 or more). */
@@ -140,8 +164,8 @@ const WEBHOOK_PROTECTION_BY_DEFAULT = new Set(['production']);
 /** Per-IP limit of the default web ACL: 2 requests/s sustained, a tenth of the stage throttle. */
 export const DEFAULT_WAF_RATE_LIMIT_PER_5_MIN = 600;
 /** WAF's bounds for a rate-based rule's limit. */
-const WAF_RATE_LIMIT_MIN = 10;
-const WAF_RATE_LIMIT_MAX = 2_000_000_000;
+export const WAF_RATE_LIMIT_MIN = 10;
+export const WAF_RATE_LIMIT_MAX = 2_000_000_000;
 
 /** Thrown when the `environments` context in `cdk.json` is missing or invalid; names the setting. */
 export class EnvironmentConfigError extends Error {
@@ -158,10 +182,11 @@ const DEFAULT_RETENTION_DAYS = 30;
 const ALARM_TARGET_REQUIRED = new Set(['production']);
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 /** Retention values CloudWatch Logs accepts (a log group rejects anything else at deploy time). */
-const LOG_RETENTION_VALUES = new Set([
+export const LOG_RETENTION_VALUES = new Set([
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
 ]);
-const ENV_NAME = /^[a-z][a-z0-9-]{0,19}$/;
+/** What an environment name may hold: it becomes part of stack and resource names. */
+export const ENV_NAME = /^[a-z][a-z0-9-]{0,19}$/;
 
 type Raw = Record<string, unknown>;
 
@@ -209,26 +234,38 @@ function webhookProtection(raw: Raw, env: string): WebhookProtection | false {
 }
 
 function tracing(raw: Raw, env: string): Record<TracedFunction, TracingMode> {
-  const value = raw['tracing'] ?? 'active';
-  const problem = new EnvironmentConfigError(
-    `${env}: tracing must be one of ${TRACING_MODES.join(', ')}, or an object of those by function ` +
-      `("default", ${TRACED_FUNCTIONS.map((f) => `"${f}"`).join(', ')})`,
-  );
-  const mode = (v: unknown): TracingMode => {
-    if (typeof v !== 'string' || !(TRACING_MODES as readonly string[]).includes(v)) throw problem;
-    return v as TracingMode;
-  };
+  const modes = tracingModes(raw['tracing'] ?? 'active');
+  if (modes === undefined) {
+    throw new EnvironmentConfigError(`${env}: tracing ${TRACING_PROBLEM}`);
+  }
+  return modes;
+}
+
+/** What a `tracing` setting must be. */
+export const TRACING_PROBLEM =
+  `must be one of ${TRACING_MODES.join(', ')}, or an object of those by function ` +
+  `("default", ${TRACED_FUNCTIONS.map((f) => `"${f}"`).join(', ')})`;
+
+/** The mode of every function for a `tracing` setting, or `undefined` when the setting is not one. */
+export function tracingModes(value: unknown): Record<TracedFunction, TracingMode> | undefined {
+  const isMode = (v: unknown): v is TracingMode =>
+    typeof v === 'string' && (TRACING_MODES as readonly string[]).includes(v);
   if (!isJsonObject(value)) {
-    const all = mode(value);
-    return Object.fromEntries(TRACED_FUNCTIONS.map((f) => [f, all])) as Record<TracedFunction, TracingMode>;
+    if (!isMode(value)) return undefined;
+    return Object.fromEntries(TRACED_FUNCTIONS.map((f) => [f, value])) as Record<TracedFunction, TracingMode>;
   }
   for (const key of Object.keys(value)) {
-    if (key !== 'default' && !(TRACED_FUNCTIONS as readonly string[]).includes(key)) throw problem;
+    if (key !== 'default' && !(TRACED_FUNCTIONS as readonly string[]).includes(key)) return undefined;
   }
-  const fallback = value['default'] === undefined ? 'active' : mode(value['default']);
-  return Object.fromEntries(
-    TRACED_FUNCTIONS.map((f) => [f, value[f] === undefined ? fallback : mode(value[f])]),
-  ) as Record<TracedFunction, TracingMode>;
+  const fallback = value['default'] ?? 'active';
+  if (!isMode(fallback)) return undefined;
+  const modes: Partial<Record<TracedFunction, TracingMode>> = {};
+  for (const f of TRACED_FUNCTIONS) {
+    const mode = value[f] ?? fallback;
+    if (!isMode(mode)) return undefined;
+    modes[f] = mode;
+  }
+  return modes as Record<TracedFunction, TracingMode>;
 }
 
 /** Options of {@link parseEnvironmentConfig}. */
@@ -338,8 +375,10 @@ export function parseEnvironmentConfig(
   }
 
   const removalPolicy = optionalString(raw, name, 'removalPolicy') ?? 'retain';
-  if (removalPolicy !== 'retain' && removalPolicy !== 'destroy') {
-    throw new EnvironmentConfigError(`${name}: removalPolicy must be "retain" or "destroy"`);
+  if (!(REMOVAL_POLICY_SETTINGS as readonly string[]).includes(removalPolicy)) {
+    throw new EnvironmentConfigError(
+      `${name}: removalPolicy must be one of ${REMOVAL_POLICY_SETTINGS.map((p) => `"${p}"`).join(', ')}`,
+    );
   }
 
   const serviceEnvironment = optionalString(raw, name, 'serviceEnvironment') ?? name;
@@ -385,7 +424,7 @@ export function parseEnvironmentConfig(
     webhookRateLimit: integer(raw, name, 'webhookRateLimit', 1, 20),
     webhookBurstLimit: integer(raw, name, 'webhookBurstLimit', 1, 40),
     webhookProtection: webhookProtection(raw, name),
-    removalPolicy,
+    removalPolicy: removalPolicy as RemovalPolicySetting,
     eventCustomerReference: eventCustomerReference as CustomerReferenceMode,
     metricsServiceName: METRICS.serviceName,
     tracing: tracing(raw, name),
@@ -447,26 +486,6 @@ const PLACEHOLDER_DOMAINS = [
 export function isPlaceholderHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/\.$/, '');
   return PLACEHOLDER_DOMAINS.some((domain) => host === domain || host.endsWith(`.${domain}`));
-}
-
-/** Environments that may never be deployed against a placeholder service URL. */
-const PLACEHOLDER_REFUSED = new Set(['production']);
-
-/**
- * What to do about a placeholder `serviceBaseUrl`: `undefined` when there is none, a warning for most
- * environments, and for production an error — unless `allow` (the offline template check of CI and
- * `npm run synth`, which deploys nothing) turns it into a warning too.
- */
-export function placeholderUrlProblem(
-  config: EnvironmentConfig,
-  allow: boolean,
-): { level: 'error' | 'warning'; message: string } | undefined {
-  if (!config.serviceBaseUrlIsPlaceholder) return undefined;
-  const where = `context.environments.${config.name}.serviceBaseUrl in cdk.json`;
-  const message = `${config.name}: serviceBaseUrl ${config.serviceBaseUrl} is a placeholder; set ${where} to the base URL the service gave you for ${config.serviceEnvironment}`;
-  return PLACEHOLDER_REFUSED.has(config.name) && !allow
-    ? { level: 'error', message }
-    : { level: 'warning', message };
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
- * The props of `IdvPipeline` (`idv-pipeline/cdk`) and their validation into the settings the constructs
- * read: the same rules as cdk.json's environments (docs/deploy.md, docs/construct.md).
+ * The props of `IdvPipeline` (`idv-pipeline/cdk`): the contract, validated where they arrive
+ * (infra/idv-pipeline-settings.ts; docs/construct.md).
  */
-import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -12,13 +12,8 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { ServiceEnvironment } from '../shared/api/enums';
 import type { CustomerReferenceMode } from '../shared/config';
 import type { CopyBounds } from '../shared/erasure/bounds';
-import {
-  type EnvironmentConfig,
-  type LogLevel,
-  parseEnvironmentConfig,
-  type TracingSetting,
-  type WebhookProtection,
-} from './config';
+import type { LogLevel, TracingSetting, WebhookProtection } from './config';
+import type { IIdvPipelineVpcEndpoints } from './constructs/vpc-endpoints';
 
 /** Options of the analytics part (docs/analytics.md); `analytics: false` leaves it out. */
 export interface IdvAnalyticsOptions {
@@ -78,11 +73,13 @@ export interface IdvPipelineProps {
   /** The VPC's subnets the functions use. @default private subnets with egress */
   readonly vpcSubnets?: ec2.SubnetSelection;
   /**
-   * Create the VPC endpoints the functions use (gateway: S3, DynamoDB; interface: SQS, Secrets Manager,
-   * EventBridge, X-Ray). `false` when the VPC has them already (private DNS of an interface endpoint
-   * may exist only once per VPC). @default true
+   * The VPC endpoints the functions use (gateway: S3, DynamoDB; interface with private DNS: SQS, Secrets
+   * Manager, EventBridge, X-Ray), which may exist only once per VPC. `true`: created with the first
+   * pipeline of the stack in that VPC and shared by the next ones; an `IdvPipelineVpcEndpoints`: those
+   * (several stacks, or endpoints owned apart from any pipeline); `false`: the VPC has them already.
+   * @default true
    */
-  readonly vpcEndpoints?: boolean;
+  readonly vpcEndpoints?: boolean | IIdvPipelineVpcEndpoints;
   /**
    * The analytics delivery stream, Iceberg table, `results` view, Athena workgroup and analyst policy;
    * `false` leaves them out. @default {}
@@ -128,8 +125,20 @@ export interface IdvPipelineProps {
   readonly pendingAlarmThreshold?: Duration;
   /** Whether result events carry `customerReference`. @default 'omit' for production, else 'include' */
   readonly eventCustomerReference?: CustomerReferenceMode;
-  /** What happens to the key, table, buckets, secrets and logs when the stack goes. @default RETAIN */
+  /**
+   * What happens to the key, table, buckets, secrets and logs when the stack goes, as CloudFormation
+   * honours it: `SNAPSHOT` gives the table `DeletionPolicy: Snapshot` (a backup, then the table goes)
+   * and retains what cannot be snapshotted (key, buckets, secrets, logs); `RETAIN_ON_UPDATE_OR_DELETE`
+   * and `RETAIN` keep everything; only `DESTROY` deletes. @default RETAIN
+   */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Accept placeholder addresses (a service URL or alarm e-mail on a domain reserved for examples:
+   * `.example`, `example.com`, `.test`, …) in production, with a warning: for a template check that
+   * deploys nothing. Also the context `allowPlaceholders` (or its former name
+   * `allowPlaceholderServiceUrls`) set to `true`. @default false: production refuses them
+   */
+  readonly allowPlaceholders?: boolean;
   /**
    * Create the account's API Gateway CloudWatch Logs role (`AWS::ApiGateway::Account`: one setting per
    * account and region, kept when the stack goes). `false` where the landing zone manages that setting;
@@ -152,38 +161,4 @@ export interface IdvPipelineProps {
    * archive as long as the results (its events hold no personal data by default)
    */
   readonly copyBounds?: Partial<CopyBounds>;
-}
-
-/** The props as validated settings (the same rules as cdk.json's environments, docs/deploy.md). */
-export function settingsOf(props: IdvPipelineProps): EnvironmentConfig {
-  const raw: Record<string, unknown> = {
-    serviceBaseUrl: props.serviceBaseUrl,
-    serviceEnvironment: props.serviceEnvironment,
-    retentionDays: props.retention.toDays(),
-    logRetentionDays: props.logRetention,
-    pollSchedule: props.pollSchedule,
-    alarmEmail: props.alarmEmail,
-    scopes: props.scopes,
-    serviceRateLimit: props.serviceRateLimit,
-    fetchConcurrency: props.fetchConcurrency,
-    fetchReservedConcurrency: props.fetchReservedConcurrency,
-    fetchResultMemoryMb: props.fetchResultMemorySize,
-    tracing: props.tracing,
-    logLevel: props.logLevel,
-    pendingAlarmMinutes: props.pendingAlarmThreshold?.toMinutes(),
-    webhookRateLimit: props.webhookRateLimit,
-    webhookBurstLimit: props.webhookBurstLimit,
-    webhookProtection: props.webhookProtection,
-    eventCustomerReference: props.eventCustomerReference,
-    removalPolicy:
-      props.removalPolicy === undefined
-        ? undefined
-        : props.removalPolicy === RemovalPolicy.RETAIN
-          ? 'retain'
-          : 'destroy',
-  };
-  const defined = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined));
-  return parseEnvironmentConfig(props.environmentName, defined, {
-    alarmTopicGiven: props.alarmTopic !== undefined,
-  });
 }

@@ -1,9 +1,9 @@
 import * as path from 'node:path';
-import { CfnOutput, Duration, NestedStack, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, NestedStack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import type * as events from 'aws-cdk-lib/aws-events';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -11,8 +11,9 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { resolveCopyBounds } from '../shared/erasure/bounds';
+import { DETAIL_TYPES, type DetailType, EVENT_SOURCE } from '../shared/events/names';
 import { RESULTS_PREFIX } from '../shared/store/keys';
-import type { EnvironmentConfig } from './config';
+import type { PipelineSettings } from './config';
 import { AnalyticsIceberg, type AnalyticsIcebergProps } from './constructs/analytics-iceberg';
 import { DataBucket } from './constructs/data-bucket';
 import { admitPipelineServices, EncryptionKey, keyUseThrough } from './constructs/encryption-key';
@@ -25,10 +26,20 @@ import { FETCH_RESULT_TIMEOUT, ResultFetcher } from './constructs/result-fetcher
 import { ResultsQueue } from './constructs/results-queue';
 import { ResultsTable } from './constructs/results-table';
 import { Secrets } from './constructs/secrets';
+import { defaultEndpoints } from './constructs/vpc-endpoints';
 import { WebhookApi } from './constructs/webhook-api';
-import { type IdvPipelineProps, settingsOf } from './idv-pipeline-props';
+import type { IdvPipelineProps } from './idv-pipeline-props';
+import {
+  IdvPipelineValidationError,
+  pipelineSettingsOf,
+  placeholderProps,
+  removalPoliciesOf,
+} from './idv-pipeline-settings';
 import { acknowledgeWildcards, grantAcknowledged } from './nag-findings';
 import { ResourceNames } from './resource-names';
+
+/** CloudFormation's limit of an EventBridge archive's name. */
+const ARCHIVE_NAME_MAX = 48;
 
 /**
  * The identity verification results pipeline as one construct: the webhook API and the poll schedule
@@ -41,7 +52,7 @@ import { ResourceNames } from './resource-names';
  */
 export class IdvPipeline extends Construct {
   /** The validated settings, defaults applied. */
-  readonly settings: EnvironmentConfig;
+  readonly settings: PipelineSettings;
   /** The key of every store, queue, topic, log group and secret (given or created). */
   readonly encryptionKey: kms.IKey;
   /** The bus result events are published on (given or created). */
@@ -85,12 +96,14 @@ export class IdvPipeline extends Construct {
   constructor(scope: Construct, id: string, props: IdvPipelineProps) {
     super(scope, id);
     const names = new ResourceNames(this, props.namePrefix);
-    const config: EnvironmentConfig = {
-      ...settingsOf(props),
-      metricsServiceName: props.metricsServiceName ?? names.optional() ?? names.required('pipeline'),
-    };
+    const config = pipelineSettingsOf(
+      props,
+      props.metricsServiceName ?? names.optional() ?? names.required('pipeline'),
+    );
     this.settings = config;
-    const dataRemoval = config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    this.#refusePlaceholders(config, props);
+    const removal = removalPoliciesOf(props.removalPolicy);
+    const dataRemoval = removal.other;
 
     if (props.encryptionKey !== undefined) {
       admitPipelineServices(props.encryptionKey);
@@ -122,7 +135,7 @@ export class IdvPipeline extends Construct {
     const copyBounds = resolveCopyBounds(props.copyBounds, config.retentionDays);
     this.resultsTable = new ResultsTable(this, 'ResultsTable', {
       encryptionKey: key,
-      removalPolicy: dataRemoval,
+      removalPolicy: removal.table,
       recoveryPeriodDays: copyBounds.tableRecoveryDays,
     }).table;
     const data = new DataBucket(this, 'DataBucket', {
@@ -140,7 +153,9 @@ export class IdvPipeline extends Construct {
     if (props.eventBus !== undefined) {
       this.eventBus = props.eventBus;
     } else {
-      busName = names.optional() ?? names.required('events');
+      // The archive is `<bus>-archive` and may have 48 characters (`idv events replay --bus` finds it
+      // by that name); a prefix has at most 40.
+      busName = names.optional() ?? names.required('events', ARCHIVE_NAME_MAX - '-archive'.length);
       const created = new EventBus(this, 'EventBus', {
         busName,
         encryptionKey: key,
@@ -273,12 +288,20 @@ export class IdvPipeline extends Construct {
   }
 
   /**
-   * Lets `grantee` read stored results as `idv results …` does: the table's items and indexes
-   * (GetItem, BatchGetItem, Query), the objects under `results/` of the data bucket, and the key only
-   * through DynamoDB and S3. Nothing is written, listed or deleted; no secret, queue or bus is reached.
+   * Lets `grantee` read stored results: {@link grantReadTable} and {@link grantReadResultObjects}.
+   * Nothing is written, listed or deleted; no secret, queue or bus is reached.
    */
   grantReadResults(grantee: iam.IGrantable): void {
-    const bucketKey = this.dataBucket.encryptionKey ?? this.encryptionKey;
+    this.grantReadTable(grantee);
+    this.grantReadResultObjects(grantee);
+  }
+
+  /**
+   * Lets `grantee` get and query the results table and its indexes (`GetItem`, `BatchGetItem`, `Query`,
+   * `DescribeTable`), and use the key for that only through DynamoDB (`kms:Decrypt`, `kms:DescribeKey`
+   * with `kms:ViaService`). Nothing else of the table: no scan, write or delete.
+   */
+  grantReadTable(grantee: iam.IGrantable): void {
     grantAcknowledged(
       grantee,
       [
@@ -286,16 +309,51 @@ export class IdvPipeline extends Construct {
           actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:DescribeTable'],
           resources: [this.resultsTable.tableArn, `${this.resultsTable.tableArn}/index/*`],
         }),
+        keyUseThrough(this.encryptionKey, 'dynamodb', ['kms:Decrypt', 'kms:DescribeKey']),
+      ],
+      'idv-pipeline grantReadTable: the indexes of the results table (queried by name); reads only.',
+    );
+  }
+
+  /**
+   * Lets `grantee` get the result objects (`s3:GetObject` under `results/` of the data bucket: result.json,
+   * images, files) and decrypt them only through S3 (`kms:Decrypt` with `kms:ViaService`, on the bucket's
+   * key). No listing, no other prefix (`staging/`), no write or delete.
+   */
+  grantReadResultObjects(grantee: iam.IGrantable): void {
+    const bucketKey = this.dataBucket.encryptionKey ?? this.encryptionKey;
+    grantAcknowledged(
+      grantee,
+      [
         new iam.PolicyStatement({
           actions: ['s3:GetObject'],
           resources: [this.dataBucket.arnForObjects(`${RESULTS_PREFIX}*`)],
         }),
-        keyUseThrough(this.encryptionKey, 'dynamodb', ['kms:Decrypt', 'kms:DescribeKey']),
         keyUseThrough(bucketKey, 's3', ['kms:Decrypt']),
       ],
-      'idv-pipeline grantReadResults: the indexes of the results table and the objects under results/ of ' +
-        'the data bucket (one folder per result, unknown in advance); reads only.',
+      'idv-pipeline grantReadResultObjects: the objects under results/ of the data bucket (one folder per ' +
+        'result, unknown in advance); reads only.',
     );
+  }
+
+  /**
+   * Subscribes `target` to the pipeline's events: a rule on its bus, in `scope` (the consumer's stack or
+   * construct), matching the pipeline's source and `detailTypes` (default: every detail type). EventBridge
+   * itself delivers (the bus's key already admits it); what the target needs (a queue's policy, a
+   * function's permission) the target adds, as every `IRuleTarget` does.
+   */
+  addResultRule(
+    scope: Construct,
+    id: string,
+    target: events.IRuleTarget,
+    detailTypes: readonly DetailType[] = Object.values(DETAIL_TYPES),
+  ): events.Rule {
+    return new events.Rule(scope, id, {
+      eventBus: this.eventBus,
+      description: `idv-pipeline events (${detailTypes.join(', ')}) to a subscriber`,
+      eventPattern: { source: [EVENT_SOURCE], detailType: [...detailTypes] },
+      targets: [target],
+    });
   }
 
   /**
@@ -334,6 +392,28 @@ export class IdvPipeline extends Construct {
     );
   }
 
+  /**
+   * A placeholder address (a domain reserved for examples) is refused in production, where it would send
+   * the requests or the alarms nowhere, and a warning elsewhere. `allowPlaceholders` (the prop, or the
+   * context `allowPlaceholders` / `allowPlaceholderServiceUrls`) turns the refusal into a warning, for a
+   * template check that deploys nothing.
+   */
+  #refusePlaceholders(settings: PipelineSettings, props: IdvPipelineProps): void {
+    const found = placeholderProps(settings);
+    if (found.length === 0) return;
+    const context = (key: string) => String(this.node.tryGetContext(key)) === 'true';
+    const allowed =
+      props.allowPlaceholders ?? (context('allowPlaceholders') || context('allowPlaceholderServiceUrls'));
+    const message =
+      `${found.join(' and ')} ${found.length > 1 ? 'are placeholders' : 'is a placeholder'} ` +
+      `(a domain reserved for examples); set the address the service or your on-call gave you, or, for a ` +
+      `template check that deploys nothing, allowPlaceholders: true (cdk -c allowPlaceholders=true)`;
+    if (settings.name === 'production' && !allowed) {
+      throw new IdvPipelineValidationError(found[0]!.split(' ')[0]!, `in production: ${message}`);
+    }
+    Annotations.of(this).addWarningV2('idv:placeholder-address', `${settings.name}: ${message}`);
+  }
+
   /** Alarms of the analytics delivery, through the pipeline's alarm topic. */
   #alarmAnalytics(analytics: AnalyticsIceberg): void {
     const firehose = (metricName: string) =>
@@ -369,36 +449,14 @@ export class IdvPipeline extends Construct {
       allowAllOutbound: true,
     });
     if (props.vpcEndpoints !== false) {
-      // Gateway endpoints are free and keep S3 and DynamoDB traffic (result objects) off the NAT.
-      new ec2.GatewayVpcEndpoint(this, 'S3Endpoint', {
-        vpc,
-        service: ec2.GatewayVpcEndpointAwsService.S3,
-        subnets: [subnets],
-      });
-      new ec2.GatewayVpcEndpoint(this, 'DynamoDbEndpoint', {
-        vpc,
-        service: ec2.GatewayVpcEndpointAwsService.DYNAMODB,
-        subnets: [subnets],
-      });
-      // The APIs the function code calls. Not KMS (SQS, S3, DynamoDB and Secrets Manager use the key on
-      // the functions' behalf) and not CloudWatch Logs (Lambda ships the logs itself).
-      const interfaces: [string, ec2.InterfaceVpcEndpointAwsService][] = [
-        ['SqsEndpoint', ec2.InterfaceVpcEndpointAwsService.SQS],
-        ['SecretsManagerEndpoint', ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER],
-        ['EventBridgeEndpoint', ec2.InterfaceVpcEndpointAwsService.EVENTBRIDGE],
-        ['XRayEndpoint', ec2.InterfaceVpcEndpointAwsService.XRAY],
-      ];
-      for (const [id, service] of interfaces) {
-        const endpoint = new ec2.InterfaceVpcEndpoint(this, id, {
-          vpc,
-          service,
-          subnets,
-          privateDnsEnabled: true,
-          // Only the functions may use it, not the whole VPC CIDR.
-          open: false,
-        });
-        endpoint.connections.allowFrom(securityGroup, ec2.Port.tcp(443), 'idv-pipeline functions');
+      const endpoints =
+        props.vpcEndpoints === undefined || props.vpcEndpoints === true
+          ? defaultEndpoints(this, vpc, subnets)
+          : props.vpcEndpoints;
+      if (endpoints.vpc !== vpc) {
+        throw new IdvPipelineValidationError('vpcEndpoints', "must be the endpoints of the pipeline's vpc");
       }
+      endpoints.allowFrom(securityGroup);
     }
     return { vpc, subnets, securityGroups: [securityGroup] };
   }

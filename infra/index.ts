@@ -5,7 +5,7 @@
  */
 export type { ServiceEnvironment } from '../shared/api/enums';
 export type { CustomerReferenceMode } from '../shared/config';
-export type { EnvironmentConfig, LogLevel, WebhookProtection } from './config';
+export type { LogLevel, PipelineSettings, TracingSetting, WebhookProtection } from './config';
 export type { AnalyticsIceberg } from './constructs/analytics-iceberg';
 export type { Erasure } from './constructs/erasure';
 export type { Monitoring } from './constructs/monitoring';
@@ -13,6 +13,12 @@ export type { Poller } from './constructs/poller';
 export type { ResultFetcher } from './constructs/result-fetcher';
 export type { ResultsQueue } from './constructs/results-queue';
 export type { Secrets } from './constructs/secrets';
+export {
+  IdvPipelineVpcEndpoints,
+  type IdvPipelineVpcEndpointsProps,
+  type IIdvPipelineVpcEndpoints,
+} from './constructs/vpc-endpoints';
 export type { WebhookApi } from './constructs/webhook-api';
 export { IdvPipeline } from './idv-pipeline';
 export type { IdvAnalyticsOptions, IdvPipelineProps } from './idv-pipeline-props';
+export { IdvPipelineValidationError } from './idv-pipeline-settings';

@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-l
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { EnvironmentConfig } from './config';
+import type { EnvironmentConfig, RemovalPolicySetting } from './config';
 import type { AnalyticsIceberg } from './constructs/analytics-iceberg';
 import type { Monitoring } from './constructs/monitoring';
 import type { Poller } from './constructs/poller';
@@ -78,6 +78,14 @@ export class PipelineStack extends Stack {
   }
 }
 
+/** cdk.json's removal policies as `RemovalPolicy` values. */
+const REMOVAL_POLICIES: Readonly<Record<RemovalPolicySetting, RemovalPolicy>> = {
+  retain: RemovalPolicy.RETAIN,
+  snapshot: RemovalPolicy.SNAPSHOT,
+  'retain-on-update-or-delete': RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+  destroy: RemovalPolicy.DESTROY,
+};
+
 /** An environment of cdk.json as IdvPipeline props. */
 function pipelinePropsOf(scope: Construct, config: EnvironmentConfig): IdvPipelineProps {
   return {
@@ -105,7 +113,7 @@ function pipelinePropsOf(scope: Construct, config: EnvironmentConfig): IdvPipeli
     logLevel: config.logLevel,
     pendingAlarmThreshold: Duration.minutes(config.pendingAlarmMinutes),
     eventCustomerReference: config.eventCustomerReference,
-    removalPolicy: config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    removalPolicy: REMOVAL_POLICIES[config.removalPolicy],
     // The dimension the app's alarms and dashboards have watched since the start.
     metricsServiceName: config.metricsServiceName,
   };

@@ -15,6 +15,7 @@ const NAME_PREFIX = /^[a-z][a-z0-9-]{0,39}$/;
 export class ResourceNames {
   /** The given prefix, or `undefined` when names are generated. */
   readonly prefix: string | undefined;
+  readonly #scope: IConstruct;
   readonly #generated: string;
 
   constructor(scope: IConstruct, prefix: string | undefined) {
@@ -24,6 +25,7 @@ export class ResourceNames {
       );
     }
     this.prefix = prefix;
+    this.#scope = scope;
     this.#generated = Names.uniqueResourceName(scope, { maxLength: 40, separator: '-' }).toLowerCase();
   }
 
@@ -36,9 +38,19 @@ export class ResourceNames {
     return purpose === undefined ? this.prefix : `${this.prefix}-${purpose}`;
   }
 
-  /** A name the pipeline needs at synth time: `<prefix>-<purpose>`, or a generated unique one. */
-  required(purpose: string): string {
-    return `${this.prefix ?? this.#generated}-${purpose}`;
+  /**
+   * A name the pipeline needs at synth time: `<prefix>-<purpose>`, or a generated unique one. A generated
+   * name longer than `maxLength` (the resource's limit, or that of a name derived from it) is shortened
+   * by `Names.uniqueResourceName`, which keeps a hash of the whole path, so it stays unique.
+   */
+  required(purpose: string, maxLength = 64): string {
+    const name = `${this.prefix ?? this.#generated}-${purpose}`;
+    if (this.prefix !== undefined || name.length <= maxLength) return name;
+    const base = Names.uniqueResourceName(this.#scope, {
+      maxLength: maxLength - purpose.length - 1,
+      separator: '-',
+    }).toLowerCase();
+    return `${base}-${purpose}`;
   }
 
   /** The Glue database name (lower case, underscores): `idv_pipeline_staging` for `idv-pipeline-staging`. */

@@ -1,14 +1,20 @@
 /**
  * Builds what `npm pack` ships (`npm run build:package`, run by `prepack`), into `dist/`:
  *
- * - `dist/cdk/index.js`, `dist/client/index.js` (+ `index.cjs`), `dist/events/index.js`: the subpath
- *   exports, each one ESM file of this repository's code with every package left external (`aws-cdk-lib`
- *   and `constructs` are peer dependencies, the rest production dependencies);
- * - `dist/cli/idv.mjs`: the `idv` CLI, run by `bin/idv.mjs` where there is no TypeScript source;
+ * - `dist/{cdk,client,events}/index.js` and `index.cjs`: the subpath exports, each one ESM file and one
+ *   CommonJS file of this repository's code (an app that `cdk init` generates is CommonJS, and so are
+ *   many services). Packages stay external (`aws-cdk-lib` and `constructs` are peer dependencies; one
+ *   copy of each, or `instanceof` breaks), except in the client's CommonJS file, which carries its own;
+ *   an import of a package whose names are all unused is dropped, so `idv-pipeline/cdk` loads no SDK;
+ * - `dist/cli/idv.mjs`: the `idv` CLI, run by `bin/idv.mjs` where there is no TypeScript source, with its
+ *   dependencies inside (minified, no source map) except DuckDB, an optional peer loaded on first use;
  * - `dist/lambda/<name>/index.mjs` (+ map): every handler bundled with `LAMBDA_BUNDLING`, the options
  *   `NodejsFunction` uses in the repository, so the package deploys them with `Code.fromAsset`;
  * - `dist/types/…`: declarations of the three library entries (tsc), relative imports ending in `.js`
- *   so that `node16`/`nodenext` resolution finds them as well as `bundler`.
+ *   so that `node16`/`nodenext` resolution finds them as well as `bundler`; `dist/types-cjs/…` the same
+ *   files under a `{"type":"commonjs"}` package.json, the `types` of the `require` condition (TypeScript
+ *   reads a declaration's module format from the nearest package.json) and of `typesVersions`, which
+ *   the `node10` resolution of `module: commonjs` reads instead of `exports`.
  *
  * Files read at run time next to a module (the saved SQL of `shared/analytics/queries.ts`) are copied
  * next to every bundle that contains it.
@@ -55,6 +61,57 @@ const DEV_ONLY_STUBS: Readonly<Record<string, string>> = {
   'classic-level': 'export const ClassicLevel = missing;',
 };
 
+/**
+ * Packages the CLI needs only for some commands, which an install may lack (optional peer dependencies):
+ * package → the names the CLI imports. Each becomes a stand-in that loads the package on first use and,
+ * where it is missing, says which package to install.
+ */
+const LOADED_ON_FIRST_USE: Readonly<Record<string, readonly string[]>> = {
+  '@duckdb/node-api': ['DuckDBInstance', 'StatementType'],
+};
+
+function loadedOnFirstUse(): Plugin {
+  const filter = new RegExp(`^(${Object.keys(LOADED_ON_FIRST_USE).join('|')})$`);
+  const manifest = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    peerDependencies: Record<string, string>;
+  };
+  return {
+    name: 'loaded-on-first-use',
+    setup(builder) {
+      builder.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'first-use' }));
+      builder.onLoad({ filter: /.*/, namespace: 'first-use' }, (args) => {
+        const install = `npm install ${args.path}@${manifest.peerDependencies[args.path] ?? 'latest'}`;
+        return {
+          contents: `import { createRequire as idvCreateRequire } from 'node:module';
+let loaded;
+function load() {
+  if (loaded === undefined) {
+    try {
+      loaded = idvCreateRequire(import.meta.url)(${JSON.stringify(args.path)});
+    } catch (cause) {
+      throw new Error(${JSON.stringify(`this command needs ${args.path}, an optional dependency of idv-pipeline: ${install}`)}, { cause });
+    }
+  }
+  return loaded;
+}
+function lazy(name) {
+  return new Proxy(function () {}, {
+    get: (_, key) => Reflect.get(load()[name], key),
+    has: (_, key) => key in load()[name],
+    construct: (_, args) => Reflect.construct(load()[name], args),
+    apply: (_, self, args) => Reflect.apply(load()[name], self, args),
+  });
+}
+${(LOADED_ON_FIRST_USE[args.path] ?? []).map((name) => `export const ${name} = lazy(${JSON.stringify(name)});`).join('\n')}
+`,
+          loader: 'js',
+          resolveDir: PROJECT_ROOT,
+        };
+      });
+    },
+  };
+}
+
 function devOnlyStubs(): Plugin {
   const filter = new RegExp(`^(${Object.keys(DEV_ONLY_STUBS).join('|')})$`);
   return {
@@ -75,16 +132,43 @@ function devOnlyStubs(): Plugin {
   };
 }
 
+/**
+ * Every bare import is an external package, and one without side effects: esbuild then drops an import
+ * whose names the bundle never uses (the cdk entry reaches shared modules that import the AWS SDK only
+ * for code the construct does not run).
+ */
+function externalPackages(): Plugin {
+  return {
+    name: 'external-packages',
+    setup(builder) {
+      builder.onResolve({ filter: /^[^./]/ }, (args) =>
+        args.kind === 'entry-point' ? undefined : { path: args.path, external: true, sideEffects: false },
+      );
+    },
+  };
+}
+
 const LIBRARY_OPTIONS: BuildOptions = {
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'esm',
-  packages: 'external',
-  sourcemap: true,
+  plugins: [externalPackages()],
+  // The maps of the library files point into sources the package does not ship: they serve no user.
+  sourcemap: false,
   absWorkingDir: PROJECT_ROOT,
   logLevel: 'error',
   metafile: true,
+};
+
+/**
+ * CommonJS has no `import.meta`: the modules that find files next to themselves (`PROJECT_ROOT`, the
+ * saved queries) read the file's URL from `__filename` instead.
+ */
+const COMMONJS_OPTIONS: BuildOptions = {
+  format: 'cjs',
+  define: { 'import.meta.url': '__idvModuleUrl' },
+  banner: { js: "const __idvModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 };
 
 /** Builds `dist/` from scratch. */
@@ -92,32 +176,24 @@ export async function buildPackage(): Promise<void> {
   rmSync(DIST, { recursive: true, force: true });
 
   for (const [name, entry] of Object.entries(LIBRARY_ENTRIES)) {
-    const outfile = path.join(DIST, name, 'index.js');
-    await bundle({ ...LIBRARY_OPTIONS, entryPoints: [entry], outfile });
+    await bundle({ ...LIBRARY_OPTIONS, entryPoints: [entry], outfile: path.join(DIST, name, 'index.js') });
+    await bundle({
+      ...LIBRARY_OPTIONS,
+      ...COMMONJS_OPTIONS,
+      // The client's CommonJS file carries its dependencies, because esbuild's Node interop gives zod's
+      // ESM locale default export to a CommonJS caller as the module object.
+      ...(name === 'client' && { plugins: [] }),
+      entryPoints: [entry],
+      outfile: path.join(DIST, name, 'index.cjs'),
+    });
   }
-  // The client in CommonJS too, for services that still `require` it: with its dependencies inside, because
-  // esbuild's Node interop gives zod's ESM locale default export to a CommonJS caller as the module object.
-  await bundle({
-    ...LIBRARY_OPTIONS,
-    packages: undefined,
-    format: 'cjs',
-    entryPoints: [LIBRARY_ENTRIES.client],
-    outfile: path.join(DIST, 'client', 'index.cjs'),
-  });
 
-  const production = Object.keys(
-    (
-      JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
-        dependencies: Record<string, string>;
-      }
-    ).dependencies,
-  );
+  // The CLI carries its dependencies (the AWS SDK among them), so that an install for the client or the
+  // construct needs none of them; only DuckDB, a native package, stays outside and loads on first use.
   await bundle({
     ...LIBRARY_OPTIONS,
-    packages: undefined,
-    // Production dependencies stay packages; everything else of the repository is in the file.
-    external: production.flatMap((name) => [name, `${name}/*`]),
-    plugins: [devOnlyStubs()],
+    plugins: [devOnlyStubs(), loadedOnFirstUse()],
+    minify: true,
     entryPoints: ['bin/idv.ts'],
     outfile: path.join(DIST, 'cli', 'idv.mjs'),
     banner: {
@@ -168,6 +244,9 @@ function emitDeclarations(): void {
   for (const file of filesUnder(outDir)) {
     if (file.endsWith('.d.ts')) writeFileSync(file, withJsExtensions(file, readFileSync(file, 'utf8')));
   }
+  const commonjs = path.join(DIST, 'types-cjs');
+  cpSync(outDir, commonjs, { recursive: true });
+  writeFileSync(path.join(commonjs, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 }
 
 /** `from './x'` → `from './x.js'` (or `./x/index.js`), as Node's ESM resolution and `nodenext` need. */

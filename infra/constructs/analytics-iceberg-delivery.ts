@@ -14,16 +14,17 @@ import { ANALYTICS_ENV, ENV } from '../../shared/config';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 import { ERASURE_KEY_SUFFIX } from '../../shared/store/erasure-record';
 import { RESULTS_TABLE } from '../../shared/store/table-schema';
-import type { EnvironmentConfig } from '../config';
+import type { PipelineSettings } from '../config';
 import { acknowledgeWildcards } from '../nag-findings';
 import type { ResourceNames } from '../resource-names';
 import { keyUseThrough } from './encryption-key';
-import { type FunctionNetwork, PipelineFunction } from './pipeline-function';
+import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from './pipeline-function';
 
 /** Properties of {@link createIcebergDelivery}: the settings it shares with `AnalyticsIceberg` and its table. */
 export interface IcebergDeliveryProps {
   /** Environment settings (the function's defaults, `eventCustomerReference`). */
-  readonly config: EnvironmentConfig;
+  /** The settings it reads (validated by IdvPipeline). */
+  readonly config: FunctionSettings & Pick<PipelineSettings, 'eventCustomerReference'>;
   /** The stack key: encrypts the stream's buffer, the delivery errors and the logs. */
   readonly encryptionKey: kms.IKey;
   /** The pipeline's bus: its result events go to the delivery stream. */

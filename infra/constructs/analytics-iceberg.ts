@@ -18,14 +18,14 @@ import {
 import { PROJECTION_PREFIX } from '../../shared/analytics/projection';
 import { RESULTS_RAW_TABLE, RESULTS_VIEW, resultsViewSql } from '../../shared/analytics/queries';
 import { type CopyBounds, resolveCopyBounds } from '../../shared/erasure/bounds';
-import type { EnvironmentConfig } from '../config';
+import type { PipelineSettings } from '../config';
 import { acknowledgeWildcards } from '../nag-findings';
 import type { ResourceNames } from '../resource-names';
 import { createAnalystAccess } from './analytics-iceberg-athena';
 import { createIcebergDelivery } from './analytics-iceberg-delivery';
 import type { AccessLogDestination } from './data-bucket';
 import { keyUseThrough } from './encryption-key';
-import type { FunctionNetwork, PipelineFunction } from './pipeline-function';
+import type { FunctionNetwork, FunctionSettings, PipelineFunction } from './pipeline-function';
 
 /** Key prefix of the Iceberg table (data and metadata) in the analytics bucket. */
 export const ICEBERG_TABLE_PREFIX = `iceberg/${RESULTS_RAW_TABLE}/`;
@@ -37,7 +37,8 @@ export const ICEBERG_QUERY_RESULTS_PREFIX = 'athena-results/';
 /** Properties of {@link AnalyticsIceberg}. */
 export interface AnalyticsIcebergProps {
   /** Environment settings (name, retention, log settings, `eventCustomerReference`). */
-  readonly config: EnvironmentConfig;
+  /** The settings it reads (validated by IdvPipeline). */
+  readonly config: FunctionSettings & Pick<PipelineSettings, 'retentionDays' | 'eventCustomerReference'>;
   /** The stack key: encrypts the bucket, the delivery stream, the query results and the logs. */
   readonly encryptionKey: kms.IKey;
   /** The pipeline's bus: its result events go to the delivery stream. */

@@ -34,14 +34,15 @@ import { ERASURE_KEY_SUFFIX } from '../../shared/store/erasure-record';
 import { RESULTS_PREFIX, STAGING_PREFIX } from '../../shared/store/keys';
 import { PUBLICATION_KEY_SUFFIX } from '../../shared/store/publication';
 import { RESULTS_TABLE } from '../../shared/store/table-schema';
-import type { EnvironmentConfig } from '../config';
+import type { PipelineSettings } from '../config';
 import { acknowledgeWildcards } from '../nag-findings';
-import { type FunctionNetwork, PipelineFunction } from './pipeline-function';
+import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from './pipeline-function';
 
 /** Properties of {@link Erasure}. */
 export interface ErasureProps {
   /** Environment settings (name, retention, log settings). */
-  readonly config: EnvironmentConfig;
+  /** The settings it reads (validated by IdvPipeline). */
+  readonly config: FunctionSettings & Pick<PipelineSettings, 'retentionDays'>;
   /** The results table (items, publication and erasure records). */
   readonly table: dynamodb.ITable;
   /** The poll's enqueue markers table. */

@@ -7,14 +7,18 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS } from '../../shared/metrics-names';
-import type { EnvironmentConfig } from '../config';
+import type { PipelineSettings } from '../config';
 import type { ResourceNames } from '../resource-names';
 import type { PipelineFunction } from './pipeline-function';
 
 /** Properties of {@link Monitoring}. */
 export interface MonitoringProps {
   /** Environment settings (alarm e-mail, pending threshold, schedule). */
-  readonly config: EnvironmentConfig;
+  /** The settings it reads (validated by IdvPipeline). */
+  readonly config: Pick<
+    PipelineSettings,
+    'name' | 'alarmEmail' | 'pendingAlarmMinutes' | 'metricsServiceName' | 'serviceEnvironment'
+  >;
   /** Key that encrypts the alarm topic. */
   readonly encryptionKey: kms.IKey;
   /** Names of the alarms and the dashboard (none without a prefix). */
@@ -259,7 +263,7 @@ export class Monitoring extends Construct {
 }
 
 /** A metric the pipeline's functions publish, with the dimensions Powertools and the functions add. */
-function metricOf(config: EnvironmentConfig) {
+function metricOf(config: Pick<PipelineSettings, 'metricsServiceName' | 'serviceEnvironment'>) {
   return (metricName: string, statistic: string): cloudwatch.Metric =>
     new cloudwatch.Metric({
       namespace: METRICS.namespace,

@@ -11,7 +11,7 @@ import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
 import { METRICS } from '../../shared/metrics-names';
 import { prebuiltBundleDir } from '../bundling/prebuilt';
-import { type EnvironmentConfig, TRACED_FUNCTIONS, type TracedFunction, type TracingMode } from '../config';
+import { type PipelineSettings, TRACED_FUNCTIONS, type TracedFunction, type TracingMode } from '../config';
 
 /**
  * Repository root: entries, the lock file and tsconfig are resolved from here, whatever the cwd. In the
@@ -49,6 +49,12 @@ export const LAMBDA_BUNDLING = {
   },
 } as const satisfies BundlingOptions;
 
+/** The settings every pipeline function reads: tracing, log retention and level, metrics dimensions. */
+export type FunctionSettings = Pick<
+  PipelineSettings,
+  'tracing' | 'logRetentionDays' | 'logLevel' | 'metricsServiceName' | 'serviceEnvironment'
+>;
+
 /** Lambda's tracing setting and the tracer's switch for each mode of `tracing` (infra/config.ts). */
 const TRACING: Record<TracingMode, { lambda: lambda.Tracing; tracer: 'true' | 'false' }> = {
   active: { lambda: lambda.Tracing.ACTIVE, tracer: 'true' },
@@ -70,7 +76,8 @@ export interface PipelineFunctionProps {
   /** Handler entry relative to the repository root, e.g. `functions/poll/handler.ts` (exports `handler`). */
   readonly entry: string;
   /** Environment settings: log level, log retention and the environment name. */
-  readonly config: EnvironmentConfig;
+  /** The settings every function reads (validated by IdvPipeline). */
+  readonly config: FunctionSettings;
   /** What the function does, shown in the console. */
   readonly description: string;
   /** @default Duration.seconds(30) */

@@ -7,16 +7,17 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
 import { MARKERS_TABLE } from '../../shared/store/table-schema';
-import type { EnvironmentConfig } from '../config';
+import type { PipelineSettings } from '../config';
 import { keyUseThrough } from './encryption-key';
-import { type FunctionNetwork, PipelineFunction } from './pipeline-function';
+import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from './pipeline-function';
 import type { ResultsQueue } from './results-queue';
-import type { Secrets } from './secrets';
+import type { Secrets, ServiceConnection } from './secrets';
 
 /** Properties of {@link Poller}. */
 export interface PollerProps {
   /** Environment settings (service URL, scopes, schedule). */
-  readonly config: EnvironmentConfig;
+  /** The settings it reads (validated by IdvPipeline). */
+  readonly config: FunctionSettings & ServiceConnection & Pick<PipelineSettings, 'pollSchedule'>;
   /** Queue the poll function sends each pending resultId to. */
   readonly queue: ResultsQueue;
   /** Credentials and token cache. */

@@ -11,11 +11,11 @@ import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
 import { budgetProblems, FETCH_BUDGET } from '../../shared/pipeline/fetch-budget';
 import { RESULTS_PREFIX, STAGING_PREFIX } from '../../shared/store/keys';
-import type { EnvironmentConfig } from '../config';
+import type { PipelineSettings } from '../config';
 import { wildcardResourceFinding } from '../nag-findings';
 import { keyUseThrough } from './encryption-key';
-import { type FunctionNetwork, PipelineFunction } from './pipeline-function';
-import type { Secrets } from './secrets';
+import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from './pipeline-function';
+import type { Secrets, ServiceConnection } from './secrets';
 
 /**
  * Timeout of the fetch-result function, from its time budget (docs/pipeline.md, "Time budget"); the
@@ -26,7 +26,18 @@ export const FETCH_RESULT_TIMEOUT = Duration.seconds(FETCH_BUDGET.functionTimeou
 /** Properties of {@link ResultFetcher}. */
 export interface ResultFetcherProps {
   /** Environment settings (service URL, scopes, retention, concurrency). */
-  readonly config: EnvironmentConfig;
+  /** The settings it reads (validated by IdvPipeline). */
+  readonly config: FunctionSettings &
+    ServiceConnection &
+    Pick<
+      PipelineSettings,
+      | 'eventCustomerReference'
+      | 'fetchConcurrency'
+      | 'fetchReservedConcurrency'
+      | 'fetchResultMemoryMb'
+      | 'retentionDays'
+      | 'servicePacePerContainer'
+    >;
   /** The results queue the function consumes. */
   readonly queue: sqs.IQueue;
   /** Table the result items go to. */

@@ -5,12 +5,12 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
-import type { EnvironmentConfig } from '../config';
+import type { PipelineSettings } from '../config';
 import { SECRET_PURPOSES } from '../secret-names';
 import { keyUseThrough } from './encryption-key';
 
 /** Where and with which scopes a function calls the service (from the environment's settings). */
-export type ServiceConnection = Pick<EnvironmentConfig, 'serviceBaseUrl' | 'scopes'>;
+export type ServiceConnection = Pick<PipelineSettings, 'serviceBaseUrl' | 'scopes'>;
 
 /** Properties of {@link Secrets}. */
 export interface SecretsProps {

@@ -3,9 +3,9 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { EnvironmentConfig } from '../config';
+import type { PipelineSettings } from '../config';
 import type { ResourceNames } from '../resource-names';
-import { type FunctionNetwork, PipelineFunction } from './pipeline-function';
+import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from './pipeline-function';
 import type { ResultsQueue } from './results-queue';
 import type { Secrets } from './secrets';
 import { WebhookProtection } from './webhook-protection';
@@ -16,7 +16,9 @@ const STAGE_NAME = 'v1';
 /** Properties of {@link WebhookApi}. */
 export interface WebhookApiProps {
   /** Environment settings (throttling, log retention). */
-  readonly config: EnvironmentConfig;
+  /** The settings it reads (validated by IdvPipeline). */
+  readonly config: FunctionSettings &
+    Pick<PipelineSettings, 'webhookRateLimit' | 'webhookBurstLimit' | 'webhookProtection'>;
   /** Queue the webhook function sends resultIds (and upload notifications) to. */
   readonly queue: ResultsQueue;
   /** The secrets; the function reads only the webhook path segment every `{token}` is compared with. */

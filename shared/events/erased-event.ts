@@ -1,32 +1,18 @@
 /**
  * The `VerificationResultErased` event (schema: shared/events/schemas/VerificationResultErased.schema.json):
  * a result was erased on request, so every system that copied it erases its copy too. Identifiers,
- * counts and the receipt (when each copy out of the erasure's reach is gone) only, each checked on the way out like the other result events: the erased result's data is
- * gone, and an event must not carry it again.
+ * counts and the receipt (when each copy out of the erasure's reach is gone) only, each checked on the
+ * way out like the other result events: the erased result's data is gone, and an event must not carry it
+ * again.
  */
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ENVIRONMENTS, type ServiceEnvironment } from '../api/enums';
 import { RESULT_ID_PATTERN } from '../api/result-id';
 import { EventPublishError } from '../errors';
-import type { ErasureReceipt } from '../store/erasure-record';
+import type { ResultErasedDetail } from './detail-types';
 import { DETAIL_TYPES, EVENT_SOURCE } from './names';
 
-/** `detail` of `VerificationResultErased`. */
-export interface ResultErasedDetail {
-  resultId: string;
-  /** The erased result's transaction, when it was known and id-shaped. */
-  transactionId?: string;
-  status: 'ERASED';
-  erasedAt: string;
-  /** Service environment, when the erasing tool knows it. */
-  environment?: ServiceEnvironment;
-  /** Where the erasure record is (the results table); the record holds the counts. */
-  storage: { table: string };
-  /** What was removed, counts only. */
-  removed: { objectVersions: number; deleteMarkers: number; items: number; analyticsRows: number };
-  /** Per store: erased at once, or the time by which the copy out of the erasure's reach is gone. */
-  receipt: ErasureReceipt;
-}
+export type { ResultErasedDetail } from './detail-types';
 
 /** The detail, with every identifier checked (an id that breaks the resultId rule is left out). */
 export function erasedDetail(facts: {
@@ -36,7 +22,7 @@ export function erasedDetail(facts: {
   environment?: string;
   table: string;
   removed: ResultErasedDetail['removed'];
-  receipt: ErasureReceipt;
+  receipt: ResultErasedDetail['receipt'];
 }): ResultErasedDetail {
   if (!RESULT_ID_PATTERN.test(facts.resultId)) throw new Error('resultId breaks the resultId rule');
   const environment = (ENVIRONMENTS as readonly string[]).includes(facts.environment ?? '')

@@ -4,7 +4,14 @@
  * answers as EventBridge's `TestEventPattern` does (try a rule before deploying it). No AWS SDK.
  */
 
-export type { ResultErasedDetail } from './erased-event';
+export type {
+  DocumentsUploadedDetail,
+  ResultErasedDetail,
+  ResultIdentifiers,
+  ResultStoredDetail,
+  ResultUnavailableDetail,
+  VerificationOutcome,
+} from './detail-types';
 export { DETAIL_TYPES, type DetailType, EVENT_SOURCE } from './names';
 export {
   type CompiledEventPattern,
@@ -12,10 +19,4 @@ export {
   EventPatternError,
   testEventPattern,
 } from './pattern';
-export type {
-  DocumentsUploadedDetail,
-  ResultIdentifiers,
-  ResultStoredDetail,
-  ResultUnavailableDetail,
-} from './publisher';
 export { EVENT_DETAIL_SCHEMAS, type JsonSchema } from './schemas';

@@ -5,78 +5,19 @@
  * each checked where the details are built (`./details`).
  */
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import type { Product, ResultValue, ServiceEnvironment } from '../api/enums';
-import type { ResultSection } from '../api/sections';
 import { EventPublishError } from '../errors';
+import type { DocumentsUploadedDetail, ResultStoredDetail, ResultUnavailableDetail } from './detail-types';
 import { DETAIL_TYPES, type DetailType, EVENT_SOURCE } from './names';
 
-/** Identifiers shared by the result events (each checked by `./details`). */
-export interface ResultIdentifiers {
-  resultId: string;
-  transactionId?: string;
-  /** Left out where the environment omits references (`IDV_EVENT_CUSTOMER_REFERENCE=omit`). */
-  customerReference?: string;
-  userId?: string;
-  /** A product of the spec, or `UNKNOWN`. */
-  product?: Product | 'UNKNOWN';
-  completed?: string;
-}
-
-/** `detail` of `VerificationResultStored`. */
-export interface ResultStoredDetail extends ResultIdentifiers {
-  status: 'STORED';
-  result?: ResultValue;
-  sections: Partial<Record<ResultSection, ResultValue>>;
-  /** Reason keys of the result; entries not shaped like one are left out and counted in `messagesDropped`. */
-  messages: string[];
-  messagesDropped?: number;
-  /** Rule set of the right-to-work check (`rightToWork.rtwType`), when present. */
-  rtwType?: string;
-  /** Number of images and of files in the result. */
-  imageCount?: number;
-  fileCount?: number;
-  /** Type and issuing state of the identity document, as the service reports them (codes only). */
-  documentType?: string;
-  issuingState?: string;
-  /** Result of each additional document, in order; absent when there are none. */
-  additionalDocumentResults?: ResultValue[];
-  /** Type of each additional document, in the same order (upper-case codes). */
-  additionalDocumentTypes?: string[];
-  /** Security features of `identity.documentValidation` that are APPROVED, and NOT_APPLICABLE. */
-  documentValidationApproved?: number;
-  documentValidationNotApplicable?: number;
-  /** Outcomes of the sanction-list and lost-and-stolen checks: NOT_EXECUTED, HIT or NO_HIT. */
-  sanctionList?: VerificationOutcome;
-  lostAndStolen?: VerificationOutcome;
-  /** `vog.status` (an upper-case code). */
-  vogStatus?: string;
-  /** Reason keys of each section that has any. */
-  sectionMessages?: Partial<Record<ResultSection, string[]>>;
-  storedAt: string;
-  environment: ServiceEnvironment;
-  storage: { table: string; bucket: string; resultKey: string; objectCount?: number };
-}
-
-/** Outcome of a sanction-list or lost-and-stolen check (§2.5, identity.verifications). */
-export type VerificationOutcome = 'NOT_EXECUTED' | 'HIT' | 'NO_HIT' | 'UNKNOWN';
-
-/** `detail` of `VerificationResultUnavailable`. */
-export interface ResultUnavailableDetail extends ResultIdentifiers {
-  status: 'UNAVAILABLE';
-  reason: 'NOT_FOUND';
-  recordedAt: string;
-  environment: ServiceEnvironment;
-  storage: { table: string };
-}
-
-/** `detail` of `VerificationDocumentsUploaded`. */
-export interface DocumentsUploadedDetail {
-  transactionId: string;
-  secureId?: string;
-  customerReference?: string;
-  uploadedAt: string;
-  environment: ServiceEnvironment;
-}
+// The detail types live apart from the publisher (and its AWS SDK import), so that the package's
+// `idv-pipeline/events` declarations need no SDK; re-exported for the pipeline's own modules.
+export type {
+  DocumentsUploadedDetail,
+  ResultIdentifiers,
+  ResultStoredDetail,
+  ResultUnavailableDetail,
+  VerificationOutcome,
+} from './detail-types';
 
 /** What the pipeline core needs from a publisher (a fake in unit tests). */
 export interface EventPublisher {

@@ -12,9 +12,10 @@ import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { OUTPUT_KEYS, pipelineOutputs } from '../../bin/cli/deployment';
-import { EnvironmentConfigError } from '../../infra/config';
+import { IdvPipelineVpcEndpoints } from '../../infra/constructs/vpc-endpoints';
 import { IdvPipeline } from '../../infra/idv-pipeline';
 import type { IdvPipelineProps } from '../../infra/idv-pipeline-props';
+import { IdvPipelineValidationError } from '../../infra/idv-pipeline-settings';
 import { ENV } from '../../shared/config';
 import { METRICS } from '../../shared/metrics-names';
 import { actionsOf, type IamStatement, statementsOfRole } from './stack-fixture';
@@ -328,7 +329,7 @@ describe('IdvPipeline, existing resources', () => {
 
   it('requires an alarm target in production, and takes the given topic as one', () => {
     // Prepare
-    const production = { ...BASE, environmentName: 'production' };
+    const production = { ...BASE, environmentName: 'production', serviceBaseUrl: 'https://api.idv.eu' };
 
     // Act
     const bare = () => new IdvPipeline(new Stack(newApp(), 'Bare'), 'Pipeline', production);
@@ -341,7 +342,7 @@ describe('IdvPipeline, existing resources', () => {
     };
 
     // Assess
-    expect(bare).toThrow(EnvironmentConfigError);
+    expect(bare).toThrow(IdvPipelineValidationError);
     expect(withTopic).not.toThrow();
   });
 });
@@ -371,6 +372,78 @@ describe('IdvPipeline, in a VPC', () => {
     }
     expect(pipeline.functionSecurityGroup).toBeDefined();
     expect(nagFindings(pipeline)).toEqual([]);
+  });
+});
+
+/** Endpoints per service name (`com.amazonaws.<region>.sqs`…) across `templates`. */
+function endpointsPerService(templates: Template[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const template of templates) {
+    for (const endpoint of Object.values(template.findResources('AWS::EC2::VPCEndpoint'))) {
+      const service = JSON.stringify(endpoint.Properties.ServiceName).replace(/.*\.([a-z0-9]+)\W*$/, '$1');
+      counts[service] = (counts[service] ?? 0) + 1;
+    }
+  }
+  return counts;
+}
+
+describe('IdvPipeline, two in one VPC', () => {
+  const ONE_EACH = { s3: 1, dynamodb: 1, sqs: 1, secretsmanager: 1, events: 1, xray: 1 };
+
+  it('shares the endpoints of one stack: one per service, both security groups admitted', () => {
+    // Prepare
+    const app = newApp();
+    const stack = new Stack(app, 'Shared');
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+
+    // Act
+    new IdvPipeline(stack, 'Blue', { ...BASE, vpc });
+    new IdvPipeline(stack, 'Green', {
+      ...BASE,
+      environmentName: 'green',
+      serviceEnvironment: 'staging',
+      vpc,
+    });
+    const template = Template.fromStack(stack);
+    const ingress = Object.values(template.findResources('AWS::EC2::SecurityGroupIngress'));
+
+    // Assess
+    expect(endpointsPerService([template])).toEqual(ONE_EACH);
+    // Four interface endpoints, each admitting both pipelines' functions on 443.
+    expect(ingress.filter((rule) => rule.Properties.FromPort === 443)).toHaveLength(8);
+  });
+
+  it('takes IdvPipelineVpcEndpoints owned by another stack, creating none of its own', () => {
+    // Prepare
+    const app = newApp();
+    const network = new Stack(app, 'Network');
+    const vpc = new ec2.Vpc(network, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const endpoints = new IdvPipelineVpcEndpoints(network, 'Endpoints', { vpc });
+    const teamA = new Stack(app, 'TeamA');
+    const teamB = new Stack(app, 'TeamB');
+
+    // Act
+    new IdvPipeline(teamA, 'Pipeline', { ...BASE, vpc, vpcEndpoints: endpoints });
+    new IdvPipeline(teamB, 'Pipeline', { ...BASE, vpc, vpcEndpoints: endpoints });
+    const [net, a, b] = [network, teamA, teamB].map((stack) => Template.fromStack(stack));
+
+    // Assess
+    expect(endpointsPerService([net!, a!, b!])).toEqual(ONE_EACH);
+    expect(endpointsPerService([a!, b!])).toEqual({});
+  });
+
+  it('refuses endpoints of another VPC', () => {
+    // Prepare
+    const stack = new Stack(newApp(), 'Mixed');
+    const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const other = new ec2.Vpc(stack, 'Other', { maxAzs: 2, natGateways: 1 });
+    const endpoints = new IdvPipelineVpcEndpoints(stack, 'Endpoints', { vpc: other });
+
+    // Act
+    const build = () => new IdvPipeline(stack, 'Pipeline', { ...BASE, vpc, vpcEndpoints: endpoints });
+
+    // Assess
+    expect(build).toThrow(/IdvPipeline: vpcEndpoints must be the endpoints of the pipeline's vpc/);
   });
 });
 

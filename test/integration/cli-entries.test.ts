@@ -97,7 +97,7 @@ describe('CDK app (bin/app.ts)', () => {
     expect(run.stderr).toBe('idv-pipeline: unknown environment "stagin"; configured: staging, production\n');
   });
 
-  it('refuses production with a placeholder service URL, unless the template check allows it', async () => {
+  it('refuses production with placeholder addresses, unless the template check allows them', async () => {
     // Prepare: cdk.json as shipped (example-domain URLs).
     const { context } = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8')) as {
       context: Record<string, unknown>;
@@ -117,13 +117,16 @@ describe('CDK app (bin/app.ts)', () => {
 
     // Act
     const refused = await synth({});
-    const allowed = await synth({ allowPlaceholderServiceUrls: 'true' });
+    const allowed = await synth({ allowPlaceholders: 'true' });
+    const allowedByFormerName = await synth({ allowPlaceholderServiceUrls: 'true' });
 
     // Assess
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toBe(
-      'idv-pipeline: production: serviceBaseUrl https://verification-service.example is a placeholder; set context.environments.production.serviceBaseUrl in cdk.json to the base URL the service gave you for production\n',
-    );
+    expect(refused.stderr).toMatch(/^idv-pipeline: IdvPipeline: serviceBaseUrl in production: /);
+    expect(refused.stderr).toContain('serviceBaseUrl (https://verification-service.example)');
+    expect(refused.stderr).toContain('alarmEmail (an address at example.com)');
+    expect(refused.stderr).toContain('allowPlaceholders: true (cdk -c allowPlaceholders=true)');
     expect(allowed.code, allowed.stderr).toBe(0);
-  });
+    expect(allowedByFormerName.code, allowedByFormerName.stderr).toBe(0);
+  }, 180_000);
 });

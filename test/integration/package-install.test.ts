@@ -38,11 +38,43 @@ async function inConsumer(command: string, args: string[], env: Record<string, s
   }
 }
 
-async function link(name: string): Promise<void> {
-  const target = join(dir, 'node_modules', name);
+async function link(name: string, into = dir, source = join(PROJECT_ROOT, 'node_modules', name)) {
+  const target = join(into, 'node_modules', name);
   await mkdir(dirname(target), { recursive: true });
-  await symlink(join(PROJECT_ROOT, 'node_modules', name), target);
+  await symlink(source, target);
 }
+
+/**
+ * A CommonJS consumer's folder under the consumer directory: the installed package, its peers and
+ * @types/node, linked (what `npm install idv-pipeline` would give it, without the registry).
+ */
+async function commonJsConsumer(name: string, create?: (folder: string) => Promise<void>): Promise<string> {
+  const folder = join(dir, name);
+  await mkdir(folder, { recursive: true });
+  // `cdk init` wants an empty folder.
+  await create?.(folder);
+  await link('idv-pipeline', folder, join(dir, 'node_modules', 'idv-pipeline'));
+  for (const peer of ['aws-cdk-lib', 'constructs', '@types/node']) await link(peer, folder);
+  return folder;
+}
+
+/** Runs `node <args>` in `cwd`; never throws. */
+async function nodeIn(cwd: string, args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, args, {
+      cwd,
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+      timeout: 5 * MINUTES,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+const TSC = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'idv-package-'));
@@ -100,6 +132,26 @@ describe('the packed idv-pipeline', () => {
       expect(files).toContain(`package/dist/${entry}`);
     }
     expect(files).toContain('package/dist/types/infra/index.d.ts');
+  });
+
+  it('installs for its client in at most 40 MB: the package and its two dependencies, no SDK, no DuckDB', async () => {
+    // Prepare
+    const installed = join(dir, 'node_modules', 'idv-pipeline');
+    const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+
+    // Act: what `npm install idv-pipeline` puts into node_modules (optional peers are not installed).
+    const folders = [
+      installed,
+      ...Object.keys(manifest.dependencies).map((d) => join(dir, 'node_modules', d)),
+    ];
+    const { stdout } = await run('du', ['-skLc', ...folders]);
+    const totalMb = Number(stdout.trim().split('\n').pop()!.split(/\s+/)[0]) / 1024;
+
+    // Assess
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['csv-parse', 'zod']);
+    expect(totalMb).toBeLessThanOrEqual(40);
   });
 
   it(
@@ -184,6 +236,99 @@ describe('the packed idv-pipeline', () => {
   );
 
   it(
+    'serves the app `cdk init app --language typescript` generates (CommonJS, NodeNext), long ids, valid names',
+    async () => {
+      // Prepare: the generated app, untouched but for its stack's body (what a platform engineer writes).
+      let init: Awaited<ReturnType<typeof nodeIn>> | undefined;
+      const app = await commonJsConsumer(
+        'platform-app-stack-with-a-very-long-name-for-testing',
+        async (folder) => {
+          init = await nodeIn(
+            folder,
+            [
+              join(PROJECT_ROOT, 'node_modules', 'aws-cdk', 'bin', 'cdk'),
+              'init',
+              'app',
+              '--language',
+              'typescript',
+              '--generate-only',
+            ],
+            { CDK_DISABLE_VERSION_CHECK: '1' },
+          );
+        },
+      );
+      expect(init?.code, init?.stderr).toBe(0);
+      // The template's tsconfig names the jest types of its devDependencies; a stand-in keeps it unchanged.
+      await mkdir(join(app, 'node_modules', '@types', 'jest'), { recursive: true });
+      await writeFile(
+        join(app, 'node_modules', '@types', 'jest', 'index.d.ts'),
+        'declare function test(name: string, fn: () => void): void;\n',
+      );
+      const manifest = JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as { type?: string };
+      const stackFile = readdirSync(join(app, 'lib')).find((f) => f.endsWith('-stack.ts'))!;
+      const generated = await readFile(join(app, 'lib', stackFile), 'utf8');
+      await writeFile(
+        join(app, 'lib', stackFile),
+        generated
+          .replace("import { Construct } from 'constructs';", `$&\n${CDK_INIT_IMPORTS}`)
+          .replace('// The code that defines your stack goes here', CDK_INIT_STACK_BODY),
+      );
+
+      // Act: the template's `app` command is `tsc && tsx bin/<name>.ts`.
+      const tsc = await nodeIn(app, [TSC]);
+      const synth = await nodeIn(
+        app,
+        [
+          join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+          'bin/platform-app-stack-with-a-very-long-name-for-testing.ts',
+        ],
+        { CDK_OUTDIR: 'cdk.out' },
+      );
+      const template = readdirSync(join(app, 'cdk.out')).find((f) => f.endsWith('.template.json'));
+      const resources = Object.values(
+        (
+          JSON.parse(readFileSync(join(app, 'cdk.out', template ?? 'missing'), 'utf8')) as {
+            Resources: Record<string, Resource>;
+          }
+        ).Resources,
+      );
+      const archive = resources.find((r) => r.Type === 'AWS::Events::Archive');
+
+      // Assess
+      expect(manifest.type).toBeUndefined();
+      expect(tsc.code, tsc.stdout).toBe(0);
+      expect(synth.code, synth.stderr).toBe(0);
+      expect(synth.stdout).toContain(`client function, events ${Object.keys(DETAIL_TYPES).length}`);
+      expect(synth.stderr).not.toContain('exceeds maximum');
+      expect(String(archive?.Properties['ArchiveName']).length).toBeLessThanOrEqual(48);
+    },
+    5 * MINUTES,
+  );
+
+  it(
+    'serves an app of the earlier CDK template (module commonjs, node10 resolution, as ts-node ran it)',
+    async () => {
+      // Prepare
+      const app = await commonJsConsumer('legacy-app');
+      await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'legacy-app', version: '0.1.0' }));
+      await writeFile(join(app, 'tsconfig.json'), JSON.stringify(LEGACY_TSCONFIG));
+      await writeFile(join(app, 'app.ts'), LEGACY_APP);
+
+      // Act: ts-node type-checks with the tsconfig and runs what it compiles; so do these two steps.
+      const tsc = await nodeIn(app, [TSC]);
+      const synth = await nodeIn(app, ['out/app.js'], { CDK_OUTDIR: 'cdk.out' });
+
+      // Assess
+      expect(tsc.code, tsc.stdout).toBe(0);
+      expect(synth.code, synth.stderr).toBe(0);
+      expect(synth.stdout.trim()).toBe(
+        `synthesised: client function, events ${Object.keys(DETAIL_TYPES).length}`,
+      );
+    },
+    5 * MINUTES,
+  );
+
+  it(
     'runs the idv bin without tsx',
     async () => {
       // Act
@@ -243,6 +388,63 @@ iam.PermissionsBoundary.of(stack).apply(boundary);
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
 app.synth();
 console.log('synthesised');
+`;
+
+const CDK_INIT_IMPORTS = `import { IdvPipeline } from 'idv-pipeline/cdk';
+import { IdvClient } from 'idv-pipeline/client';
+import { EVENT_DETAIL_SCHEMAS } from 'idv-pipeline/events';`;
+
+const CDK_INIT_STACK_BODY = `new IdvPipeline(this, 'VerificationPipelineForTheWholeCompany', {
+      environmentName: 'staging',
+      serviceBaseUrl: 'https://staging.service.example',
+      retention: cdk.Duration.days(30),
+    });
+    console.log(\`client \${typeof IdvClient}, events \${Object.keys(EVENT_DETAIL_SCHEMAS).length}\`);`;
+
+/**
+ * The tsconfig of `cdk init app --language typescript` before the CLI moved to NodeNext. ts-node reports
+ * the diagnostics of the files it compiles, not of the libraries' declarations (zod's own fail without
+ * `esModuleInterop`), hence `skipLibCheck` for `tsc` standing in for it.
+ */
+const LEGACY_TSCONFIG = {
+  compilerOptions: {
+    skipLibCheck: true,
+    target: 'ES2020',
+    module: 'commonjs',
+    lib: ['es2020', 'dom'],
+    declaration: true,
+    strict: true,
+    noImplicitAny: true,
+    strictNullChecks: true,
+    noImplicitReturns: true,
+    inlineSourceMap: true,
+    inlineSources: true,
+    experimentalDecorators: true,
+    strictPropertyInitialization: false,
+    typeRoots: ['./node_modules/@types'],
+    outDir: 'out',
+  },
+  files: ['app.ts'],
+};
+
+const LEGACY_APP = `
+import * as cdk from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { IdvPipeline, type IdvPipelineProps } from 'idv-pipeline/cdk';
+import { IdvClient } from 'idv-pipeline/client';
+import { EVENT_DETAIL_SCHEMAS } from 'idv-pipeline/events';
+
+const app = new cdk.App();
+const stack = new cdk.Stack(app, 'PlatformAppStack');
+const props: IdvPipelineProps = {
+  environmentName: 'staging',
+  serviceBaseUrl: 'https://staging.service.example',
+  retention: cdk.Duration.days(30),
+};
+const pipeline = new IdvPipeline(stack, 'Verification', props);
+pipeline.grantReadResults(new iam.Role(stack, 'Reader', { assumedBy: new iam.AccountRootPrincipal() }));
+app.synth();
+console.log(\`synthesised: client \${typeof IdvClient}, events \${Object.keys(EVENT_DETAIL_SCHEMAS).length}\`);
 `;
 
 const CONSUMER_TSCONFIG = {

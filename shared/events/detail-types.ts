@@ -1,0 +1,129 @@
+/**
+ * The `detail` of each event the pipeline publishes, as types only: `idv-pipeline/events` exports them
+ * to consumers, who need neither the publisher nor the AWS SDK it imports.
+ */
+import type { Product, ResultValue, ServiceEnvironment } from '../api/enums';
+import type { ResultSection } from '../api/sections';
+
+/** Identifiers shared by the result events (each checked by `./details`). */
+export interface ResultIdentifiers {
+  resultId: string;
+  transactionId?: string;
+  /** Left out where the environment omits references (`IDV_EVENT_CUSTOMER_REFERENCE=omit`). */
+  customerReference?: string;
+  userId?: string;
+  /** A product of the spec, or `UNKNOWN`. */
+  product?: Product | 'UNKNOWN';
+  completed?: string;
+}
+
+/** `detail` of `VerificationResultStored`. */
+export interface ResultStoredDetail extends ResultIdentifiers {
+  status: 'STORED';
+  result?: ResultValue;
+  sections: Partial<Record<ResultSection, ResultValue>>;
+  /** Reason keys of the result; entries not shaped like one are left out and counted in `messagesDropped`. */
+  messages: string[];
+  messagesDropped?: number;
+  /** Rule set of the right-to-work check (`rightToWork.rtwType`), when present. */
+  rtwType?: string;
+  /** Number of images and of files in the result. */
+  imageCount?: number;
+  fileCount?: number;
+  /** Type and issuing state of the identity document, as the service reports them (codes only). */
+  documentType?: string;
+  issuingState?: string;
+  /** Result of each additional document, in order; absent when there are none. */
+  additionalDocumentResults?: ResultValue[];
+  /** Type of each additional document, in the same order (upper-case codes). */
+  additionalDocumentTypes?: string[];
+  /** Security features of `identity.documentValidation` that are APPROVED, and NOT_APPLICABLE. */
+  documentValidationApproved?: number;
+  documentValidationNotApplicable?: number;
+  /** Outcomes of the sanction-list and lost-and-stolen checks: NOT_EXECUTED, HIT or NO_HIT. */
+  sanctionList?: VerificationOutcome;
+  lostAndStolen?: VerificationOutcome;
+  /** `vog.status` (an upper-case code). */
+  vogStatus?: string;
+  /** Reason keys of each section that has any. */
+  sectionMessages?: Partial<Record<ResultSection, string[]>>;
+  storedAt: string;
+  environment: ServiceEnvironment;
+  storage: { table: string; bucket: string; resultKey: string; objectCount?: number };
+}
+
+/** Outcome of a sanction-list or lost-and-stolen check (§2.5, identity.verifications). */
+export type VerificationOutcome = 'NOT_EXECUTED' | 'HIT' | 'NO_HIT' | 'UNKNOWN';
+
+/** `detail` of `VerificationResultUnavailable`. */
+export interface ResultUnavailableDetail extends ResultIdentifiers {
+  status: 'UNAVAILABLE';
+  reason: 'NOT_FOUND';
+  recordedAt: string;
+  environment: ServiceEnvironment;
+  storage: { table: string };
+}
+
+/** `detail` of `VerificationDocumentsUploaded`. */
+export interface DocumentsUploadedDetail {
+  transactionId: string;
+  secureId?: string;
+  customerReference?: string;
+  uploadedAt: string;
+  environment: ServiceEnvironment;
+}
+
+/** `detail` of `VerificationResultErased`. */
+export interface ResultErasedDetail {
+  resultId: string;
+  /** The erased result's transaction, when it was known and id-shaped. */
+  transactionId?: string;
+  status: 'ERASED';
+  erasedAt: string;
+  /** Service environment, when the erasing tool knows it. */
+  environment?: ServiceEnvironment;
+  /** Where the erasure record is (the results table); the record holds the counts. */
+  storage: { table: string };
+  /** What was removed, counts only. */
+  removed: { objectVersions: number; deleteMarkers: number; items: number; analyticsRows: number };
+  /** Per store: erased at once, or the time by which the copy out of the erasure's reach is gone. */
+  receipt: ErasureReceipt;
+}
+
+/** Gone when the erasure ended. */
+export interface ErasedNow {
+  readonly erased: true;
+}
+
+/** A copy out of the erasure's reach, gone by this time (ISO 8601) at the latest. */
+export interface ExpiresBy {
+  readonly expiresBy: string;
+}
+
+/** One store's line of the receipt. */
+export type ReceiptEntry = ErasedNow | ExpiresBy;
+
+/**
+ * The receipt of an erasure (built by shared/erasure/receipt.ts from the deployment's bounds): per store,
+ * erased at once or gone by a date.
+ */
+export interface ErasureReceipt {
+  /** Every object version and upload of the result in the data bucket. */
+  readonly dataBucket: ErasedNow;
+  /** The result item, publication record, polling record and enqueue marker. */
+  readonly tables: ErasedNow;
+  /** The analytics projection's row, when the deployment has one. */
+  readonly analyticsRow?: ErasedNow;
+  /** The local run's journals (local only). */
+  readonly localFiles?: ErasedNow;
+  /** Point-in-time recovery of the results table (AWS). */
+  readonly tableBackups?: ExpiresBy;
+  /** Old snapshots and unreferenced files of the Iceberg table (AWS, with analytics). */
+  readonly analyticsSnapshots?: ExpiresBy;
+  /** Athena query results (`athena-results/`) that may hold the row (AWS, with analytics). */
+  readonly queryResults?: ExpiresBy;
+  /** Firehose's failed records (`delivery-errors/`): the result events (AWS, with analytics). */
+  readonly deliveryErrors?: ExpiresBy;
+  /** The event archive's copies of the result events (AWS). */
+  readonly eventArchive?: ExpiresBy;
+}

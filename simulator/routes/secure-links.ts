@@ -62,7 +62,7 @@ export function secureLinkRoutes(state: SimulatorState): Route[] {
             ? []
             : modes
                 .filter((m) => m !== 'MODE_WHATSAPP')
-                .map((communicationMode) => ({ communicationMode, status: 'SENT' })),
+                .map((communicationMode) => ({ communicationMode, status: state.communicationStatus })),
         };
       },
     },

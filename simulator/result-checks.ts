@@ -47,7 +47,10 @@ const SANCTION_LISTS = [
   'OFAC_SDN',
 ];
 
-/** What a control forces on one transaction's result; everything else follows from its outcome. */
+/**
+ * What a control forces on one transaction's result; everything else follows from its outcome. A check
+ * forced to HIT makes the outcome DISAPPROVED with that check's reason.
+ */
 export interface ResultControls {
   /** UNKNOWN: the service reached no decision (no messages; sections read but not judged). */
   readonly result?: 'UNKNOWN';
@@ -55,6 +58,11 @@ export interface ResultControls {
   readonly documentValidation?: Partial<Record<SecurityFeature, DocumentSecurityFeatureValue>>;
   /** Adds the `digitalSigning` section of the digital signing product (not among the §1 products). */
   readonly digitalSigning?: boolean;
+}
+
+/** Whether `controls` force a check to HIT, which disapproves the transaction. */
+export function forcesDisapproval(controls: ResultControls | undefined): boolean {
+  return CHECK_NAMES.some((c) => controls?.checks?.[c] === 'HIT');
 }
 
 /** What a transaction's checks depend on. */
@@ -182,8 +190,12 @@ export function controlsProblem(value: unknown): string | undefined {
     }
     return undefined;
   };
-  return (
+  const problem =
     map('checks', CHECK_NAMES, VERIFICATION_RESULTS) ??
-    map('documentValidation', SECURITY_FEATURES, DOCUMENT_SECURITY_FEATURE_VALUES)
-  );
+    map('documentValidation', SECURITY_FEATURES, DOCUMENT_SECURITY_FEATURE_VALUES);
+  if (problem) return problem;
+  if (v.result === 'UNKNOWN' && forcesDisapproval(v as ResultControls)) {
+    return 'result UNKNOWN and a check that HIT contradict each other (a HIT disapproves)';
+  }
+  return undefined;
 }

@@ -18,7 +18,7 @@ import type { PollRecord, VerificationResultDocument } from '../shared/api/schem
 import { FaultInjector, type ResultFault } from './faults';
 import { validate } from './http';
 import { createPrng, deriveSeed, type Prng, prngUuid } from './prng';
-import type { ResultControls } from './result-checks';
+import { forcesDisapproval, type ResultControls } from './result-checks';
 import {
   type AdditionalDocumentInput,
   buildResult,
@@ -262,7 +262,9 @@ export class SimulatorState {
     t.state = 'completed';
     this.completedCount++;
     const completedAt = this.now();
-    const outcome: Outcome = t.mock ?? t.outcome ?? this.options.outcome ?? drawOutcome(this.#outcomePrng);
+    const drawn: Outcome = t.mock ?? t.outcome ?? this.options.outcome ?? drawOutcome(this.#outcomePrng);
+    // A check forced to HIT disapproves the transaction, whatever outcome was picked.
+    const outcome: Outcome = forcesDisapproval(t.controls) ? 'DISAPPROVED' : drawn;
     const doc = this.#buildDocument(t, outcome, completedAt);
     const resultId = prngUuid(this.idPrng);
     const completed = new Date(completedAt).toISOString();

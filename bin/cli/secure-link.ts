@@ -143,11 +143,12 @@ export const secureLinkBulkCommand: CliCommand = {
   summary: 'create secure links from a CSV file (POST /api/v2/secureidlinks)',
   usage: 'secure-link bulk --product P --csv FILE',
   help: `  --product P    IDV_LITE, IDV_STANDARD, IDV_PREMIUM, RTW_STANDARD, RTW_PREMIUM
-  --csv FILE     semicolon-separated CSV, UTF-8, first line exactly:
+  --csv FILE     semicolon-separated CSV, UTF-8, one person per row with the columns
                  name;emailAddress;phoneNumber;language;customerReference
+                 A header row is optional: a first line of exactly those names is the header.
                  Quote a field that holds ; or a line break ("Jansen; J."); a byte order mark and
-                 CRLF line ends are fine. Errors name rows as the service does: the header is
-                 row 1, the first person row 2; blank lines are not counted.`,
+                 CRLF line ends are fine. Errors name rows by their line in the file (with a
+                 header, the first person is row 2); blank lines are not counted.`,
   options: { product: { type: 'string' }, csv: { type: 'string' } },
   async run(ctx) {
     const product = required(ctx, 'product', BULK);

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PATHS } from '../../shared/api/enums';
+import { checkBulkCsv } from '../../shared/client/validate-bulk';
 import { generateJpeg } from '../../simulator/images';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
 import { callSim, SIM_CLIENT, tokenFor } from '../support/simulator-http';
@@ -69,6 +70,40 @@ describe('userId names a user of the account', () => {
     } finally {
       await plain.close();
     }
+  });
+});
+
+describe('bulk CSV: one rule with the client, the header row optional', () => {
+  const header = 'name;emailAddress;phoneNumber;language;customerReference';
+  it.each([
+    ['with the header', `${header}\nA;a@example.com;;nl;r1\nB;b@example;;nl;r2`, 3],
+    ['without the header', 'A;a@example.com;;nl;r1\nB;b@example;;nl;r2', 2],
+  ])('%s: rows numbered as in the file, and the client agrees', async (_, text, badRow) => {
+    // Act
+    const answer = await callSim(sim, token, 'POST', PATHS.bulkSecureLinks, {
+      product: 'IDV_STANDARD',
+      file: Buffer.from(text).toString('base64'),
+    });
+    const client = checkBulkCsv(text);
+
+    // Assess
+    expect(answer.body).toEqual({
+      success: false,
+      errors: [{ row: badRow, message: 'emailAddress is not an e-mail address' }],
+    });
+    expect(client).toEqual([]);
+  });
+
+  it('a one-row file without the header succeeds', async () => {
+    // Act
+    const answer = await callSim(sim, token, 'POST', PATHS.bulkSecureLinks, {
+      product: 'IDV_STANDARD',
+      file: Buffer.from('A;a@example.com;;nl;r1').toString('base64'),
+    });
+
+    // Assess
+    expect(answer.body).toEqual({ success: true, errors: [] });
+    expect(checkBulkCsv('A;a@example.com;;nl;r1')).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConnectionError, fetchAccessToken, UnauthorizedError } from '../shared/client';
+import { statusWithCode } from '../shared/client/errors';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { clientConfig, type LocalAws } from './local-aws';
 
@@ -44,7 +45,7 @@ export async function checkCredentials(
   } catch (error) {
     if (error instanceof UnauthorizedError) {
       throw new RunDependencyError(
-        `the service at ${baseUrl} refused the client credentials (401): check --client-id and --client-secret`,
+        `the service at ${baseUrl} refused the client credentials (${statusWithCode(error)}): check --client-id and --client-secret`,
       );
     }
     if (error instanceof ConnectionError) {

@@ -8,7 +8,7 @@ import {
   RESULT_IMAGE_PAGE_TYPES,
 } from '../../shared/api/enums';
 import type { VerificationResultDocument } from '../../shared/api/schemas';
-import { NotFoundError, serviceErrorFields } from '../../shared/client/errors';
+import { NotFoundError, serviceErrorFields, statusWithCode } from '../../shared/client/errors';
 import { sniffContentType } from '../../shared/image';
 import { decodeBase64Data } from './base64';
 import { UsageError } from './errors';
@@ -115,7 +115,7 @@ sees it. To read what the pipeline stored, use "idv results get RESULT_ID".`,
       .catch((error: unknown) => {
         if (!(error instanceof NotFoundError)) throw error;
         throw new NotFoundError(
-          `no result with resultId ${resultId} (404): unknown, or removed after the retention period`,
+          `no result with resultId ${resultId} (${statusWithCode(error)}): unknown, or removed after the retention period`,
           serviceErrorFields(error),
           { cause: error },
         );

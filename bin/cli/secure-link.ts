@@ -17,11 +17,12 @@ export const secureLinkCreateCommand: CliCommand = {
   path: ['secure-link', 'create'],
   summary: 'create a secure link for an end user (POST /api/v2/secureidlink)',
   usage:
-    'secure-link create --product P [--name N] [--email E] [--phone +31…] [--whatsapp-phone +31…] ' +
+    'secure-link create [--product P] [--name N] [--email E] [--phone +31…] [--whatsapp-phone +31…] ' +
     '[--mode MODE_…]… [--disable-communication] [--language xx] [--otp] [--additional-document T]… ' +
     '[--customer-reference R] [--user-id U] [--linked-transaction-id T] [--rtw-type RTW_…] [--mock-test VALUE] ' +
     '[--qr-out FILE]',
   help: `  --product P                  FACE_LINK, IDV_LITE, IDV_STANDARD, IDV_PREMIUM, RTW_STANDARD, RTW_PREMIUM
+                               (optional, as in the spec: without it the account's default applies)
   --name N                     full name used in the communication
   --email E                    e-mail address that receives the link
   --phone +31…                 phone number (international format), used with MODE_SMS
@@ -69,7 +70,7 @@ export const secureLinkCreateCommand: CliCommand = {
     const modes = list(ctx, 'mode');
     const documents = list(ctx, 'additional-document');
     const request = compact({
-      product: required(ctx, 'product', CREATE),
+      product: str(ctx, 'product'),
       name: str(ctx, 'name'),
       emailAddress: str(ctx, 'email'),
       phoneNumber: str(ctx, 'phone'),

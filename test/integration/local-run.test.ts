@@ -356,7 +356,7 @@ describe('npm start against an external service', () => {
     // Assess
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      'refused the client credentials (401): check --client-id and --client-secret',
+      'refused the client credentials (401, code 16): check --client-id and --client-secret',
     );
     expect(result.stderr).not.toContain('wrong');
     expect(result.summary).toMatchObject({ exit: 'error' });

@@ -58,6 +58,8 @@ export interface RunOptions {
   timeoutSeconds: number;
   /** Simulator: delay before transactions without `mock-test` complete. */
   completionDelayMs: number;
+  /** Simulator: secure links without `mock-test` wait for a person at their hosted page. @default false */
+  linksAwaitBrowser?: boolean;
   seed?: number;
   /** Handler log level (Powertools). */
   logLevel: string;
@@ -109,6 +111,8 @@ export interface LocalSimulatorOptions {
   seed?: number;
   /** Tokens are checked for the scope each endpoint needs, as the service does. */
   enforceScopes?: boolean;
+  /** Secure links wait for their end user in the browser (the hosted flow). */
+  linksAwaitBrowser?: boolean;
 }
 
 /** The three Lambda handlers, as their modules export them. */
@@ -206,7 +210,7 @@ export async function runLocal(options: RunOptions, io: RunIo, modules: LocalMod
     attachAnalyticsSink(aws.events, run.dataDir, io.err); // the analytics projection (docs/analytics.md)
     const plumbing = startPlumbing(run, aws, resources, handlers);
     const consolePath = mountConsole(run, aws, resources, plumbing, webhooks);
-    writeStackFile(run, aws, resources, `${webhooks.endpoint.url}${consolePath}`);
+    writeStackFile(run, aws, resources, `${webhooks.endpoint.url}${consolePath}`, service.url);
     printBanner(io, options, {
       dataDir: run.dataDir,
       consoleUrl: `${webhooks.endpoint.url}${consolePath}`,
@@ -350,6 +354,7 @@ async function startService(run: Run, modules: LocalModules, webhooks: Webhooks)
       resultWebhookUrl: webhooks.resultUrl,
       uploadWebhookUrl: webhooks.uploadUrl,
       enforceScopes: true,
+      ...(options.linksAwaitBrowser ? { linksAwaitBrowser: true } : {}),
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
     });
   // A fixed port keeps the printed `idv` instructions valid across restarts; any port will do.
@@ -390,7 +395,13 @@ async function loadHandlers(
 }
 
 /** Step 5: `<dataDir>/stack.json`, through which `idv … --local` finds this run; removed at the end. */
-function writeStackFile(run: Run, aws: LocalAws, resources: PipelineResources, consoleUrl: string): void {
+function writeStackFile(
+  run: Run,
+  aws: LocalAws,
+  resources: PipelineResources,
+  consoleUrl: string,
+  serviceUrl: string,
+): void {
   const file = join(run.dataDir, STACK_FILE);
   const stack: StackFile & { consoleUrl: string } = {
     pid: process.pid,
@@ -401,6 +412,8 @@ function writeStackFile(run: Run, aws: LocalAws, resources: PipelineResources, c
     endpoints: aws.endpoints,
     resources,
     consoleUrl,
+    // `idv simulator trigger --local` finds the run's simulator here (never an external service's secret).
+    ...(run.external ? {} : { simulator: { url: serviceUrl, ...LOCAL_CLIENT } }),
   };
   // Owner-only whatever the umask: it holds this run's key pair (the one way into its emulators) and the
   // console's secret address.
@@ -553,7 +566,12 @@ async function runUntilStopped(
   );
   run.cleanups.push(() => schedule.stop());
   if (options.demo > 0 && !run.external && !options.exitWhenDone)
-    printHints(io, { serviceUrl: service.url, ...LOCAL_CLIENT, dirFlag: run.dirFlag });
+    printHints(io, {
+      serviceUrl: service.url,
+      ...LOCAL_CLIENT,
+      dirFlag: run.dirFlag,
+      linksAwaitBrowser: options.linksAwaitBrowser === true,
+    });
   // A plain run goes on until Ctrl-C: the timeout limits only a run that is meant to end by itself.
   if (!options.exitWhenDone) return io.interrupted.then(() => 'signal' as const);
   const done = (async () => {

@@ -22,6 +22,8 @@ export interface StackFile {
   credentials: { accessKeyId: string; secretAccessKey: string };
   endpoints: LocalAws['endpoints'];
   resources: PipelineResources;
+  /** The run's own simulator (absent with `--service-url`): `idv simulator trigger --local` talks to it. */
+  simulator?: { url: string; clientId: string; clientSecret: string };
 }
 
 /** The stack file of a data directory and whether the run that wrote it is still alive. */

@@ -3,7 +3,12 @@
  * (never faulted, recorded or authenticated: they exist for tests and the local run).
  */
 
-import { COMMUNICATION_STATUSES, type CommunicationStatus } from '../shared/api/enums';
+import {
+  COMMUNICATION_STATUSES,
+  type CommunicationStatus,
+  MOCK_TEST_VALUES,
+  type MockTestValue,
+} from '../shared/api/enums';
 import { type FaultOptions, type ResultFault, rateLimitProblem, resultFaultProblem } from './faults';
 import { badRequest, CODE, HttpError, notFound } from './http';
 import { controlsProblem, type ResultControls } from './result-checks';
@@ -63,14 +68,25 @@ export function controlRoute(
   const tx = url.searchParams.get('transactionId') ?? '';
   switch (`${method} ${url.pathname}`) {
     case 'POST /__sim/complete':
-      if (tx !== '') return { completed: 1, resultId: control.completeTransaction(tx) };
+      if (tx !== '') {
+        const resultId = control.completeTransaction(tx);
+        return { completed: 1, resultId, result: state.results.get(resultId)?.doc.result };
+      }
       return { completed: control.completePending() };
     case 'POST /__sim/transaction-controls': {
       const problem = controlsProblem(body);
       if (problem) throw badRequest('(body)', problem);
-      const { transactionId, ...controls } = body as ResultControls & { transactionId?: unknown };
+      const { transactionId, outcome, ...controls } = body as ResultControls & {
+        transactionId?: unknown;
+        outcome?: unknown;
+      };
       if (typeof transactionId !== 'string') throw badRequest('transactionId', 'is required');
+      if (outcome !== undefined && !(MOCK_TEST_VALUES as readonly unknown[]).includes(outcome)) {
+        throw badRequest('outcome', `must be one of ${MOCK_TEST_VALUES.join(', ')}`);
+      }
       control.setTransactionControls(transactionId, controls);
+      // The outcome a tester would pick in the hosted flow, for a link that was sent, not returned.
+      if (outcome !== undefined) state.transactions.get(transactionId)!.outcome = outcome as MockTestValue;
       return { transactionId, controls };
     }
     case 'POST /__sim/communications': {

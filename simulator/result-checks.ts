@@ -170,7 +170,9 @@ export function controlsProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be a JSON object';
   const v = value as Record<string, unknown>;
   for (const key of Object.keys(v)) {
-    if (!['transactionId', 'result', 'checks', 'documentValidation', 'digitalSigning'].includes(key)) {
+    if (
+      !['transactionId', 'outcome', 'result', 'checks', 'documentValidation', 'digitalSigning'].includes(key)
+    ) {
       return `unknown field ${JSON.stringify(key.slice(0, 40))}`;
     }
   }

@@ -459,7 +459,7 @@ function startPlumbing(
       io.out(formatDlqLine({ ...entry, receiveCount: deliveries }, reason, earlier, run.dirFlag));
       if (!earlier && entry.resultId && run.isDemoFailure(entry.resultId)) {
         io.out(
-          `  demo: this failure was deliberate and the simulator now serves the result as it is: npx idv dlq redrive --result-id ${entry.resultId} --local${run.dirFlag}`,
+          `  demo: this failure was deliberate and the simulator now serves the result as it is: npx --no-install idv dlq redrive --result-id ${entry.resultId} --local${run.dirFlag}`,
         );
       }
     },
@@ -598,7 +598,7 @@ async function reportEnd(
   }
   summary.dlq = await dlqDepth(plumbing.sqs, resources.dlqUrl);
   if (summary.dlq > 0)
-    io.err(`! ${summary.dlq} message(s) in the DLQ: inspect, then \`npx idv dlq redrive --local${dirFlag}\``);
+    io.err(`! ${summary.dlq} message(s) in the DLQ: inspect, then \`npx --no-install idv dlq redrive --local${dirFlag}\``);
 }
 
 async function dlqDepth(sqs: SQSClient, dlqUrl: string): Promise<number> {

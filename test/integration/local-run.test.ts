@@ -408,7 +408,7 @@ describe('npm start: the deliberate demo failure', () => {
     expect(created.filter((line) => line.includes('(demo: fails first, redrive it)'))).toHaveLength(1);
     expect(dlqLine()).toContain('reason=DATA_NOT_BASE64');
     expect(lines.filter((line) => line.startsWith('✖ to DLQ'))).toHaveLength(1);
-    expect(started.stdout()).toContain(`npx idv dlq redrive --result-id ${resultId} --local`);
+    expect(started.stdout()).toContain(`npx --no-install idv dlq redrive --result-id ${resultId} --local`);
     expect(list.code, list.stderr).toBe(0);
     expect(JSON.parse(list.stdout)).toMatchObject([{ resultId, reason: 'DATA_NOT_BASE64' }]);
     expect(redrive.code, redrive.stderr).toBe(0);

@@ -13,6 +13,7 @@ import { sniffContentType } from '../../shared/image';
 import { decodeBase64Data } from './base64';
 import { UsageError } from './errors';
 import { str } from './flags';
+import { warnIfCommittable } from './out-dir';
 import type { CliCommand } from './types';
 
 /** One decoded image or file of a result and the name it is written under. */
@@ -109,6 +110,7 @@ sees it. To read what the pipeline stored, use "idv results get RESULT_ID".`,
     const out = str(ctx, 'out');
     // Fetching removes the poll record (§3), so a directory we cannot write must fail before the fetch.
     const dir = out === undefined ? undefined : await prepareOutDir(resolve(ctx.io.cwd, out));
+    if (dir !== undefined) warnIfCommittable(dir, ctx.io);
     const result = await ctx
       .client()
       .getResult(resultId)

@@ -598,7 +598,9 @@ async function reportEnd(
   }
   summary.dlq = await dlqDepth(plumbing.sqs, resources.dlqUrl);
   if (summary.dlq > 0)
-    io.err(`! ${summary.dlq} message(s) in the DLQ: inspect, then \`npx --no-install idv dlq redrive --local${dirFlag}\``);
+    io.err(
+      `! ${summary.dlq} message(s) in the DLQ: inspect, then \`npx --no-install idv dlq redrive --local${dirFlag}\``,
+    );
 }
 
 async function dlqDepth(sqs: SQSClient, dlqUrl: string): Promise<number> {

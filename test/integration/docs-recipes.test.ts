@@ -383,7 +383,10 @@ for (const [file, blocks] of documents) {
     for (const block of blocks) {
       const first = block.commands.find((c) => commandParts(c.text).some((p) => classify(p).kind === 'run'));
       it(`${file}:${block.line} runs as documented: ${first?.text.slice(0, 80)}`, async () => {
-        if (file === 'docs/local-run.md' && block.commands.some((c) => /^npx --no-install idv dlq list\b/.test(c.text))) {
+        if (
+          file === 'docs/local-run.md' &&
+          block.commands.some((c) => /^npx --no-install idv dlq list\b/.test(c.text))
+        ) {
           await deadLettered();
         }
         for (const command of block.commands) {

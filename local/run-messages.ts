@@ -55,13 +55,8 @@ export function printBanner(io: RunLines, options: BannerOptions, places: Banner
  */
 export function printHints(
   io: RunLines,
-  hints: {
-    serviceUrl: string;
-    clientId: string;
-    clientSecret: string;
-    dirFlag: string;
-    linksAwaitBrowser?: boolean;
-  },
+  hints: { serviceUrl: string; clientId: string; clientSecret: string; dirFlag: string },
+  linksAwaitBrowser = false,
 ): void {
   const { dirFlag } = hints;
   io.out('');
@@ -71,7 +66,7 @@ export function printHints(
   );
   io.out('    npx --no-install idv secure-link create --product IDV_STANDARD --mock-test APPROVED');
   io.out(`  npx --no-install idv simulator trigger DISAPPROVED --checks lostAndStolen=HIT --local${dirFlag}`);
-  if (hints.linksAwaitBrowser) {
+  if (linksAwaitBrowser) {
     io.out(
       'Links:        a secure link without --mock-test waits for you at its link (pick the outcome there)',
     );

@@ -56,9 +56,8 @@ export interface RunOptions {
   retentionDays: number;
   /** Limit of `--exit-when-done` and `--once`. */
   timeoutSeconds: number;
-  /** Simulator: delay before transactions without `mock-test` complete. */
+  /** Simulator: delay of transactions without `mock-test`; `linksAwaitBrowser`: secure links wait for a person. */
   completionDelayMs: number;
-  /** Simulator: secure links without `mock-test` wait for a person at their hosted page. @default false */
   linksAwaitBrowser?: boolean;
   seed?: number;
   /** Handler log level (Powertools). */
@@ -100,7 +99,7 @@ export interface LocalSimulator {
 }
 
 /** Options the local run hands to the simulator it starts. */
-export interface LocalSimulatorOptions {
+export interface LocalSimulatorOptions extends Pick<RunOptions, 'linksAwaitBrowser'> {
   clientId: string;
   clientSecret: string;
   port: number;
@@ -111,8 +110,6 @@ export interface LocalSimulatorOptions {
   seed?: number;
   /** Tokens are checked for the scope each endpoint needs, as the service does. */
   enforceScopes?: boolean;
-  /** Secure links wait for their end user in the browser (the hosted flow). */
-  linksAwaitBrowser?: boolean;
 }
 
 /** The three Lambda handlers, as their modules export them. */
@@ -210,10 +207,11 @@ export async function runLocal(options: RunOptions, io: RunIo, modules: LocalMod
     attachAnalyticsSink(aws.events, run.dataDir, io.err); // the analytics projection (docs/analytics.md)
     const plumbing = startPlumbing(run, aws, resources, handlers);
     const consolePath = mountConsole(run, aws, resources, plumbing, webhooks);
-    writeStackFile(run, aws, resources, `${webhooks.endpoint.url}${consolePath}`, service.url);
+    const consoleUrl = `${webhooks.endpoint.url}${consolePath}`;
+    writeStackFile(run, aws, resources, { console: consoleUrl, service: service.url });
     printBanner(io, options, {
       dataDir: run.dataDir,
-      consoleUrl: `${webhooks.endpoint.url}${consolePath}`,
+      consoleUrl,
       service: run.external ? service.url : `simulator ${service.url} (client id ${LOCAL_CLIENT.clientId})`,
       webhooksUrl: webhooks.endpoint.url,
       rules: run.rules.rules,
@@ -394,14 +392,9 @@ async function loadHandlers(
   return modules.loadHandlers();
 }
 
+type StackUrls = { console: string; service: string };
 /** Step 5: `<dataDir>/stack.json`, through which `idv … --local` finds this run; removed at the end. */
-function writeStackFile(
-  run: Run,
-  aws: LocalAws,
-  resources: PipelineResources,
-  consoleUrl: string,
-  serviceUrl: string,
-): void {
+function writeStackFile(run: Run, aws: LocalAws, resources: PipelineResources, urls: StackUrls): void {
   const file = join(run.dataDir, STACK_FILE);
   const stack: StackFile & { consoleUrl: string } = {
     pid: process.pid,
@@ -411,9 +404,9 @@ function writeStackFile(
     credentials: aws.credentials,
     endpoints: aws.endpoints,
     resources,
-    consoleUrl,
+    consoleUrl: urls.console,
     // `idv simulator trigger --local` finds the run's simulator here (never an external service's secret).
-    ...(run.external ? {} : { simulator: { url: serviceUrl, ...LOCAL_CLIENT } }),
+    ...(run.external ? {} : { simulator: { url: urls.service, ...LOCAL_CLIENT } }),
   };
   // Owner-only whatever the umask: it holds this run's key pair (the one way into its emulators) and the
   // console's secret address.
@@ -565,13 +558,9 @@ async function runUntilStopped(
     reportError(io, 'poll'),
   );
   run.cleanups.push(() => schedule.stop());
+  const hints = { serviceUrl: service.url, ...LOCAL_CLIENT, dirFlag: run.dirFlag };
   if (options.demo > 0 && !run.external && !options.exitWhenDone)
-    printHints(io, {
-      serviceUrl: service.url,
-      ...LOCAL_CLIENT,
-      dirFlag: run.dirFlag,
-      linksAwaitBrowser: options.linksAwaitBrowser === true,
-    });
+    printHints(io, hints, options.linksAwaitBrowser);
   // A plain run goes on until Ctrl-C: the timeout limits only a run that is meant to end by itself.
   if (!options.exitWhenDone) return io.interrupted.then(() => 'signal' as const);
   const done = (async () => {
@@ -598,9 +587,7 @@ async function reportEnd(
   }
   summary.dlq = await dlqDepth(plumbing.sqs, resources.dlqUrl);
   if (summary.dlq > 0)
-    io.err(
-      `! ${summary.dlq} message(s) in the DLQ: inspect, then \`npx --no-install idv dlq redrive --local${dirFlag}\``,
-    );
+    io.err(`! ${summary.dlq} message(s) in the DLQ: see \`npx --no-install idv dlq list --local${dirFlag}\``);
 }
 
 async function dlqDepth(sqs: SQSClient, dlqUrl: string): Promise<number> {

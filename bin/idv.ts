@@ -1,6 +1,7 @@
 /**
  * `idv`: command-line client of the verification service. See `bin/cli/main.ts`; run `idv --help`.
- * Both entries land here: `npx idv` (through the `bin/idv.mjs` shim) and `npm run idv` (tsx directly).
+ * Both entries land here through the `bin/idv.mjs` shim (in the repository: a cached bundle of this
+ * file): `npx idv` and `npm run idv`.
  */
 
 // The AWS SDK warns on Node < 22 at its first client (`idv results …`, `idv dlq …`); a CLI user cannot act

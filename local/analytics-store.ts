@@ -114,7 +114,7 @@ export async function rawRelationSql(
 /**
  * One row per result of `relation`: the STORED record when there is one (a result the service answered
  * 404 for and later served), else the latest; a repeated record counts once. The rule of the Iceberg
- * upsert on AWS (docs/analytics.md, "Exactly one row per result").
+ * upsert on AWS (docs/analytics.md, "How records are made").
  */
 export function oneRowPerResult(relation: string): string {
   return `SELECT * EXCLUDE (row_in_result) FROM (

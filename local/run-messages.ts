@@ -13,6 +13,8 @@ export interface BannerOptions {
   pollIntervalSeconds: number;
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
+  /** The simulator's secure links wait for a person at their hosted page. */
+  linksAwaitBrowser?: boolean;
 }
 
 /** Where this run's parts are, for the banner. */
@@ -36,6 +38,9 @@ export function printBanner(io: RunLines, options: BannerOptions, places: Banner
   io.out(`  webhooks: ${places.webhooksUrl}/webhooks/<webhook secret>/result  (and …/upload)`);
   io.out(`  events:   ${join(places.dataDir, 'events.jsonl')}`);
   for (const rule of places.rules) io.out(`  rule:     ${rule.name} → ${rule.outputFile}`);
+  if (options.linksAwaitBrowser) {
+    io.out('  links:    secure links without mock-test wait for you at their link (--links-await-browser)');
+  }
   const polling = options.once
     ? `one poll, then the queue is drained (at most ${options.timeoutSeconds}s)`
     : `poll every ${options.pollIntervalSeconds}s`;
@@ -44,10 +49,14 @@ export function printBanner(io: RunLines, options: BannerOptions, places: Banner
   );
 }
 
-/** How to create more transactions against the simulator and query them, while the run goes on. */
+/**
+ * How to create more transactions against the simulator and query them, while the run goes on. Every
+ * command runs the project's own `idv` (`npx --no-install`: never a download of a same-named package).
+ */
 export function printHints(
   io: RunLines,
   hints: { serviceUrl: string; clientId: string; clientSecret: string; dirFlag: string },
+  linksAwaitBrowser = false,
 ): void {
   const { dirFlag } = hints;
   io.out('');
@@ -55,9 +64,18 @@ export function printHints(
   io.out(
     `  IDV_BASE_URL=${hints.serviceUrl} IDV_CLIENT_ID=${hints.clientId} IDV_CLIENT_SECRET=${hints.clientSecret} \\`,
   );
-  io.out('    npx idv secure-link create --product IDV_STANDARD --mock-test APPROVED');
-  io.out(`Query them:   npx idv results list --local${dirFlag}`);
-  io.out(`              npx idv results get RESULT_ID --local${dirFlag} --out ./result`);
+  io.out('    npx --no-install idv secure-link create --product IDV_STANDARD --mock-test APPROVED');
+  io.out(`  npx --no-install idv simulator trigger DISAPPROVED --checks lostAndStolen=HIT --local${dirFlag}`);
+  if (linksAwaitBrowser) {
+    io.out(
+      'Links:        a secure link without --mock-test waits for you at its link (pick the outcome there)',
+    );
+  } else {
+    io.out('Links:        without --mock-test a link completes by itself; to choose at the link yourself:');
+    io.out('              npm start -- --links-await-browser');
+  }
+  io.out(`Query them:   npx --no-install idv results list --local${dirFlag}`);
+  io.out(`              npx --no-install idv results get RESULT_ID --local${dirFlag} --out ./result`);
   io.out('Stop:         Ctrl-C');
   io.out('');
 }

@@ -94,7 +94,12 @@ export function formatEventLine(event: LocalEvent): string {
   const mark = MARKS[event['detail-type']] ?? `• ${event['detail-type']}`;
   const transactionId = stringField(detail, 'transactionId');
   if (event['detail-type'] === DETAIL_TYPES.documentsUploaded) {
-    return [mark, transactionId ? `tx=${transactionId}` : '-'].join('  ');
+    const replay = replayOf(event);
+    return [
+      mark,
+      transactionId ? `tx=${transactionId}` : '-',
+      ...(replay !== undefined ? ['↻ replayed'] : []),
+    ].join('  ');
   }
   // Fixed columns, `-` for a missing one (a VOG has no product, an unavailable result no result), so the
   // fields of successive lines stay in the same place.
@@ -109,7 +114,20 @@ export function formatEventLine(event: LocalEvent): string {
     outcome ?? '-',
   ];
   if (transactionId) parts.push(`tx=${transactionId}`);
+  const replay = replayOf(event);
+  if (replay !== undefined) parts.push(`↻ replayed${replay ? ` (${replay})` : ''}`);
   return parts.join('  ');
+}
+
+/**
+ * The replay an event belongs to (docs/pipeline.md, "Replayed events"): `detail.replay` of `idv events
+ * replay`, or EventBridge's `replay-name`; `''` for a replay without a usable name, undefined for a first
+ * announcement. Only a short printable name is shown.
+ */
+function replayOf(event: LocalEvent): string | undefined {
+  const name = stringField(event.detail, 'replay') ?? (event as { 'replay-name'?: unknown })['replay-name'];
+  if (name === undefined) return undefined;
+  return typeof name === 'string' && /^[\w.:-]{1,64}$/.test(name) ? name : '';
 }
 
 /**
@@ -130,8 +148,8 @@ export function formatDlqLine(
   const mark = earlier ? '✖ in DLQ     ' : '✖ to DLQ     ';
   const after = earlier ? 'from an earlier run' : `after ${entry.receiveCount} failed deliveries`;
   const show = entry.resultId
-    ? `npx idv dlq show ${entry.resultId} --local${dirFlag}`
-    : `npx idv dlq list --local${dirFlag}`;
+    ? `npx --no-install idv dlq show ${entry.resultId} --local${dirFlag}`
+    : `npx --no-install idv dlq list --local${dirFlag}`;
   return `${mark}${id}  ${after}  ${what}  → ${show}`;
 }
 

@@ -61,8 +61,9 @@ export interface RunOptions {
   retentionDays: number;
   /** Limit of `--exit-when-done` and `--once`. */
   timeoutSeconds: number;
-  /** Simulator: delay before transactions without `mock-test` complete. */
+  /** Simulator: delay of transactions without `mock-test`; `linksAwaitBrowser`: secure links wait for a person. */
   completionDelayMs: number;
+  linksAwaitBrowser?: boolean;
   seed?: number;
   /** Handler log level (Powertools). */
   logLevel: string;
@@ -102,7 +103,7 @@ export interface LocalSimulator {
 }
 
 /** Options the local run hands to the simulator it starts. */
-export interface LocalSimulatorOptions {
+export interface LocalSimulatorOptions extends Pick<RunOptions, 'linksAwaitBrowser'> {
   clientId: string;
   clientSecret: string;
   port: number;
@@ -370,6 +371,7 @@ async function startService(run: Run, modules: LocalModules, webhooks: Webhooks)
       resultWebhookUrl: webhooks.resultUrl,
       uploadWebhookUrl: webhooks.uploadUrl,
       enforceScopes: true,
+      ...(options.linksAwaitBrowser ? { linksAwaitBrowser: true } : {}),
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
     });
   // A fixed port keeps the printed `idv` instructions valid across restarts; any port will do.
@@ -447,7 +449,7 @@ function startPlumbing(
       io.out(formatDlqLine(entry, reason, earlier, run.dirFlag));
       if (!earlier && entry.resultId && run.isDemoFailure(entry.resultId)) {
         io.out(
-          `  demo: this failure was deliberate and the simulator now serves the result as it is: npx idv dlq redrive --result-id ${entry.resultId} --local${run.dirFlag}`,
+          `  demo: this failure was deliberate and the simulator now serves the result as it is: npx --no-install idv dlq redrive --result-id ${entry.resultId} --local${run.dirFlag}`,
         );
       }
     },
@@ -554,7 +556,7 @@ async function runUntilStopped(
   );
   run.cleanups.push(() => schedule.stop());
   if (options.demo > 0 && !run.external && !options.exitWhenDone)
-    printHints(io, { serviceUrl: service.url, ...run.credentials, dirFlag: run.dirFlag });
+    printHints(io, { serviceUrl: service.url, ...run.credentials, dirFlag: run.dirFlag }, options.linksAwaitBrowser);
   // A plain run goes on until Ctrl-C: the timeout limits only a run that is meant to end by itself.
   if (!options.exitWhenDone) return io.interrupted.then(() => 'signal' as const);
   const done = (async () => {
@@ -581,7 +583,7 @@ async function reportEnd(
   }
   summary.dlq = await dlqDepth(plumbing.sqs, resources.dlqUrl);
   if (summary.dlq > 0)
-    io.err(`! ${summary.dlq} message(s) in the DLQ: inspect, then \`npx idv dlq redrive --local${dirFlag}\``);
+    io.err(`! ${summary.dlq} message(s) in the DLQ: see \`npx --no-install idv dlq list --local${dirFlag}\``);
 }
 
 async function dlqDepth(sqs: SQSClient, dlqUrl: string): Promise<number> {

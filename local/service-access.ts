@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { createSecretsClient } from '../shared/aws-clients';
 import { ConnectionError, fetchAccessToken, UnauthorizedError } from '../shared/client';
+import { statusWithCode } from '../shared/client/errors';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { clientConfig, type LocalAws } from './local-aws';
 
@@ -46,7 +47,7 @@ export async function checkCredentials(
   } catch (error) {
     if (error instanceof UnauthorizedError) {
       throw new RunDependencyError(
-        `the service at ${baseUrl} refused the client credentials (401): check --client-id and --client-secret`,
+        `the service at ${baseUrl} refused the client credentials (${statusWithCode(error)}): check --client-id and --client-secret`,
       );
     }
     if (error instanceof ConnectionError) {

@@ -33,6 +33,9 @@ Options:
   --timeout SECONDS         limit of --exit-when-done and --once only (default 300); a plain
                             run goes on until Ctrl-C
   --completion-delay-ms N   simulator delay of transactions without mock-test (default 3000)
+  --links-await-browser     secure links without mock-test wait for you at their link (the
+                            simulator's hosted page: pick the outcome or upload sample documents)
+                            instead of completing by themselves after the delay
   --seed N                  simulator seed (repeatable runs)
   --retention-days N        retention of stored results (default 30)
   --concurrency N           fetch-result invocations at once, 1–10 (default 1; each runs the
@@ -61,6 +64,7 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
   timeout: { type: 'string' },
   'completion-delay-ms': { type: 'string' },
+  'links-await-browser': { type: 'boolean' },
   seed: { type: 'string' },
   'retention-days': { type: 'string' },
   verbose: { type: 'boolean' },
@@ -148,6 +152,16 @@ function parse(argv: readonly string[], env: Readonly<Record<string, string | un
     throw new StartUsageError('--environment must be staging or production');
   if (values['exit-when-done'] && values['once'])
     throw new StartUsageError('use either --exit-when-done or --once');
+  const linksAwaitBrowser = values['links-await-browser'] === true;
+  if (linksAwaitBrowser && serviceUrl !== undefined) {
+    throw new StartUsageError('--links-await-browser is for the simulator; it cannot apply to --service-url');
+  }
+  if (linksAwaitBrowser && (values['exit-when-done'] === true || values['once'] === true)) {
+    // Those runs end by themselves; a link waiting for a person would hold them until the timeout.
+    throw new StartUsageError(
+      '--links-await-browser waits for a person: use it without --exit-when-done or --once',
+    );
+  }
   const explicitDemo = values['demo'] !== undefined;
   const maxSeconds = Math.floor(MAX_TIMER_MS / 1000);
   const seed = wholeNumber('seed', text('seed'), 0, 2 ** 32 - 1);
@@ -179,6 +193,7 @@ function parse(argv: readonly string[], env: Readonly<Record<string, string | un
       retentionDays: number('retention-days', 30, 1, 36_500),
       timeoutSeconds: number('timeout', 300, 1, maxSeconds),
       completionDelayMs: number('completion-delay-ms', 3000, 0, MAX_TIMER_MS),
+      linksAwaitBrowser,
       seed: seed.value,
       logLevel: values['verbose'] ? 'INFO' : 'WARN',
       ruleFiles: (values['rule'] as string[] | undefined) ?? [],

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MOCK_TEST_VALUES } from '../shared/api/enums';
 import { isJsonObject } from '../shared/json-object';
-import { completedPage, errorPage, type LinkFacts, linkPage } from './hosted-page';
+import { completedPage, errorPage, type LinkFacts, linkPage, messagingAppPage } from './hosted-page';
 import { CODE, sendError, sendJson } from './http';
 import { readBody } from './read-body';
 import type { Outcome } from './result-sections';
@@ -41,10 +41,11 @@ const PAGE_HEADERS = {
 
 const LINK_PATH = /^\/link\/([A-Za-z0-9-]{1,64})(\/complete)?$/;
 const SAMPLE_PATH = /^\/samples\/([a-z0-9-]{1,40})\.jpg$/;
+const WHATSAPP_PATH = /^\/whatsapp\/([A-Za-z0-9-]{1,64})$/;
 
 /** Whether `path` belongs to the hosted flow (answered before the API's body parsing and faults). */
 export function isHostedFlowPath(path: string): boolean {
-  return path.startsWith('/link/') || path.startsWith('/samples/');
+  return path.startsWith('/link/') || path.startsWith('/samples/') || path.startsWith('/whatsapp/');
 }
 
 /** What a tester submitted. */
@@ -89,6 +90,14 @@ export async function handleHostedFlow(
     });
     res.end(bytes);
     return;
+  }
+  const whatsapp = WHATSAPP_PATH.exec(url.pathname);
+  if (whatsapp) {
+    // §2.3 whatsappRedirectUrl: the hand-over to the messaging app, for a link that exists.
+    const known = method === 'GET' && transactionOfLink(state, whatsapp[1]!) !== undefined;
+    if (!known)
+      return page(res, 404, errorPage('Link not found', 'This link does not exist or has expired.'));
+    return page(res, 200, messagingAppPage(whatsapp[1]!));
   }
   const match = LINK_PATH.exec(url.pathname);
   const t = match ? transactionOfLink(state, match[1]!) : undefined;

@@ -157,3 +157,17 @@ ${factsList(f, result.resultId ? [['Result id', result.resultId]] : [])}`,
 export function errorPage(title: string, message: string): string {
   return layout(title, `<p class="error" role="alert">${escapeHtml(message)}</p>`);
 }
+
+/**
+ * The page behind a secure link's `whatsappRedirectUrl` (§2.3): where the service would hand over to the
+ * messaging app with the message prefilled, the simulator shows that message and its link.
+ */
+export function messagingAppPage(secureId: string): string {
+  const href = `/link/${encodeURIComponent(secureId)}`;
+  return layout(
+    'Messaging app (simulated)',
+    `<p>The messaging app would open here with this message ready to send:</p>
+<blockquote>Please verify your identity: <a id="link" href="${escapeHtml(href)}">${escapeHtml(href)}</a></blockquote>
+<p class="note">Nothing is sent: the simulator has no messaging app.</p>`,
+  );
+}

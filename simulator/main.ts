@@ -174,7 +174,11 @@ async function main(): Promise<void> {
     sim = await startSimulator(options);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') fail(`port ${options.port} on ${options.host} is already in use`);
+    if (code === 'EADDRINUSE') {
+      fail(
+        `port ${options.port} on ${options.host} is already in use: pass another --port, or --port 0 for a free one`,
+      );
+    }
     if (code === 'EACCES') fail(`no permission to listen on port ${options.port}`);
     fail(`could not start: ${err instanceof Error ? err.message : String(err)}`);
   }

@@ -50,6 +50,13 @@ export const DISAPPROVE_REASONS: readonly Reason[] = [
       nl: 'Het document geeft geen recht op arbeid.',
     },
   },
+  {
+    key: 'SANCTION_LIST_HIT',
+    translations: {
+      en: 'The person appears on a sanction list.',
+      nl: 'De persoon staat op een sanctielijst.',
+    },
+  },
 ];
 
 /** Reasons of a TECHNICAL_REJECT outcome. */
@@ -104,13 +111,6 @@ export const ALL_REASONS: readonly Reason[] = [
     translations: {
       en: 'The selfie images do not carry the watermark of the capture SDK.',
       nl: 'De selfies hebben niet het watermerk van de opname-SDK.',
-    },
-  },
-  {
-    key: 'SANCTION_LIST_HIT',
-    translations: {
-      en: 'The person appears on a sanction list.',
-      nl: 'De persoon staat op een sanctielijst.',
     },
   },
 ];

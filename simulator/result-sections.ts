@@ -20,6 +20,7 @@ import {
 } from './fake-identity';
 import { type ImageSlot, pooledImage } from './images';
 import type { Prng } from './prng';
+import { type CheckFacts, documentValidationOf, type ResultControls, verificationsOf } from './result-checks';
 import { type UploadedPage, type UploadInput, uploadedIdentityKind } from './result-images';
 
 /** The outcome of a transaction: one of the `mock-test` values, also used for the seeded mix. */
@@ -57,6 +58,8 @@ export interface ResultInput {
     readonly additionalDocuments?: readonly AdditionalDocumentInput[];
     readonly digitalSigning?: { readonly linkedTransactions: readonly string[] };
   };
+  /** What a simulator control forces on this result (`simulator/result-checks.ts`). */
+  readonly controls?: ResultControls;
   /** The LIVE images of a face verify upload lacked the SDK watermark (`validateWatermark`). */
   readonly watermarkRejected?: boolean;
   /** Every uploaded image (identity and face verify uploads), in upload order: results echo them. */
@@ -99,6 +102,43 @@ export interface SectionContext {
   readonly variant: number;
   /** Result document types of the uploaded images: a section generates no image of these. */
   readonly uploadedTypes: ReadonlySet<string>;
+  /** Which checks the transaction runs (product, sections, controls). */
+  readonly facts: CheckFacts;
+}
+
+/** The part of a result a section judges: a reason disapproves only the part it belongs to. */
+export type SectionPart = 'identity' | 'face' | 'rightToWork' | 'other';
+
+/** Whether a disapprove reason belongs to `part`. */
+function owns(part: SectionPart, reason: string, hasIdentity: boolean): boolean {
+  const face = reason === 'FACE_MISMATCH';
+  const rtw = reason === 'NO_RIGHT_TO_WORK';
+  const documentReason = !face && !rtw;
+  switch (part) {
+    case 'face':
+      return face;
+    case 'rightToWork':
+      // The right to work rests on the identity document: a document reason fails it too.
+      return rtw || documentReason;
+    case 'identity':
+      return documentReason;
+    case 'other':
+      return hasIdentity ? documentReason : !face && !rtw;
+  }
+}
+
+/**
+ * The result and messages of one section: the overall verdict, except that a DISAPPROVED result
+ * disapproves only the sections its reasons belong to (a face mismatch leaves the document approved).
+ */
+export function verdictOf(
+  ctx: SectionContext,
+  part: SectionPart,
+): { result: ResultValue; messages: string[] } {
+  if (ctx.overall !== 'DISAPPROVED')
+    return { result: ctx.overall, messages: ctx.overall === 'APPROVED' ? [] : ctx.messages };
+  const mine = ctx.messages.filter((m) => owns(part, m, ctx.facts.identity));
+  return mine.length > 0 ? { result: 'DISAPPROVED', messages: mine } : { result: 'APPROVED', messages: [] };
 }
 
 /**
@@ -112,10 +152,9 @@ export function identityKindOf(input: ResultInput): DocumentKind {
 }
 
 /** The common part of a section: result, messages (only when not approved), customerReferences. */
-export function sectionBase(ctx: SectionContext, result: ResultValue = ctx.overall) {
+export function sectionBase(ctx: SectionContext, part: SectionPart = 'other') {
   return {
-    result,
-    messages: result === 'APPROVED' ? [] : ctx.messages,
+    ...verdictOf(ctx, part),
     customerReferences: ctx.input.customerReference ? [ctx.input.customerReference] : [],
   };
 }
@@ -168,12 +207,15 @@ export function identitySection(ctx: SectionContext): { section: Doc['identity']
   const person = fakePerson(prng, input.completedAt);
   const d = documentFor(input.outcome, prng, identityKindOf(input));
   const issued = input.completedAt - (30 + prng.int(3000)) * DAY;
+  // Only an expired document is expired: other reasons keep a valid one.
   const expiry =
-    input.outcome === 'DISAPPROVED' ? input.completedAt - (1 + prng.int(300)) * DAY : issued + 3652 * DAY;
+    ctx.overall === 'DISAPPROVED' && ctx.messages.includes('DOCUMENT_EXPIRED')
+      ? input.completedAt - (1 + prng.int(300)) * DAY
+      : issued + 3652 * DAY;
   const number = fakeDocumentNumber(prng);
   const technical = input.outcome === 'TECHNICAL_REJECT';
   const section = {
-    ...sectionBase(ctx),
+    ...sectionBase(ctx, 'identity'),
     ...(technical
       ? {}
       : {
@@ -204,11 +246,8 @@ export function identitySection(ctx: SectionContext): { section: Doc['identity']
               : {}),
             mrzLines: mrzLines(d.kind, person, d, number, isoDate(expiry)),
           },
-          documentValidation: documentValidation(d.kind),
-          verifications: {
-            sanctionList: { result: 'APPROVED', verificationResult: 'NO_HIT', foundOnLists: [] },
-            lostAndStolen: { verificationResult: 'NO_HIT', messages: [] },
-          },
+          documentValidation: documentValidationOf(d.kind, input.controls),
+          verifications: verificationsOf(prng, ctx.messages, ctx.facts),
         }),
   };
   // An uploaded document keeps exactly its uploaded pages; the pages of one nobody uploaded (a secure
@@ -226,21 +265,6 @@ export function identitySection(ctx: SectionContext): { section: Doc['identity']
     if (d.kind !== 'PASSPORT' && !has('SIGNATURE')) addImage(ctx, 'signature', 'SIGNATURE', 'ANY');
   }
   return { section, facts: { person, kind: d.kind, issued, expiry } };
-}
-
-/** The checked security features of a document kind (§2.5 identity.documentValidation). */
-function documentValidation(kind: DocumentKind): Record<string, string> {
-  return {
-    backgroundPrint: 'APPROVED',
-    font: 'APPROVED',
-    hologram: kind === 'PASSPORT' ? 'NOT_APPLICABLE' : 'APPROVED',
-    lamination: 'APPROVED',
-    mrzFont: 'APPROVED',
-    opticallyVariableInk: 'APPROVED',
-    perforation: kind === 'PASSPORT' ? 'APPROVED' : 'NOT_APPLICABLE',
-    photoIntegration: 'APPROVED',
-    stamps: 'NOT_APPLICABLE',
-  };
 }
 
 /** `rightToWork` under the requested rule set (default RTW_NL), from the identity document. */
@@ -274,30 +298,24 @@ export function rightToWorkSection(ctx: SectionContext, facts: IdentityFacts): D
     });
   }
   const technical = input.outcome === 'TECHNICAL_REJECT';
-  return { ...sectionBase(ctx), rtwType, ...(technical ? {} : { data }) };
+  return { ...sectionBase(ctx, 'rightToWork'), rtwType, ...(technical ? {} : { data }) };
 }
 
 /** `faceVerify` with two live images and the compare image. */
 export function faceVerifySection(ctx: SectionContext): Doc['faceVerify'] {
-  const faceResult: ResultValue =
-    ctx.input.outcome === 'DISAPPROVED' && ctx.messages[0] === 'FACE_MISMATCH'
-      ? 'DISAPPROVED'
-      : ctx.approved
-        ? 'APPROVED'
-        : ctx.overall;
   // A premium secure link's selfies were taken in the hosted flow, not uploaded through the API.
   if (!ctx.uploadedTypes.has('LIVE') && !ctx.uploadedTypes.has('COMPARE')) {
     addImage(ctx, 'live', 'LIVE', 'ANY');
     addImage(ctx, 'live', 'LIVE', 'ANY', 1);
     addImage(ctx, 'live', 'COMPARE', 'ANY', 2);
   }
-  return sectionBase(ctx, faceResult);
+  return sectionBase(ctx, 'face');
 }
 
 /** `faceLink` with the `gpsLocation` where the end user took the selfie, and that live image. */
 export function faceLinkSection(ctx: SectionContext): Doc['faceLink'] {
   const section = {
-    ...sectionBase(ctx),
+    ...sectionBase(ctx, 'face'),
     gpsLocation: { latitude: 52 + ctx.prng.int(1000) / 1000, longitude: 4 + ctx.prng.int(2000) / 1000 },
   };
   // The selfie of the hosted flow is uploaded; otherwise the simulator draws one.

@@ -7,7 +7,7 @@ import type { ResultValue } from '../shared/api/enums';
 import type { VerificationResultDocument } from '../shared/api/schemas';
 import { buildPdf } from './pdf';
 import { createPrng, type Prng } from './prng';
-import { DISAPPROVE_REASONS, TECHNICAL_REJECT_REASONS } from './reasons';
+import { type CheckFacts, chooseMessages } from './result-checks';
 import { uploadedPages } from './result-images';
 import {
   additionalDocumentsSection,
@@ -54,10 +54,20 @@ export function drawOutcome(prng: Prng): Outcome {
 export function buildResult(input: ResultInput): VerificationResultDocument {
   const prng = createPrng(input.seed);
   const variant = prng.int(1000);
-  const approved = input.outcome.startsWith('APPROVED');
-  const overall: ResultValue = approved ? 'APPROVED' : (input.outcome as ResultValue);
-  const reasonPool = input.outcome === 'DISAPPROVED' ? DISAPPROVE_REASONS : TECHNICAL_REJECT_REASONS;
-  const messages = approved ? [] : [prng.pick(reasonPool).key];
+  const { sections } = input;
+  const unknown = input.controls?.result === 'UNKNOWN';
+  const approved = !unknown && input.outcome.startsWith('APPROVED');
+  const overall: ResultValue = unknown ? 'UNKNOWN' : approved ? 'APPROVED' : (input.outcome as ResultValue);
+  const facts: CheckFacts = {
+    ...(input.product !== undefined ? { product: input.product } : {}),
+    identity: sections.identity === true,
+    face: sections.faceVerify === true || sections.faceLink === true,
+    rightToWork: sections.identity === true && sections.rightToWork === true,
+    document: sections.identity === true || sections.vog !== undefined || sections.drivingLicense === true,
+    ...(input.controls ? { controls: input.controls } : {}),
+  };
+  // The reasons follow from the checks the transaction runs (and the controls' HITs).
+  const messages = chooseMessages(prng, overall, facts);
   // The uploads' images come first, as uploaded; the sections add what nobody uploaded.
   const pages = uploadedPages(input.uploads ?? [], identityKindOf(input));
   const uploadedTypes = new Set(pages.map((p) => p.documentType));
@@ -70,6 +80,7 @@ export function buildResult(input: ResultInput): VerificationResultDocument {
     images: [],
     variant,
     uploadedTypes,
+    facts,
   };
   addUploadedPages(ctx, pages);
   const doc: VerificationResultDocument = {
@@ -77,31 +88,31 @@ export function buildResult(input: ResultInput): VerificationResultDocument {
     ...(input.customerReference !== undefined ? { customerReference: input.customerReference } : {}),
     ...(input.userId !== undefined ? { userId: input.userId } : {}),
     result: overall,
-    ...(approved ? {} : { messages }),
+    // §2.5: messages only for DISAPPROVED or TECHNICAL_REJECT.
+    ...(messages.length > 0 ? { messages } : {}),
   };
   // The order of the builders is fixed: each draws from the PRNG, so a seed repeats its result.
-  const { sections } = input;
-  let facts: IdentityFacts | undefined;
+  let person: IdentityFacts | undefined;
   if (sections.identity) {
     const identity = identitySection(ctx);
     doc.identity = identity.section;
-    facts = identity.facts;
+    person = identity.facts;
     if (sections.rightToWork) doc.rightToWork = rightToWorkSection(ctx, identity.facts);
   }
   if (sections.faceVerify) doc.faceVerify = faceVerifySection(ctx);
   if (sections.faceLink) doc.faceLink = faceLinkSection(ctx);
   if (sections.vog) doc.vog = vogSection(ctx, sections.vog);
-  if (sections.drivingLicense) doc.drivingLicense = drivingLicenseSection(ctx, facts);
+  if (sections.drivingLicense) doc.drivingLicense = drivingLicenseSection(ctx, person);
   const files: NonNullable<VerificationResultDocument['files']> = [];
   if (sections.payrollTaxStatement) {
-    doc.payrollTaxStatement = payrollTaxStatementSection(ctx, facts, sections.payrollTaxStatement);
+    doc.payrollTaxStatement = payrollTaxStatementSection(ctx, person, sections.payrollTaxStatement);
     files.push({
       data: payrollTaxStatementPdf(input).toString('base64'),
       documentType: 'PAYROLL_TAX_STATEMENT',
     });
   }
   if (sections.additionalDocuments) {
-    doc.additionalDocuments = additionalDocumentsSection(ctx, facts, sections.additionalDocuments);
+    doc.additionalDocuments = additionalDocumentsSection(ctx, person, sections.additionalDocuments);
   }
   if (sections.digitalSigning) {
     doc.digitalSigning = digitalSigningSection(ctx, sections.digitalSigning.linkedTransactions);

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type * as z from 'zod/mini';
 import type {
+  CommunicationStatus,
   MockTestValue,
   Product,
   RtwType,
@@ -17,6 +18,7 @@ import type { PollRecord, VerificationResultDocument } from '../shared/api/schem
 import { FaultInjector, type ResultFault } from './faults';
 import { validate } from './http';
 import { createPrng, deriveSeed, type Prng, prngUuid } from './prng';
+import { forcesDisapproval, type ResultControls } from './result-checks';
 import {
   type AdditionalDocumentInput,
   buildResult,
@@ -64,6 +66,8 @@ export interface Transaction {
   /** A face verify upload whose LIVE images lacked the SDK's watermark. */
   watermarkRejected?: boolean;
   vog?: VogInput;
+  /** What a simulator control forces on the result (`/__sim/transaction-controls`). */
+  controls?: ResultControls;
   faceLinkToken?: string;
   resultIds: string[];
 }
@@ -125,6 +129,8 @@ export class SimulatorState {
   completedCount = 0;
   /** Base URL once the server listens (links in secure link answers point here). */
   baseUrl = '';
+  /** Status of every message a new secure link sends (`/__sim/communications`): SENT unless a test says. */
+  communicationStatus: CommunicationStatus = 'SENT';
 
   readonly #outcomePrng: Prng;
   readonly #wallClock: () => number;
@@ -256,7 +262,9 @@ export class SimulatorState {
     t.state = 'completed';
     this.completedCount++;
     const completedAt = this.now();
-    const outcome: Outcome = t.mock ?? t.outcome ?? this.options.outcome ?? drawOutcome(this.#outcomePrng);
+    const drawn: Outcome = t.mock ?? t.outcome ?? this.options.outcome ?? drawOutcome(this.#outcomePrng);
+    // A check forced to HIT disapproves the transaction, whatever outcome was picked.
+    const outcome: Outcome = forcesDisapproval(t.controls) ? 'DISAPPROVED' : drawn;
     const doc = this.#buildDocument(t, outcome, completedAt);
     const resultId = prngUuid(this.idPrng);
     const completed = new Date(completedAt).toISOString();
@@ -316,8 +324,14 @@ export class SimulatorState {
         ...(t.vog ? { vog: t.vog } : {}),
         // mock-test keeps the content §1 defines; the other sections follow from real requests.
         ...(t.mock ? {} : this.#requestedSections(t, identity)),
+        // §2.5: digitalSigning only for the digital signing product, which no §1 product is: a
+        // control stands in for it.
+        ...(t.controls?.digitalSigning
+          ? { digitalSigning: { linkedTransactions: t.linkedTransactionId ? [t.linkedTransactionId] : [] } }
+          : {}),
       },
       ...(t.watermarkRejected ? { watermarkRejected: true } : {}),
+      ...(t.controls ? { controls: t.controls } : {}),
       uploads: t.uploads,
       completedAt,
     });
@@ -326,7 +340,7 @@ export class SimulatorState {
   /**
    * The sections the requests and uploads of `t` call for: `drivingLicense` (the RTW driving license
    * workflow, when the customer setting is on), `payrollTaxStatement` (exactly one statement),
-   * `additionalDocuments` and `digitalSigning` (a SIGNATURE upload or request).
+   * and `additionalDocuments` (a SIGNATURE is an image, not a section of its own).
    */
   #requestedSections(t: Transaction, identity: boolean) {
     const requested = t.additionalDocuments ?? [];
@@ -356,7 +370,6 @@ export class SimulatorState {
         })),
       ...requested.filter((d) => !own(d)).map((d) => ({ additionalDocumentType: d })),
     ];
-    const signing = requested.includes('SIGNATURE') || t.uploads.some((u) => u.type === 'SIGNATURE');
     return {
       ...(drivingLicense ? { drivingLicense: true } : {}),
       // §2.5: only when a single payroll tax statement was uploaded. Input data is what the end user
@@ -370,9 +383,6 @@ export class SimulatorState {
           }
         : {}),
       ...(additional.length > 0 ? { additionalDocuments: additional } : {}),
-      ...(signing
-        ? { digitalSigning: { linkedTransactions: t.linkedTransactionId ? [t.linkedTransactionId] : [] } }
-        : {}),
     };
   }
 

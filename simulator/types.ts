@@ -3,8 +3,9 @@
  * recorded requests). `simulator/server.ts` re-exports them.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { MockTestValue, Product, ServiceEnvironment } from '../shared/api/enums';
+import type { CommunicationStatus, MockTestValue, Product, ServiceEnvironment } from '../shared/api/enums';
 import type { FaultCounts, FaultOptions, ResultFault } from './faults';
+import type { ResultControls } from './result-checks';
 import type { WebhookCounts, WebhookRetryOptions } from './webhooks';
 
 /** Options of `startSimulator` (`simulator/server.ts`). */
@@ -37,7 +38,10 @@ export interface SimulatorOptions {
   webhookRetry?: WebhookRetryOptions;
   /** Fault injection from the start; off by default. */
   faults?: FaultOptions;
-  /** Users of the account; when set, an unknown `userId` is a 400. @default any userId is accepted */
+  /**
+   * Users of the account (§2.2: a `userId` must name one); any other `userId` is a 400 with the default
+   * error body. @default [defaultUserId]
+   */
   users?: string[];
   /** `userId` of transactions created without one. @default 'api-user' */
   defaultUserId?: string;
@@ -148,6 +152,16 @@ export interface SimulatorControl {
    * without the create requests. Returns their resultIds.
    */
   seed(groups: readonly SeedGroup[]): string[];
+  /**
+   * Forces what the `mock-test` values never produce on one open transaction's result (an UNKNOWN result,
+   * a check that HIT or was NOT_EXECUTED, NOT_APPLICABLE features, `digitalSigning`); see
+   * `simulator/result-checks.ts`. Throws `HttpError` 404/409 for an unknown or completed transaction.
+   */
+  setTransactionControls(transactionId: string, controls: ResultControls): void;
+  /** Status of every message the next secure links send (§2.3 `communicationsResponse`). */
+  setCommunicationStatus(status: CommunicationStatus): void;
+  /** Completes one transaction now (pending or waiting for its end user); returns its resultId. */
+  completeTransaction(transactionId: string): string;
 }
 
 /** A started simulator. */

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { closest, describeArgsError } from '../../shared/args';
 import type { IdvClient } from '../../shared/client/client';
-import { RequestValidationError, ServiceError } from '../../shared/client/errors';
+import { MockTestNotAllowedError, RequestValidationError, ServiceError } from '../../shared/client/errors';
 import { COMMANDS, MOVED_COMMANDS } from './commands';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFromFlags } from './connection';
 import { DEPLOYMENT_HELP, DEPLOYMENT_OPTIONS, type DeploymentOutputs, findDeployment } from './deployment';
@@ -207,8 +207,12 @@ function reportError(error: unknown, io: CliIo, seen: Seen): number {
   const message = error instanceof Error ? error.message : String(error);
   io.stderr(`idv: ${message}\n`);
   if (error instanceof ServiceError) io.stderr(serviceWords(error, seen.values));
-  // A request the spec forbids is a wrong command line too: nothing was sent.
-  const usage = error instanceof UsageError || error instanceof RequestValidationError;
+  // A request the spec forbids is a wrong command line too (as is `--mock-test` against production):
+  // nothing was sent.
+  const usage =
+    error instanceof UsageError ||
+    error instanceof RequestValidationError ||
+    error instanceof MockTestNotAllowedError;
   if (usage) {
     const command = error instanceof UsageError ? error.command : seen.command;
     io.stderr(`Run "idv ${command ?? ''}${command ? ' ' : ''}--help" for usage.\n`);

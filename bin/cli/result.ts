@@ -8,11 +8,12 @@ import {
   RESULT_IMAGE_PAGE_TYPES,
 } from '../../shared/api/enums';
 import type { VerificationResultDocument } from '../../shared/api/schemas';
-import { NotFoundError, serviceErrorFields } from '../../shared/client/errors';
+import { NotFoundError, serviceErrorFields, statusWithCode } from '../../shared/client/errors';
 import { sniffContentType } from '../../shared/image';
 import { decodeBase64Data } from './base64';
 import { UsageError } from './errors';
 import { str } from './flags';
+import { warnIfCommittable } from './out-dir';
 import type { CliCommand } from './types';
 
 /** One decoded image or file of a result and the name it is written under. */
@@ -109,13 +110,14 @@ sees it. To read what the pipeline stored, use "idv results get RESULT_ID".`,
     const out = str(ctx, 'out');
     // Fetching removes the poll record (§3), so a directory we cannot write must fail before the fetch.
     const dir = out === undefined ? undefined : await prepareOutDir(resolve(ctx.io.cwd, out));
+    if (dir !== undefined) warnIfCommittable(dir, ctx.io);
     const result = await ctx
       .client()
       .getResult(resultId)
       .catch((error: unknown) => {
         if (!(error instanceof NotFoundError)) throw error;
         throw new NotFoundError(
-          `no result with resultId ${resultId} (404): unknown, or removed after the retention period`,
+          `no result with resultId ${resultId} (${statusWithCode(error)}): unknown, or removed after the retention period`,
           serviceErrorFields(error),
           { cause: error },
         );

@@ -22,6 +22,7 @@ import { Publications } from '../../shared/store/publication';
 import { UsageError } from './errors';
 import { oneOf, str } from './flags';
 import { cloudWatchLogsInsights, type LogsInsightsPort, queryTraceSteps } from './logs-insights';
+import { warnIfCommittable } from './out-dir';
 import { formatRows, OUTPUT_FORMATS, type OutputFormat } from './output-format';
 import type { CliCommand, CliIo, CommandContext } from './types';
 
@@ -148,6 +149,7 @@ export const resultsGetCommand: CliCommand = {
       const item = await withFullDocument(deps, found);
       const out = str(ctx, 'out');
       if (out) {
+        warnIfCommittable(resolve(ctx.io.cwd, out), ctx.io);
         const bar = progress(ctx.io);
         try {
           await downloadResult(deps, item, resolve(ctx.io.cwd, out), (file, index, total) =>

@@ -17,11 +17,12 @@ export const secureLinkCreateCommand: CliCommand = {
   path: ['secure-link', 'create'],
   summary: 'create a secure link for an end user (POST /api/v2/secureidlink)',
   usage:
-    'secure-link create --product P [--name N] [--email E] [--phone +31…] [--whatsapp-phone +31…] ' +
+    'secure-link create [--product P] [--name N] [--email E] [--phone +31…] [--whatsapp-phone +31…] ' +
     '[--mode MODE_…]… [--disable-communication] [--language xx] [--otp] [--additional-document T]… ' +
     '[--customer-reference R] [--user-id U] [--linked-transaction-id T] [--rtw-type RTW_…] [--mock-test VALUE] ' +
     '[--qr-out FILE]',
   help: `  --product P                  FACE_LINK, IDV_LITE, IDV_STANDARD, IDV_PREMIUM, RTW_STANDARD, RTW_PREMIUM
+                               (optional, as in the spec: without it the account's default applies)
   --name N                     full name used in the communication
   --email E                    e-mail address that receives the link
   --phone +31…                 phone number (international format), used with MODE_SMS
@@ -69,7 +70,7 @@ export const secureLinkCreateCommand: CliCommand = {
     const modes = list(ctx, 'mode');
     const documents = list(ctx, 'additional-document');
     const request = compact({
-      product: required(ctx, 'product', CREATE),
+      product: str(ctx, 'product'),
       name: str(ctx, 'name'),
       emailAddress: str(ctx, 'email'),
       phoneNumber: str(ctx, 'phone'),
@@ -143,11 +144,12 @@ export const secureLinkBulkCommand: CliCommand = {
   summary: 'create secure links from a CSV file (POST /api/v2/secureidlinks)',
   usage: 'secure-link bulk --product P --csv FILE',
   help: `  --product P    IDV_LITE, IDV_STANDARD, IDV_PREMIUM, RTW_STANDARD, RTW_PREMIUM
-  --csv FILE     semicolon-separated CSV, UTF-8, first line exactly:
+  --csv FILE     semicolon-separated CSV, UTF-8, one person per row with the columns
                  name;emailAddress;phoneNumber;language;customerReference
+                 A header row is optional: a first line of exactly those names is the header.
                  Quote a field that holds ; or a line break ("Jansen; J."); a byte order mark and
-                 CRLF line ends are fine. Errors name rows as the service does: the header is
-                 row 1, the first person row 2; blank lines are not counted.`,
+                 CRLF line ends are fine. Errors name rows by their line in the file (with a
+                 header, the first person is row 2); blank lines are not counted.`,
   options: { product: { type: 'string' }, csv: { type: 'string' } },
   async run(ctx) {
     const product = required(ctx, 'product', BULK);

@@ -11,7 +11,7 @@ import { type EnvironmentConfig, loadEnvironments } from '../../infra/config';
 import { createSecretsClient } from '../../shared/aws-clients';
 import { fetchAccessToken } from '../../shared/client';
 import { printableText } from '../../shared/client/error-text';
-import { UnauthorizedError } from '../../shared/client/errors';
+import { statusWithCode, UnauthorizedError } from '../../shared/client/errors';
 import { DEFAULT_PIPELINE_SCOPES } from '../../shared/config';
 import { fromDeployment } from './deployment';
 import { UsageError } from './errors';
@@ -103,7 +103,7 @@ async function verify(baseUrl: string, clientId: string, clientSecret: string, s
   } catch (error) {
     if (error instanceof UnauthorizedError) {
       throw new Error(
-        `the service at ${baseUrl} refused these credentials (401); nothing was written. Check them, or pass --skip-verify`,
+        `the service at ${baseUrl} refused these credentials (${statusWithCode(error)}); nothing was written. Check them, or pass --skip-verify`,
       );
     }
     throw new Error(

@@ -2,7 +2,7 @@
 import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { SdkTokenInput, VogInput } from '../../shared/client/client';
-import { NotFoundError, serviceErrorFields } from '../../shared/client/errors';
+import { NotFoundError, serviceErrorFields, statusWithCode } from '../../shared/client/errors';
 import { UsageError } from './errors';
 import { compact, flag, int, list, required, str } from './flags';
 import type { CliCommand, CommandContext } from './types';
@@ -153,7 +153,7 @@ function fetchPackage(ctx: CommandContext, token: string) {
     .catch((error: unknown) => {
       if (!(error instanceof NotFoundError)) throw error;
       throw new NotFoundError(
-        'no FaceLink package for this token (404): it was already retrieved (a package is served once) ' +
+        `no FaceLink package for this token (${statusWithCode(error)}): it was already retrieved (a package is served once) ` +
           'or the token is unknown',
         serviceErrorFields(error),
         { cause: error },

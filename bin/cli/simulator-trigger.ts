@@ -1,56 +1,127 @@
 /**
- * `idv simulator trigger OUTCOME [--product P]` (in the spirit of `stripe trigger`): creates one secure
- * link on the simulator through its API and completes it through the hosted flow's completion endpoint
- * (`simulator/hosted-flow.ts`), as a tester clicking the outcome would. The transaction then completes as
- * any other: upload webhook, poll record, result webhook. Only for the simulator: the command first checks
- * that the base URL answers the simulator's `/__sim/stats`, and posts only to a link on that same origin.
+ * `idv simulator trigger OUTCOME [--product P] [--checks …]` (in the spirit of `stripe trigger`): creates
+ * one secure link on the simulator through its API and completes it through the hosted flow's completion
+ * endpoint (`simulator/hosted-flow.ts`), as a tester clicking the outcome would. The transaction then
+ * completes as any other: upload webhook, poll record, result webhook. What the six outcomes never produce
+ * (an UNKNOWN result, a check that HIT or was NOT_EXECUTED, NOT_APPLICABLE features, a FAILED message,
+ * `digitalSigning`) is set through the simulator's controls (`/__sim/transaction-controls`,
+ * `/__sim/communications`) before completion. Only for the simulator: the command first checks that the
+ * base URL answers the simulator's `/__sim/stats`, and posts only to a link on that same origin. `--local`
+ * finds the simulator of a running `npm start` in its data directory's stack file.
  */
-import { MOCK_TEST_VALUES, type MockTestValue, SECURE_LINK_PRODUCTS } from '../../shared/api/enums';
+
+import { resolve } from 'node:path';
+import { readLiveStack } from '../../local/stack-file';
+import {
+  DOCUMENT_SECURITY_FEATURE_VALUES,
+  MOCK_TEST_VALUES,
+  SECURE_LINK_PRODUCTS,
+  VERIFICATION_RESULTS,
+} from '../../shared/api/enums';
 import { closest } from '../../shared/args';
-import type { SecureLinkInput } from '../../shared/client/client';
+import type { IdvClient, SecureLinkInput } from '../../shared/client/client';
+import { CONTROL_SECRET_HEADER } from '../../simulator/access';
+import { CHECK_NAMES, SECURITY_FEATURES } from '../../simulator/result-checks';
+import { clientFromFlags } from './connection';
 import { UsageError } from './errors';
-import { str } from './flags';
+import { list, str } from './flags';
 import type { CliCommand, CommandContext } from './types';
 
 const NAME = 'simulator trigger';
 /** Largest answer read from the simulator's own endpoints (a few short fields). */
 const MAX_ANSWER_BYTES = 64 * 1024;
 const TIMEOUT_MS = 15_000;
+/** The outcomes of the hosted flow, and UNKNOWN (a result the service did not decide), set by control. */
+const OUTCOMES = [...MOCK_TEST_VALUES, 'UNKNOWN'] as const;
+type TriggerOutcome = (typeof OUTCOMES)[number];
 
 export const simulatorTriggerCommand: CliCommand = {
   path: ['simulator', 'trigger'],
   summary: 'create and complete one transaction with OUTCOME on the simulator (like `stripe trigger`)',
-  usage: 'simulator trigger OUTCOME [--product P] [--customer-reference R]',
-  help: `  OUTCOME                  ${MOCK_TEST_VALUES.join(', ')}
+  usage:
+    'simulator trigger OUTCOME [--product P] [--customer-reference R] [--checks NAME=VALUE,…] ' +
+    '[--document-validation FEATURE=VALUE,…] [--communication SENT|FAILED] [--digital-signing] ' +
+    '[--local [--data-dir DIR]]',
+  help: `  OUTCOME                  ${OUTCOMES.join(', ')}
   --product P              ${SECURE_LINK_PRODUCTS.filter((p) => p !== 'FACE_LINK').join(', ')} (default IDV_STANDARD)
   --customer-reference R   your reference, returned in the poll record and the result
+  --checks NAME=VALUE,…    identity.verifications: ${CHECK_NAMES.join(', ')} = ${VERIFICATION_RESULTS.join(', ')}
+                           (HIT needs OUTCOME DISAPPROVED: the result carries that check's reason)
+  --document-validation F=V,…  identity.documentValidation: ${SECURITY_FEATURES.join(', ')}
+                           = ${DOCUMENT_SECURITY_FEATURE_VALUES.join(', ')}
+  --communication S        SENT or FAILED: the link is sent by e-mail (to a placeholder address) and
+                           communicationsResponse reports S
+  --digital-signing        add the digitalSigning section (for the digital signing product)
+  --local                  the simulator of the running \`npm start\` (read from its data directory)
+  --data-dir DIR           with --local: the run's data directory (default .local)
 Creates a secure link (POST /api/v2/secureidlink) and completes it through the link's hosted flow,
-as a tester picking OUTCOME in the browser would. Prints transactionId, resultId and result.
-Works against the simulator only (npm run simulator), never against the service.`,
-  options: { product: { type: 'string' }, 'customer-reference': { type: 'string' } },
+as a tester picking OUTCOME in the browser would; the other flags go through the simulator's controls
+first. Prints transactionId, resultId and result.
+Works against the simulator only (npm run simulator, or npm start with --local), never the service.`,
+  options: {
+    product: { type: 'string' },
+    'customer-reference': { type: 'string' },
+    checks: { type: 'string', multiple: true },
+    'document-validation': { type: 'string', multiple: true },
+    communication: { type: 'string' },
+    'digital-signing': { type: 'boolean' },
+    local: { type: 'boolean' },
+    'data-dir': { type: 'string' },
+  },
   positionals: true,
   async run(ctx) {
     const outcome = outcomeOf(ctx);
     const product = productOf(ctx);
-    const base = baseUrlOf(ctx);
-    const http = ctx.io.fetch ?? globalThis.fetch;
+    const controls = controlsOf(ctx, outcome);
+    const communication = communicationOf(ctx);
+    const { base, client, controlSecret } = targetOf(ctx);
+    const http = withControlSecret(ctx.io.fetch ?? globalThis.fetch, base, controlSecret);
     await checkSimulator(http, base);
     const customerReference = str(ctx, 'customer-reference');
-    const link = await ctx.client().createSecureLink({
+    const request = {
       product,
-      disableCommunication: true,
+      ...(communication === undefined
+        ? { disableCommunication: true }
+        : { communicationModes: ['MODE_EMAIL'], emailAddress: 'trigger@example.invalid' }),
       ...(customerReference !== undefined ? { customerReference } : {}),
-    } as SecureLinkInput);
-    if (link.link === undefined || !sameOrigin(link.link, base)) {
-      throw new Error('the simulator answered without a link on its own address; nothing was completed');
+    } as SecureLinkInput;
+    let link: Awaited<ReturnType<IdvClient['createSecureLink']>>;
+    if (communication !== undefined) await control(http, base, 'communications', { status: communication });
+    try {
+      link = await client.createSecureLink(request);
+    } finally {
+      if (communication !== undefined) await control(http, base, 'communications', { status: 'SENT' });
     }
-    const answer = await getJson(http, `${link.link}/complete`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ action: 'outcome', outcome }),
-    });
+    if (Object.keys(controls).length > 0) {
+      await control(http, base, 'transaction-controls', { transactionId: link.transactionId, ...controls });
+    }
+    // The hosted flow decides like a tester; UNKNOWN is the controls' to set, over an approved pick.
+    const picked = outcome === 'UNKNOWN' ? 'APPROVED' : outcome;
+    let answer: { ok: boolean; status: number; body: unknown };
+    if (link.link !== undefined) {
+      if (!sameOrigin(link.link, base)) {
+        throw new Error('the simulator answered with a link on another address; nothing was completed');
+      }
+      answer = await getJson(http, `${link.link}/complete`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ action: 'outcome', outcome: picked }),
+      });
+    } else {
+      // A link that was sent (--communication) is not returned: pick and complete through the controls.
+      await control(http, base, 'transaction-controls', {
+        transactionId: link.transactionId,
+        ...controls,
+        outcome: picked,
+      });
+      answer = await getJson(
+        http,
+        new URL(`/__sim/complete?transactionId=${encodeURIComponent(link.transactionId)}`, base).href,
+        { method: 'POST' },
+      );
+    }
     if (!answer.ok) {
-      throw new Error(`the hosted flow refused the completion (HTTP ${answer.status})`);
+      throw new Error(`the simulator refused the completion (HTTP ${answer.status})`);
     }
     const body = answer.body as { resultId?: unknown; result?: unknown };
     return {
@@ -58,25 +129,140 @@ Works against the simulator only (npm run simulator), never against the service.
       transactionId: link.transactionId,
       product,
       outcome,
+      ...(Object.keys(controls).length > 0 ? { controls } : {}),
+      ...(communication !== undefined ? { communicationsResponse: link.communicationsResponse } : {}),
       resultId: typeof body.resultId === 'string' ? body.resultId : undefined,
-      result: typeof body.result === 'string' ? body.result : undefined,
+      ...(typeof body.result === 'string' ? { result: body.result } : {}),
     };
   },
 };
 
-function outcomeOf(ctx: CommandContext): MockTestValue {
+function outcomeOf(ctx: CommandContext): TriggerOutcome {
   const [value, ...rest] = ctx.positionals;
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`, NAME);
   if (value === undefined) {
-    throw new UsageError(`missing OUTCOME: one of ${MOCK_TEST_VALUES.join(', ')}`, NAME);
+    throw new UsageError(`missing OUTCOME: one of ${OUTCOMES.join(', ')}`, NAME);
   }
   const upper = value.toUpperCase();
-  if ((MOCK_TEST_VALUES as readonly string[]).includes(upper)) return upper as MockTestValue;
-  const guess = closest(upper, MOCK_TEST_VALUES);
+  if ((OUTCOMES as readonly string[]).includes(upper)) return upper as TriggerOutcome;
+  const guess = closest(upper, OUTCOMES);
   throw new UsageError(
-    `OUTCOME must be one of ${MOCK_TEST_VALUES.join(', ')}${guess ? ` (did you mean ${guess}?)` : ''}`,
+    `OUTCOME must be one of ${OUTCOMES.join(', ')}${guess ? ` (did you mean ${guess}?)` : ''}`,
     NAME,
   );
+}
+
+/** `NAME=VALUE` pairs of a repeatable, comma-separated flag, each checked against its names and values. */
+function pairsOf(
+  ctx: CommandContext,
+  flag: string,
+  names: readonly string[],
+  values: readonly string[],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of list(ctx, flag).flatMap((v) => v.split(','))) {
+    const [name = '', value = '', ...extra] = item.split('=').map((p) => p.trim());
+    if (!names.includes(name)) {
+      const guess = closest(name, names);
+      throw new UsageError(
+        `--${flag} names ${names.join(', ')}${guess ? ` (did you mean ${guess}?)` : ''}, as NAME=VALUE`,
+        NAME,
+      );
+    }
+    const upper = value.toUpperCase();
+    if (extra.length > 0 || !values.includes(upper)) {
+      throw new UsageError(`--${flag} ${name} must be one of ${values.join(', ')}`, NAME);
+    }
+    out[name] = upper;
+  }
+  return out;
+}
+
+/** The controls body the flags ask for (empty when none). */
+function controlsOf(ctx: CommandContext, outcome: TriggerOutcome): Record<string, unknown> {
+  const checks = pairsOf(ctx, 'checks', CHECK_NAMES, VERIFICATION_RESULTS);
+  const features = pairsOf(ctx, 'document-validation', SECURITY_FEATURES, DOCUMENT_SECURITY_FEATURE_VALUES);
+  if (Object.values(checks).includes('HIT') && outcome !== 'DISAPPROVED') {
+    throw new UsageError('a check that HIT disapproves the transaction: use OUTCOME DISAPPROVED', NAME);
+  }
+  return {
+    ...(outcome === 'UNKNOWN' ? { result: 'UNKNOWN' } : {}),
+    ...(Object.keys(checks).length > 0 ? { checks } : {}),
+    ...(Object.keys(features).length > 0 ? { documentValidation: features } : {}),
+    ...(ctx.values['digital-signing'] === true ? { digitalSigning: true } : {}),
+  };
+}
+
+function communicationOf(ctx: CommandContext): 'SENT' | 'FAILED' | undefined {
+  const value = str(ctx, 'communication');
+  if (value === undefined) return undefined;
+  const upper = value.toUpperCase();
+  if (upper === 'SENT' || upper === 'FAILED') return upper;
+  throw new UsageError('--communication must be SENT or FAILED', NAME);
+}
+
+/**
+ * The simulator to talk to and a client for it: with `--local`, the one the running `npm start` recorded
+ * in its data directory (its address and client credentials); else the connection flags' base URL.
+ */
+function targetOf(ctx: CommandContext): { base: URL; client: IdvClient; controlSecret?: string } {
+  if (ctx.values['local'] !== true) {
+    if (str(ctx, 'data-dir') !== undefined) throw new UsageError('--data-dir goes with --local', NAME);
+    return { base: baseUrlOf(ctx), client: ctx.client() };
+  }
+  for (const flag of ['base-url', 'client-id', 'client-secret']) {
+    if (str(ctx, flag) !== undefined) {
+      throw new UsageError(
+        `--${flag} and --local exclude each other: --local uses the run's simulator`,
+        NAME,
+      );
+    }
+  }
+  const dataDir = resolve(ctx.io.cwd, str(ctx, 'data-dir') ?? '.local');
+  const simulator = readLiveStack(dataDir)?.simulator;
+  if (!simulator) {
+    throw new UsageError(
+      `no running npm start with a simulator in ${dataDir} (start one with npm start, or pass --data-dir)`,
+      NAME,
+    );
+  }
+  const client = clientFromFlags(
+    {
+      ...ctx.values,
+      'base-url': simulator.url,
+      'client-id': simulator.clientId,
+      'client-secret': simulator.clientSecret,
+      environment: 'staging',
+    },
+    ctx.io,
+    NAME,
+  );
+  return { base: new URL(simulator.url), client, controlSecret: simulator.controlSecret };
+}
+
+/**
+ * `fetch` that shows the run's control secret to the run's own simulator: `npm start`'s simulator answers
+ * `/__sim/*` only with it (simulator/access.ts); nothing else ever sees it.
+ */
+function withControlSecret(http: typeof fetch, base: URL, secret: string | undefined): typeof fetch {
+  if (secret === undefined) return http;
+  return (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.origin !== base.origin || !url.pathname.startsWith('/__sim/')) return http(input, init);
+    const headers = new Headers(init?.headers);
+    headers.set(CONTROL_SECRET_HEADER, secret);
+    return http(input, { ...init, headers });
+  };
+}
+
+/** One `/__sim` control; the simulator's refusal is an error naming the control. */
+async function control(http: typeof fetch, base: URL, path: string, body: unknown): Promise<void> {
+  const answer = await getJson(http, new URL(`/__sim/${path}`, base).href, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!answer.ok) throw new Error(`the simulator refused /__sim/${path} (HTTP ${answer.status})`);
 }
 
 function productOf(ctx: CommandContext): string {

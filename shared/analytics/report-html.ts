@@ -153,15 +153,20 @@ function productLines(data: ReportData): string {
     .join('');
   const lines = products.map((product, p) => {
     const colour = SERIES_COLOURS[p % SERIES_COLOURS.length]!;
-    const points = buckets
-      .map((bucket) => {
-        const entry = sums.get(`${product}|${bucket}`);
-        return entry && entry[1] > 0
-          ? `${x(index.get(bucket)!).toFixed(1)},${y(percent(entry[0], entry[1])).toFixed(1)}`
-          : '';
-      })
-      .filter(Boolean);
-    return `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${points.join(' ')}"><title>${escapeHtml(product)}</title></polyline>`;
+    const points = buckets.flatMap((bucket) => {
+      const entry = sums.get(`${product}|${bucket}`);
+      if (!entry || entry[1] === 0) return [];
+      const rate = percent(entry[0], entry[1]);
+      return [{ bucket, rate, entry, at: `${x(index.get(bucket)!).toFixed(1)},${y(rate).toFixed(1)}` }];
+    });
+    // A dot per point as well: one day (or a product seen on one day only) is a line of one point, which
+    // no browser draws.
+    const dots = points.map(({ bucket, rate, entry, at }) => {
+      const [cx, cy] = at.split(',');
+      const title = `${product} ${bucket}: ${rate}% approved (${entry[0]} of ${entry[1]})`;
+      return `<circle cx="${cx}" cy="${cy}" r="3.5" fill="${colour}"><title>${escapeHtml(title)}</title></circle>`;
+    });
+    return `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${points.map((pt) => pt.at).join(' ')}"><title>${escapeHtml(product)}</title></polyline>${dots.join('')}`;
   });
   const legend = products
     .map(

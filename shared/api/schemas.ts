@@ -168,9 +168,8 @@ export type FaceLinkPackageRequest = z.infer<typeof faceLinkPackageRequestSchema
 /** GET /api/v2/sdk/token query (§4.11). Names are the spec's camelCase. */
 export const sdkTokenRequestSchema = z.strictObject({
   services: z.array(z.enum(SDK_SERVICES)).check(z.minLength(1, 'must name at least one service')),
-  numberOfChallenges: z.optional(
-    z.number().check(z.int('must be a whole number'), z.minimum(1), z.maximum(10)),
-  ),
+  // §4.11 sets the type (integer) and the default (2), no range: a range is the service's to enforce.
+  numberOfChallenges: z.optional(z.number().check(z.int('must be a whole number'))),
   customerReference: z.optional(z.string()),
   validateWatermark: z.optional(z.boolean()),
 });

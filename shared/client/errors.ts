@@ -60,6 +60,14 @@ export class ServiceError extends IdvError {
 }
 
 /**
+ * `401, code 16`: the status and the service's numeric `code` (when the body had one), for an error that
+ * restates a service answer in other words and must still say what the service said.
+ */
+export function statusWithCode(error: { readonly status: number; readonly code?: number }): string {
+  return error.code === undefined ? String(error.status) : `${error.status}, code ${error.code}`;
+}
+
+/**
  * The identifying fields of `error` (status, code, request id), for an error that restates it in words
  * closer to the caller's situation and keeps it as `cause`.
  */

@@ -14,6 +14,7 @@ import {
   RequestValidationError,
   ResponseFormatError,
   serviceErrorFields,
+  statusWithCode,
   UnauthorizedError,
   type ValidationIssue,
 } from './errors';
@@ -86,7 +87,7 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
   } catch (error) {
     if (error instanceof UnauthorizedError) {
       throw new UnauthorizedError(
-        'the service rejected the client credentials (401 on the token request)',
+        `the service rejected the client credentials (${statusWithCode(error)} on the token request)`,
         serviceErrorFields(error),
         { cause: error },
       );
@@ -95,7 +96,7 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
       // Credentials fine, scopes not: a client granted fewer or other scopes than asked for.
       const Refused = error instanceof BadRequestError ? BadRequestError : ForbiddenError;
       throw new Refused(
-        `the service refused the token request for the scopes ${body.scopes.join(', ')} (${error.status}); ` +
+        `the service refused the token request for the scopes ${body.scopes.join(', ')} (${statusWithCode(error)}); ` +
           'ask only for the scopes the client is granted',
         serviceErrorFields(error),
         { cause: error },
@@ -104,7 +105,7 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
     if (error instanceof NotFoundError) {
       // The first call of every session: a 404 here almost always means a wrong base URL.
       throw new NotFoundError(
-        `no token endpoint at ${serviceUrl(options.baseUrl, PATHS.oauthToken).href} (404); the base URL ` +
+        `no token endpoint at ${serviceUrl(options.baseUrl, PATHS.oauthToken).href} (${statusWithCode(error)}); the base URL ` +
           'should be the address before /api/v2',
         serviceErrorFields(error),
         { cause: error },

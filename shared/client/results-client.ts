@@ -18,6 +18,7 @@ import {
   MockTestNotAllowedError,
   ResponseFormatError,
   serviceErrorFields,
+  statusWithCode,
   UnauthorizedError,
 } from './errors';
 import {
@@ -296,7 +297,7 @@ export class ResultsClient {
       if (!(error instanceof UnauthorizedError)) throw error;
       // A brand-new token refused too: no amount of refreshing helps, so say what to check.
       throw new UnauthorizedError(
-        `the service refused a freshly issued access token for ${spec.method} ${spec.path} (401 after one refresh): check that the client has the scope for this endpoint`,
+        `the service refused a freshly issued access token for ${spec.method} ${spec.path} (${statusWithCode(error)} after one refresh): check that the client has the scope for this endpoint`,
         serviceErrorFields(error),
         { cause: error },
       );

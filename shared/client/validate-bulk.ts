@@ -3,13 +3,13 @@
  * because it needs a CSV parser, which the pipeline functions (they never create links) do not bundle.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
-import { BULK_CSV_PARSE_OPTIONS, describeCsvError } from '../api/bulk-csv';
+import { BULK_CSV_PARSE_OPTIONS, bulkCsvRows, describeCsvError } from '../api/bulk-csv';
 import { BULK_CSV_COLUMNS } from '../api/enums';
 import { type BulkSecureLinksRequest, bulkSecureLinksRequestSchema } from '../api/schemas';
 import { RequestValidationError, type ValidationIssue } from './errors';
 import { validateRequest } from './validate';
 
-/** Bulk secure links (§4.2): the schema plus the decoded CSV's header and row layout. */
+/** Bulk secure links (§4.2): the schema plus the decoded CSV's row layout (the header row optional). */
 export function validateBulkSecureLinksRequest(request: unknown): BulkSecureLinksRequest {
   const parsed = validateRequest(bulkSecureLinksRequestSchema, request, 'bulk secure links request');
   const issues = checkBulkCsv(Buffer.from(parsed.file, 'base64').toString('utf8'));
@@ -18,9 +18,9 @@ export function validateBulkSecureLinksRequest(request: unknown): BulkSecureLink
 }
 
 /**
- * Checks a bulk CSV (read as in `shared/api/bulk-csv.ts`): `;`-separated, first row exactly the §4.2
- * columns, then at least one row of five fields. Row N is the N-th record of the file, the header row
- * being row 1, the same numbering as the service's (and the simulator's) `errors[].row`.
+ * Checks a bulk CSV (read as in `shared/api/bulk-csv.ts`): `;`-separated, an optional header row of
+ * exactly the §4.2 column names, then at least one row of five fields. Row N is the N-th record of the
+ * file (the header, when present, being row 1), the same numbering as the simulator's `errors[].row`.
  */
 export function checkBulkCsv(text: string): ValidationIssue[] {
   let records: { record: string[]; info: { records: number } }[];
@@ -30,13 +30,10 @@ export function checkBulkCsv(text: string): ValidationIssue[] {
     const { code, records: before } = error as { code?: string; records?: number };
     return [{ path: 'file', message: `row ${(before ?? 0) + 1}: ${describeCsvError(code)}` }];
   }
-  const expected = BULK_CSV_COLUMNS.join(';');
-  const header = records[0]?.record.join(';');
-  if (header !== expected) {
-    return [{ path: 'file', message: `header row must be exactly "${expected}"` }];
+  const rows = bulkCsvRows(records);
+  if (rows.length === 0) {
+    return [{ path: 'file', message: records.length > 0 ? 'has no rows after the header' : 'has no rows' }];
   }
-  const rows = records.slice(1);
-  if (rows.length === 0) return [{ path: 'file', message: 'has no rows after the header' }];
   const issues: ValidationIssue[] = [];
   for (const { record, info } of rows) {
     const fields = record.length;

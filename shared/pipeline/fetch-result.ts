@@ -232,7 +232,7 @@ function failureLine(error: unknown): string {
   if (error instanceof ResultContentError) {
     return error.transient
       ? `message failed (${error.reason}): the result body was incomplete; left for redelivery`
-      : `message failed (${error.reason}): the service's result cannot be stored as it is; left for redelivery, then the DLQ: see the DLQ runbook for ${error.reason}`;
+      : `message failed (${error.reason}): the service's result cannot be stored as it is; left for redelivery, then the DLQ: see docs/pipeline.md#dlq-runbook (${error.reason})`;
   }
   if (error instanceof RateLimitError) {
     return 'message failed: the service refused it above its rate (429) for longer than the invocation could wait; left for redelivery: if this repeats, check serviceRateLimit (docs/deploy.md, "Service rate and concurrency")';

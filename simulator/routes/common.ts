@@ -11,7 +11,7 @@ import {
   type MockTestValue,
 } from '../../shared/api/enums';
 import type { UploadImage } from '../../shared/api/schemas';
-import { imageDimensions } from '../../shared/image';
+import { imageDimensions, sniffContentType } from '../../shared/image';
 import { badRequest } from '../http';
 import type { SimulatorState } from '../state';
 
@@ -30,8 +30,10 @@ export function mockValue(state: SimulatorState, req: IncomingMessage): MockTest
 /** The userId of a new transaction: the default when absent, a 400 when not a user of the account. */
 export function checkUser(state: SimulatorState, userId: string | undefined): string {
   if (userId === undefined || userId === '') return state.defaultUserId;
-  if (state.options.users && !state.options.users.includes(userId))
-    throw badRequest('userId', 'is not a user of the account');
+  // §2.2: the userId must name a user of the account; the spec leaves the error undocumented, so the
+  // simulator answers its default error body (400, code 3) as for any invalid field.
+  const users = state.options.users ?? [state.defaultUserId];
+  if (!users.includes(userId)) throw badRequest('userId', 'is not a user of the account');
   return userId;
 }
 
@@ -42,18 +44,36 @@ export function imageBytes(image: UploadImage, field: string): Buffer {
   return bytes;
 }
 
-/** Quality verdict from the pixels: unreadable → TECHNICAL_REJECT, too small → DISAPPROVED. */
+/** Quality verdicts from best to worst: the overall result over several images is the worst (§4.8). */
+const QUALITY_RANK = ['APPROVED', 'UNKNOWN', 'DISAPPROVED', 'TECHNICAL_REJECT'] as const;
+type QualityVerdict = { result: (typeof QUALITY_RANK)[number]; message?: string };
+
+/**
+ * Quality verdict from the pixels, worst over all images: not an image → TECHNICAL_REJECT, too small →
+ * DISAPPROVED, an image format whose size cannot be read → UNKNOWN (nothing to judge it by).
+ */
 export function qualityOf(images: Buffer[]): { result: string; message?: string } {
+  let worst: QualityVerdict = { result: 'APPROVED' };
   for (const bytes of images) {
-    const dims = imageDimensions(bytes);
-    if (!dims)
-      return {
-        result: 'TECHNICAL_REJECT',
-        message: 'The image is not a readable JPEG, PNG, WebP, GIF or TIFF image.',
-      };
-    if (dims.width < MIN_UPLOAD_WIDTH || dims.height < MIN_UPLOAD_HEIGHT) {
-      return { result: 'DISAPPROVED', message: 'The image resolution is too low.' };
+    const verdict = qualityOfOne(bytes);
+    if (QUALITY_RANK.indexOf(verdict.result) > QUALITY_RANK.indexOf(worst.result)) worst = verdict;
+  }
+  return worst;
+}
+
+function qualityOfOne(bytes: Buffer): QualityVerdict {
+  const dims = imageDimensions(bytes);
+  if (!dims) {
+    if (sniffContentType(bytes).contentType.startsWith('image/')) {
+      return { result: 'UNKNOWN', message: 'The image size could not be read.' };
     }
+    return {
+      result: 'TECHNICAL_REJECT',
+      message: 'The image is not a readable JPEG, PNG, WebP, GIF or TIFF image.',
+    };
+  }
+  if (dims.width < MIN_UPLOAD_WIDTH || dims.height < MIN_UPLOAD_HEIGHT) {
+    return { result: 'DISAPPROVED', message: 'The image resolution is too low.' };
   }
   return { result: 'APPROVED' };
 }

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { parse as parseCsv } from 'csv-parse/sync';
 import QRCode from 'qrcode';
-import { BULK_CSV_PARSE_OPTIONS, describeCsvError } from '../../shared/api/bulk-csv';
+import { BULK_CSV_PARSE_OPTIONS, bulkCsvRows, describeCsvError } from '../../shared/api/bulk-csv';
 import { type BulkSecureLinkProduct, PATHS } from '../../shared/api/enums';
 import { bulkSecureLinksRequestSchema, secureLinkRequestSchema } from '../../shared/api/schemas';
 import { badRequest, exact, type Route } from '../http';
@@ -62,7 +62,7 @@ export function secureLinkRoutes(state: SimulatorState): Route[] {
             ? []
             : modes
                 .filter((m) => m !== 'MODE_WHATSAPP')
-                .map((communicationMode) => ({ communicationMode, status: 'SENT' })),
+                .map((communicationMode) => ({ communicationMode, status: state.communicationStatus })),
         };
       },
     },
@@ -91,8 +91,8 @@ interface BulkRow {
 }
 
 /**
- * One link per valid row of the bulk CSV (read as in `shared/api/bulk-csv.ts`); `errors` names each bad
- * row by its number in the file, the header row (optional here) being row 1.
+ * One link per valid row of the bulk CSV (read as in `shared/api/bulk-csv.ts`, the header row optional);
+ * `errors` names each bad row by its number in the file.
  */
 function createBulkLinks(
   state: SimulatorState,
@@ -106,9 +106,8 @@ function createBulkLinks(
     const { code, records } = error as { code?: string; records?: number };
     return { success: false, errors: [{ message: describeCsvError(code), row: (records ?? 0) + 1 }] };
   }
-  // A header row naming the columns is optional.
-  const first = rows[0]?.record;
-  if (first && /^name$/i.test(first[0] ?? '') && /^emailaddress$/i.test(first[1] ?? '')) rows.shift();
+  // The header row is optional, recognised by its exact column names (one rule with the client's).
+  rows = bulkCsvRows(rows);
   const errors: { message: string; row: number }[] = [];
   for (const { record, info } of rows) {
     const row = info.records;

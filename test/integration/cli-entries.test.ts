@@ -50,7 +50,7 @@ describe('idv entries and the local data directory', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('prints no NodeVersionSupportWarning from npm run idv (tsx bin/idv.ts) nor npx idv (bin/idv.mjs)', async () => {
+  it('prints no NodeVersionSupportWarning from npm run idv nor npx idv (both bin/idv.mjs)', async () => {
     // Act
     const viaTsx = await tsx('bin/idv.ts', ['results', 'list', '--local', '--data-dir', dataDir], {});
     const viaShim = await runIdv(['results', 'list', '--local', '--data-dir', dataDir]);

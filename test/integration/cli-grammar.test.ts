@@ -417,7 +417,7 @@ describe('the service words of a hostile refusal', () => {
     expect(run.code).toBe(1);
     expect(run.err).toBe(
       'idv: the service refused the token request for the scopes productapi.poll.read, productapi.result.read, ' +
-        'productapi.sdk.read (400); ask only for the scopes the client is granted\n' +
+        'productapi.sdk.read (400, code 3); ask only for the scopes the client is granted\n' +
         '  service message: invalid_scope\n' +
         '  - scopes[2]: not granted\n',
     );

@@ -188,7 +188,7 @@ describe('idv against the simulator: every command', () => {
     );
 
     // Assess
-    expect([token.code, face.code, upload.code]).toEqual([0, 0, 0]);
+    expect([token.code, face.code, upload.code], upload.stderr).toEqual([0, 0, 0]);
     expect(face.json()).toEqual({ success: true });
     expect(upload.json()).toEqual({ transactionId });
     expect(sim.requests.find((r) => r.path === '/api/v2/sdk/token')?.query.toString()).toBe(
@@ -295,7 +295,7 @@ describe('idv errors', () => {
   it('exits 2 with a clear message on usage errors, without a stack trace', async () => {
     // Act
     const unknownFlag = await runIdv(['poll', '--bogus'], { env });
-    const missing = await runIdv(['secure-link', 'create'], { env });
+    const missing = await runIdv(['secure-link', 'bulk', '--csv', 'links.csv'], { env });
     const noConnection = await runIdv(['poll']);
 
     // Assess
@@ -332,7 +332,7 @@ describe('idv errors', () => {
     // Assess
     expect(small.code).toBe(2);
     expect(small.stderr).toContain('images[0].data (--image PASSPORT=small.jpg): image is 320×240 pixels');
-    expect(production.code).toBe(1);
+    expect(production.code).toBe(2);
     expect(production.stderr).toContain('mock-test');
     expect(sim.requests).toEqual([]);
   });
@@ -344,8 +344,20 @@ describe('idv errors', () => {
     // Assess
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
-      /^idv: no result with resultId no-such-result \(404\): unknown, or removed after the retention period\n {2}service message: .+\n$/,
+      /^idv: no result with resultId no-such-result \(404, code 5\): unknown, or removed after the retention period\n {2}service message: .+\n$/,
     );
+  });
+
+  it('says the service code of a rejected token request (401, code 16) and exits 1', async () => {
+    // Act
+    const run = await runIdv(['poll'], { env: { ...env, IDV_CLIENT_SECRET: 'wrong' } });
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'the service rejected the client credentials (401, code 16 on the token request)',
+    );
+    expect(run.stderr).toContain('service message: Unauthorized');
   });
 
   it('refuses an unwritable --out before fetching, so the poll record stays', async () => {

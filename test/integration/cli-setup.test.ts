@@ -92,7 +92,7 @@ describe('idv setup credentials', () => {
 
     // Assess
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('refused these credentials (401); nothing was written');
+    expect(run.stderr).toContain('refused these credentials (401, code 16); nothing was written');
     expect(run.stderr).not.toContain('wrong-secret');
     expect(await stored()).toEqual(before);
   });

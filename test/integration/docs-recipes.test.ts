@@ -257,8 +257,9 @@ async function runCommand(session: Session, command: RecipeCommand, part: string
         const word = words.shift()!;
         env[word.slice(0, word.indexOf('='))] = word.slice(word.indexOf('=') + 1);
       }
-      expect(words.slice(0, 2), where).toEqual(['npx', 'idv']);
-      const run = await idv(words.slice(2), env, session.cwd);
+      // Every printed command runs the project's own idv: npx never fetches a same-named package.
+      expect(words.slice(0, 3), where).toEqual(['npx', '--no-install', 'idv']);
+      const run = await idv(words.slice(3), env, session.cwd);
       expect(run.code, `${where}: ${text}\n${run.err}${run.out.slice(0, 2000)}`).toBe(0);
       session.remember(run.out, command.comment);
       return;
@@ -382,7 +383,10 @@ for (const [file, blocks] of documents) {
     for (const block of blocks) {
       const first = block.commands.find((c) => commandParts(c.text).some((p) => classify(p).kind === 'run'));
       it(`${file}:${block.line} runs as documented: ${first?.text.slice(0, 80)}`, async () => {
-        if (file === 'docs/local-run.md' && block.commands.some((c) => /^npx idv dlq list\b/.test(c.text))) {
+        if (
+          file === 'docs/local-run.md' &&
+          block.commands.some((c) => /^npx --no-install idv dlq list\b/.test(c.text))
+        ) {
           await deadLettered();
         }
         for (const command of block.commands) {

@@ -163,7 +163,7 @@ describe('the local run for operators (console, DLQ, trace, replay)', () => {
     expect(line).toContain('after 2 failed deliveries');
     expect(line).toMatch(/reason=ServerError 500|reason=\w+/);
     expect(line).not.toContain('reason=unknown');
-    expect(line).toContain(`npx idv dlq show ${FAILING} --local`);
+    expect(line).toContain(`npx --no-install idv dlq show ${FAILING} --local`);
     expect(stdout.some((text) => text.startsWith('  console:  http://127.0.0.1:'))).toBe(true);
     expect(statSync(join(dataDir, TRACE_JOURNAL)).mode & 0o777).toBe(0o600);
     expect(stack.consoleUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/console\/[\w-]{32}\/$/);

@@ -323,7 +323,7 @@ describe('npm start against an external service', () => {
     // Assess
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      'refused the client credentials (401): check --client-id and --client-secret',
+      'refused the client credentials (401, code 16): check --client-id and --client-secret',
     );
     expect(result.stderr).not.toContain('wrong');
     expect(result.summary).toMatchObject({ exit: 'error' });
@@ -374,7 +374,7 @@ describe('npm start: the deliberate demo failure', () => {
     expect(created.filter((line) => line.includes('(demo: fails first, redrive it)'))).toHaveLength(1);
     expect(dlqLine()).toContain('reason=DATA_NOT_BASE64');
     expect(lines.filter((line) => line.startsWith('✖ to DLQ'))).toHaveLength(1);
-    expect(started.stdout()).toContain(`npx idv dlq redrive --result-id ${resultId} --local`);
+    expect(started.stdout()).toContain(`npx --no-install idv dlq redrive --result-id ${resultId} --local`);
     expect(list.code, list.stderr).toBe(0);
     expect(JSON.parse(list.stdout)).toMatchObject([{ resultId, reason: 'DATA_NOT_BASE64' }]);
     expect(redrive.code, redrive.stderr).toBe(0);

@@ -86,6 +86,7 @@ describe('simulator CLI', () => {
     // Assess
     expect(code).not.toBe(0);
     expect(cli.output().stderr).toContain(`port ${port}`);
+    expect(cli.output().stderr).toContain('or --port 0 for a free one');
     expect(cli.output().stderr).toContain('already in use');
   });
 

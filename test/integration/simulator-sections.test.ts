@@ -1,7 +1,7 @@
 /**
  * The result sections the simulator derives from real requests and uploads (spec §2.5), for
  * transactions that complete after the delay: drivingLicense, payrollTaxStatement (+ inputData and the
- * PAYROLL_TAX_STATEMENT file), additionalDocuments, digitalSigning, faceLink with gpsLocation, vog after
+ * PAYROLL_TAX_STATEMENT file), additionalDocuments, digitalSigning (only by its control), faceLink with gpsLocation, vog after
  * hasExistingVog, and the SDK watermark checked at face verify. Real HTTP against the simulator.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -259,10 +259,7 @@ describe('additionalDocuments and digitalSigning', () => {
     ]);
   });
 
-  it('a secure link that asks for a SIGNATURE gets digitalSigning with the linked transaction', async () => {
-    // Prepare
-    const original = await secureLink({ product: 'RTW_PREMIUM' });
-
+  it('a SIGNATURE request is an image, not digitalSigning: that section is for its own product', async () => {
     // Act
     const doc = await completedResult(
       sim,
@@ -270,10 +267,27 @@ describe('additionalDocuments and digitalSigning', () => {
       await secureLink({
         product: 'RTW_PREMIUM',
         additionalDocuments: ['SIGNATURE'],
-        linkedTransactionId: original,
-        customerReference: 'sign-1',
+        customerReference: 's-0',
       }),
     );
+
+    // Assess
+    expect(doc.digitalSigning).toBeUndefined();
+    expect(doc.additionalDocuments).toBeUndefined();
+  });
+
+  it('the digitalSigning control stands in for the digital signing product, with the linked transaction', async () => {
+    // Prepare
+    const original = await secureLink({ product: 'RTW_PREMIUM' });
+    const signing = await secureLink({
+      product: 'RTW_PREMIUM',
+      linkedTransactionId: original,
+      customerReference: 'sign-1',
+    });
+
+    // Act
+    sim.control.setTransactionControls(signing, { digitalSigning: true });
+    const doc = await completedResult(sim, token, signing);
 
     // Assess
     expect(doc.digitalSigning).toEqual({
@@ -282,7 +296,6 @@ describe('additionalDocuments and digitalSigning', () => {
       linkedTransactions: [original],
       customerReferences: ['sign-1'],
     });
-    expect(doc.additionalDocuments).toBeUndefined();
   });
 });
 

@@ -4,8 +4,11 @@
  * result is then stored with that outcome. It refuses a base URL that is not the simulator, and an
  * unknown OUTCOME or product is a usage error (exit 2) with a suggestion.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PATHS } from '../../shared/api/enums';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
@@ -50,6 +53,72 @@ describe('idv simulator trigger', () => {
     expect(doc.rightToWork).toBeDefined();
   }, 60_000);
 
+  it('forces what mock-test never produces: a HIT with its reason, an UNKNOWN result, a FAILED message', async () => {
+    // Act
+    const hit = await runIdv(
+      [
+        'simulator',
+        'trigger',
+        'DISAPPROVED',
+        '--product',
+        'RTW_PREMIUM',
+        '--checks',
+        'lostAndStolen=HIT,sanctionList=NOT_EXECUTED',
+      ],
+      { env },
+    );
+    const unknown = await runIdv(
+      [
+        'simulator',
+        'trigger',
+        'unknown',
+        '--communication',
+        'FAILED',
+        '--document-validation',
+        'font=NOT_APPLICABLE',
+      ],
+      { env },
+    );
+
+    // Assess
+    expect([hit.code, unknown.code], hit.stderr + unknown.stderr).toEqual([0, 0]);
+    const token = await tokenFor(sim);
+    const hitDoc = await completedResult(sim, token, hit.json<{ transactionId: string }>().transactionId);
+    expect(hitDoc.result).toBe('DISAPPROVED');
+    expect(hitDoc.messages).toEqual(['DOCUMENT_REPORTED_LOST_OR_STOLEN']);
+    expect(hitDoc.identity?.verifications?.lostAndStolen).toEqual({
+      verificationResult: 'HIT',
+      messages: ['DOCUMENT_REPORTED_LOST_OR_STOLEN'],
+    });
+    expect(hitDoc.identity?.verifications?.sanctionList?.verificationResult).toBe('NOT_EXECUTED');
+    const out = unknown.json<{ transactionId: string; result: string; communicationsResponse: unknown }>();
+    expect(out.result).toBe('UNKNOWN');
+    expect(out.communicationsResponse).toEqual([{ communicationMode: 'MODE_EMAIL', status: 'FAILED' }]);
+    const unknownDoc = await completedResult(sim, token, out.transactionId);
+    expect(unknownDoc.identity?.documentValidation?.font).toBe('NOT_APPLICABLE');
+  }, 90_000);
+
+  it('--local finds the simulator of the running npm start in its data directory', async () => {
+    // Prepare: the stack file a live run leaves (this test process stands in for it)
+    const dataDir = await mkdtemp(join(tmpdir(), 'idv-trigger-'));
+    await writeFile(
+      join(dataDir, 'stack.json'),
+      JSON.stringify({ pid: process.pid, simulator: { url: sim.url, ...SIM_CLIENT } }),
+      { mode: 0o600 },
+    );
+
+    // Act
+    const run = await runIdv(['simulator', 'trigger', 'APPROVED', '--local', '--data-dir', dataDir], {
+      env: {},
+    });
+    await rm(dataDir, { recursive: true, force: true });
+
+    // Assess
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.json<{ result: string }>().result).toBe('APPROVED');
+  }, 60_000);
+
   it('refuses a base URL that is not the simulator, before creating anything', async () => {
     // Prepare
     const paths: string[] = [];
@@ -76,6 +145,9 @@ describe('idv simulator trigger', () => {
     [['simulator', 'trigger'], 'missing OUTCOME'],
     [['simulator', 'trigger', 'APPROVED', '--product', 'IDV_PREMUIM'], 'did you mean IDV_PREMIUM?'],
     [['simulator', 'trigger', 'APPROVED', '--product', 'FACE_LINK'], '--product must be one of'],
+    [['simulator', 'trigger', 'APPROVED', '--checks', 'lostAndStolen=HIT'], 'use OUTCOME DISAPPROVED'],
+    [['simulator', 'trigger', 'APPROVED', '--checks', 'lostAndStole=HIT'], 'did you mean lostAndStolen?'],
+    [['simulator', 'trigger', 'APPROVED', '--local', '--data-dir', '/nonexistent'], 'no running npm start'],
   ])(
     '%j is a usage error: %s',
     async (args, text) => {

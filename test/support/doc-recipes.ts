@@ -78,11 +78,11 @@ export const NOT_OFFLINE: readonly NotOfflineRule[] = [
   { pattern: /^echo ".*\$\{(BASE|SECRET)\}/, reason: 'prints values read from an AWS account' },
   { pattern: /^jq .*cdk-outputs/, reason: "reads a deployment's outputs file (cdk deploy --outputs-file)" },
   {
-    pattern: /^npx idv\b.*(--stack|--outputs-file|--workgroup)\b/,
+    pattern: /^npx (?:--no-install )?idv\b.*(--stack|--outputs-file|--workgroup)\b/,
     reason: 'an idv command on a deployed stack: needs an AWS account',
   },
   {
-    pattern: /^npx idv events replay\b(?!.*--local)/,
+    pattern: /^npx (?:--no-install )?idv events replay\b(?!.*--local)/,
     reason: "replays a deployed bus's archive: needs an AWS account",
   },
   { pattern: /--service-url https:\/\//, reason: "a real staging service and its client's credentials" },
@@ -105,7 +105,7 @@ export const NOT_OFFLINE: readonly NotOfflineRule[] = [
 
 /** Commands the integration test runs, by their first words (after any `NAME=value` assignments). */
 const RUNNABLE: readonly { readonly pattern: RegExp; readonly runner: Runner }[] = [
-  { pattern: /^npx idv\b/, runner: 'idv' },
+  { pattern: /^npx (?:--no-install )?idv\b/, runner: 'idv' },
   { pattern: /^npm start\b/, runner: 'npm-start' },
   { pattern: /^npm run simulator\b/, runner: 'simulator' },
   { pattern: /^export [A-Z_]+=\S+( [A-Z_]+=\S+)*$/, runner: 'export' },

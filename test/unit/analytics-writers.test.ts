@@ -163,4 +163,15 @@ describe('the report', () => {
     expect(html).not.toContain('<script>');
     expect(html).not.toMatch(/\b(src|href)\s*=|@import|url\(/i);
   });
+
+  it('draws one day of data: a dot per product, since a line of one point shows nothing', () => {
+    // Act (the data above holds a single day)
+    const html = reportHtml(data);
+
+    // Assess
+    const lines = html.slice(html.indexOf('class="lines"'));
+    expect(lines).toMatch(
+      /<circle cx="[\d.]+" cy="[\d.]+" r="3.5" fill="#0072b2"><title>IDV_LITE 2026-08-01: 75% approved \(3 of 4\)<\/title><\/circle>/,
+    );
+  });
 });

@@ -180,7 +180,7 @@ describe('runCli dispatch', () => {
       ['sdk-token', '--service', 'FACE'],
       'services[0] (--service FACE): must be one of FACE_VERIFY, AUTO_CAPTURE, NFC',
     ],
-    [['sdk-token', '--service', 'NFC', '--challenges', '0'], 'numberOfChallenges (--challenges): Too small'],
+    [['sdk-token', '--service', 'NFC', '--challenges', 'two'], '--challenges must be a whole number'],
     [['facelink-package', '--token', ''], 'missing --token'],
   ])('names the flag behind the field for %j', async (argv, message) => {
     // Prepare
@@ -227,6 +227,58 @@ describe('runCli dispatch', () => {
     // Assess
     expect(code).toBe(0);
     expect(JSON.parse(fake.stdout())).toEqual({ max: '5' });
+  });
+});
+
+describe('the CLI asks what the spec asks, no more', () => {
+  it('secure-link create sends no product when --product is not given (§4.1: optional)', async () => {
+    // Prepare
+    const fake = fakeIo({}, { secureId: 's', transactionId: 't', communicationsResponse: [] });
+
+    // Act
+    const code = await runCli(['secure-link', 'create', '--disable-communication'], fake.io);
+
+    // Assess
+    expect(code).toBe(0);
+    const sent = fake.requests.find((r) => r.url.endsWith('/secureidlink'));
+    expect(sent?.body).toEqual({ disableCommunication: true });
+  });
+
+  it.each(['0', '1', '50'])('sdk-token --challenges %s is sent as given (§4.11 sets no range)', async (n) => {
+    // Prepare
+    const fake = fakeIo({}, { token: 'k', transactionId: 't' });
+
+    // Act
+    const code = await runCli(['sdk-token', '--service', 'FACE_VERIFY', '--challenges', n], fake.io);
+
+    // Assess
+    expect(code).toBe(0);
+    expect(fake.requests.at(-1)?.url).toContain(`numberOfChallenges=${n}`);
+  });
+
+  it('--mock-test against production is a usage error: exit 2, nothing sent', async () => {
+    // Prepare
+    const fake = fakeIo({ IDV_ENVIRONMENT: 'production' });
+
+    // Act
+    const code = await runCli(
+      [
+        'secure-link',
+        'create',
+        '--product',
+        'IDV_LITE',
+        '--mock-test',
+        'APPROVED',
+        '--environment',
+        'production',
+      ],
+      fake.io,
+    );
+
+    // Assess
+    expect(code).toBe(2);
+    expect(fake.stderr()).toContain('only allowed on the staging environment');
+    expect(fake.requests).toHaveLength(0);
   });
 });
 

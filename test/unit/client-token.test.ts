@@ -85,7 +85,7 @@ describe('the token answer', () => {
 
     // Assess
     expect(error).toBeInstanceOf(UnauthorizedError);
-    expect(error.message).toContain('401 after one refresh');
+    expect(error.message).toContain('401, code 16 after one refresh');
     expect(error.message).not.toContain('secret-tok-value');
   });
 });

@@ -433,7 +433,9 @@ describe('IdvClient failures: retries, waits, base URL and connection errors', (
 
     // Assess
     expect(error).toBeInstanceOf(NotFoundError);
-    expect(error.message).toContain('no token endpoint at http://127.0.0.1:9/base/api/v2/oauth/token (404)');
+    expect(error.message).toContain(
+      'no token endpoint at http://127.0.0.1:9/base/api/v2/oauth/token (404, code 5)',
+    );
   });
 });
 

@@ -35,6 +35,24 @@ describe('formatEventLine', () => {
     expect(line).not.toContain('customer-ref');
   });
 
+  it('marks a replayed event, by detail.replay or by replay-name', () => {
+    // Prepare
+    const detail = { resultId: 'r-1', transactionId: 'tx-1', product: 'IDV_STANDARD', result: 'APPROVED' };
+    const ours = event(DETAIL_TYPES.resultStored, { ...detail, replay: 'idv-replay-20260810T120000Z' });
+    const archive = { ...event(DETAIL_TYPES.resultStored, detail), 'replay-name': 'nightly' } as LocalEvent;
+    const odd = event(DETAIL_TYPES.resultStored, { ...detail, replay: 'has spaces\u001b[31m' });
+
+    // Act
+    const lines = [ours, archive, odd].map(formatEventLine);
+
+    // Assess
+    expect(lines[0]).toBe(
+      '✔ stored       r-1  IDV_STANDARD  APPROVED  tx=tx-1  ↻ replayed (idv-replay-20260810T120000Z)',
+    );
+    expect(lines[1]).toBe('✔ stored       r-1  IDV_STANDARD  APPROVED  tx=tx-1  ↻ replayed (nightly)');
+    expect(lines[2]).toBe('✔ stored       r-1  IDV_STANDARD  APPROVED  tx=tx-1  ↻ replayed');
+  });
+
   it('marks unavailable results (with their reason) and uploads', () => {
     // Act
     const unavailable = formatEventLine(

@@ -63,12 +63,39 @@ describe('npm start command line', () => {
     [['--once', '--exit-when-done'], 'use either --exit-when-done or --once'],
     [['--concurrency', '11'], '--concurrency must be a whole number from 1 to 10'],
     [['--service-rate', '0'], '--service-rate must be a whole number from 1 to 10000'],
+    [
+      [
+        '--links-await-browser',
+        '--service-url',
+        'http://127.0.0.1:9',
+        '--client-id',
+        'a',
+        '--client-secret',
+        'b',
+      ],
+      '--links-await-browser is for the simulator; it cannot apply to --service-url',
+    ],
+    [
+      ['--links-await-browser', '--exit-when-done'],
+      '--links-await-browser waits for a person: use it without --exit-when-done or --once',
+    ],
   ])('refuses %j: %s', (argv, message) => {
     // Act
     const args = parseStartArgs(argv);
 
     // Assess
     expect(args).toEqual({ kind: 'usage', message });
+  });
+
+  it('lets secure links wait for the browser with --links-await-browser, and the help says so', () => {
+    // Act
+    const waiting = parseStartArgs(['--links-await-browser']);
+    const plain = parseStartArgs([]);
+
+    // Assess
+    expect(waiting).toMatchObject({ kind: 'run', options: { linksAwaitBrowser: true } });
+    expect(plain).toMatchObject({ kind: 'run', options: { linksAwaitBrowser: false } });
+    expect(START_HELP).toContain('--links-await-browser');
   });
 
   it('asks for the help, which names the credential variables', () => {

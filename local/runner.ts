@@ -556,7 +556,11 @@ async function runUntilStopped(
   );
   run.cleanups.push(() => schedule.stop());
   if (options.demo > 0 && !run.external && !options.exitWhenDone)
-    printHints(io, { serviceUrl: service.url, ...run.credentials, dirFlag: run.dirFlag }, options.linksAwaitBrowser);
+    printHints(
+      io,
+      { serviceUrl: service.url, ...run.credentials, dirFlag: run.dirFlag },
+      options.linksAwaitBrowser,
+    );
   // A plain run goes on until Ctrl-C: the timeout limits only a run that is meant to end by itself.
   if (!options.exitWhenDone) return io.interrupted.then(() => 'signal' as const);
   const done = (async () => {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { sameSecret } from './aws-auth';
 import { closeServer } from './aws-json-server';
@@ -191,7 +190,7 @@ export async function startWebhookEndpoint(options: WebhookEndpointOptions): Pro
       resolve();
     });
   });
-  ({ port } = server.address() as AddressInfo);
+  ({ port } = server.address() as { port: number });
   return { url: `http://${host}:${port}`, port, close: () => closeServer(server) };
 }
 

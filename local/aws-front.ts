@@ -12,7 +12,6 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream';
 import { payloadHashOf, type RunCredentials, readSignedRequest, signatureMatches } from './aws-auth';
 import { closeServer } from './aws-json-server';
@@ -108,7 +107,7 @@ export async function startAwsFront(options: {
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  const { port } = server.address() as { port: number };
   return {
     endpoint: `http://${options.host}:${port}`,
     close: async () => {

@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 /** Largest request body the local fakes accept; real PutEvents/PutSecretValue limits are far below it. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -90,7 +89,7 @@ export async function startAwsJsonServer(
   const endpoint =
     'socketPath' in listenOn
       ? `unix:${listenOn.socketPath}`
-      : `http://${listenOn.host}:${(server.address() as AddressInfo).port}`;
+      : `http://${listenOn.host}:${(server.address() as { port: number }).port}`;
   return {
     endpoint,
     close: () => closeServer(server),

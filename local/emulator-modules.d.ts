@@ -16,7 +16,6 @@ declare module 'dynalite' {
 
 declare module 's3rver' {
   import type { Server } from 'node:http';
-  import type { AddressInfo } from 'node:net';
 
   interface S3rverOptions {
     address?: string;
@@ -31,7 +30,7 @@ declare module 's3rver' {
   export default class S3rver {
     constructor(options?: S3rverOptions);
     httpServer?: Server;
-    run(): Promise<AddressInfo>;
+    run(): Promise<{ address: string; port: number }>;
     /** Serves on a new HTTP server listening where `args` say (a port, or a unix socket path). */
     listen(...args: unknown[]): Promise<Server>;
     close(): Promise<void>;

@@ -8,7 +8,6 @@
  * `http.ts` (HTTP plumbing), `controls.ts` (`/__sim`), `results.ts` (result documents).
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type AccessRules, refusal } from './access';
 import { createControl } from './controls';
 import { CODE, type Route, sendError } from './http';
@@ -72,7 +71,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  const port = (server.address() as { port: number }).port;
   rules = { host, port, controlSecret: options.controlSecret };
   state.baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 

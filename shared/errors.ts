@@ -83,9 +83,7 @@ export function describeError(error: unknown): Record<string, unknown> {
  */
 export class ClaimHeldElsewhereError extends PipelineError {
   constructor() {
-    super(
-      'another delivery holds the publication claim and the store shows no outcome yet; left for redelivery',
-    );
+    super('another delivery holds the claim and the store shows no outcome yet; left for redelivery');
     this.name = 'ClaimHeldElsewhereError';
   }
 }

@@ -49,12 +49,14 @@ export function esbuildOptionsFor(entry: string, outfile: string): BuildOptions 
     throw new Error(`bundle-size does not translate the bundling option(s) ${unknown.join(', ')} yet`);
   }
   const alias: Record<string, string> = {};
-  for (const [flag, values] of Object.entries(LAMBDA_BUNDLING.esbuildArgs)) {
-    if (flag !== '--alias') throw new Error(`bundle-size does not translate the esbuild flag ${flag} yet`);
-    for (const value of values) {
-      const [from, to] = value.split('=');
-      alias[from!] = to!;
-    }
+  for (const value of LAMBDA_BUNDLING.esbuildArgs['--alias']) {
+    const [from, to] = value.split('=');
+    alias[from!] = to!;
+  }
+  const translated = new Set(['--alias', '--legal-comments']);
+  const untranslated = Object.keys(LAMBDA_BUNDLING.esbuildArgs).filter((flag) => !translated.has(flag));
+  if (untranslated.length > 0) {
+    throw new Error(`bundle-size does not translate the esbuild flag(s) ${untranslated.join(', ')} yet`);
   }
   return {
     entryPoints: [path.join(PROJECT_ROOT, entry)],
@@ -68,6 +70,7 @@ export function esbuildOptionsFor(entry: string, outfile: string): BuildOptions 
     minify: LAMBDA_BUNDLING.minify,
     external: [...LAMBDA_BUNDLING.externalModules],
     alias,
+    legalComments: LAMBDA_BUNDLING.esbuildArgs['--legal-comments'],
     absWorkingDir: PROJECT_ROOT,
     logLevel: 'error',
   };

@@ -41,6 +41,8 @@ export const LAMBDA_BUNDLING = {
   // SDK needs only to patch an AWS SDK v2 (infra/bundling/semver-gte.ts); and a smaller equal of
   // `mnemonist/lru-cache`, the DynamoDB client's endpoint-discovery cache (infra/bundling/lru-cache.ts).
   esbuildArgs: {
+    // The only "legal" comments the dependencies carry are coverage pragmas (`v8 ignore … @preserve`).
+    '--legal-comments': 'none',
     '--alias': [
       `@aws-sdk/credential-provider-node=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'lambda-credentials.ts')}`,
       `semver=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'semver-gte.ts')}`,

@@ -227,18 +227,18 @@ export async function processQueueRecord(
  */
 function failureLine(error: unknown): string {
   if (error instanceof ClaimHeldElsewhereError) {
-    return 'message failed: another delivery holds the publication claim and nothing is stored yet; left for redelivery, then the DLQ if it never resolves';
+    return `message failed: ${error.message}, then the DLQ`;
   }
   if (error instanceof ResultContentError) {
     return error.transient
       ? `message failed (${error.reason}): the result body was incomplete; left for redelivery`
-      : `message failed (${error.reason}): the service's result cannot be stored as it is; left for redelivery, then the DLQ: see docs/pipeline.md#dlq-runbook (${error.reason})`;
+      : `message failed (${error.reason}): the service's result cannot be stored as it is; left for redelivery, then the DLQ: see docs/pipeline.md#dlq-runbook`;
   }
   if (error instanceof RateLimitError) {
-    return 'message failed: the service refused it above its rate (429) for longer than the invocation could wait; left for redelivery: if this repeats, check serviceRateLimit (docs/deploy.md, "Service rate and concurrency")';
+    return 'message failed: the service refused it above its rate (429) longer than the invocation could wait; left for redelivery: if this repeats, see serviceRateLimit in docs/deploy.md';
   }
   if (error instanceof UnauthorizedError) {
-    return 'message failed: the service refused our access token even after a refresh (401); left for redelivery, then the DLQ: check the client credentials and the productapi.result.read scope';
+    return 'message failed: the service refused our access token after a refresh (401); left for redelivery, then the DLQ: check the client credentials and the productapi.result.read scope';
   }
   if (error instanceof ServiceError && error.status >= 400 && error.status < 500 && error.status !== 429) {
     return `message failed: the service refused the result request (${error.status}); left for redelivery, then the DLQ: check the resultId, the scopes and the account`;
@@ -393,7 +393,7 @@ async function processResult(
   }
   if (claim && nowMs(deps) >= claim.expiresAt) {
     // A delivery resumed after its invocation's deadline: an erasure may have fenced meanwhile.
-    throw new PipelineError('the publication claim expired before the item was written; left for redelivery');
+    throw claimExpired('the item was written');
   }
   const { document, stored } = storedResult;
   const item = buildStoredItem({
@@ -453,6 +453,11 @@ async function recordUnavailable(
   logger.warn('service has no result for this resultId: recorded as UNAVAILABLE', { source: message.source });
   await announce(item, claim, deps);
   return item.status === 'STORED' ? 'announced-pending' : 'unavailable';
+}
+
+/** A delivery resumed after its invocation's deadline: another may hold the claim, or an erasure fenced. */
+function claimExpired(before: string): PipelineError {
+  return new PipelineError(`the publication claim expired before ${before}; left for redelivery`);
 }
 
 /** Another delivery holds the publication claim. */
@@ -540,9 +545,7 @@ async function announce(
   deps: FetchResultDeps,
 ): Promise<void> {
   if (claim && nowMs(deps) >= claim.expiresAt) {
-    throw new PipelineError(
-      'the publication claim expired before the event was published; left for redelivery',
-    );
+    throw claimExpired('the event was published');
   }
   if (item.status === 'STORED') {
     await deps.publisher.publishResultStored(storedDetail(item, deps));

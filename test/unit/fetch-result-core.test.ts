@@ -389,7 +389,7 @@ describe('fetch-result core with answers another implementation of the service m
       new ForbiddenError('service answered 403: Forbidden', { status: 403 }),
       'refused the result request (403)',
     ],
-    [new UnauthorizedError('service answered 401', { status: 401 }), 'even after a refresh (401)'],
+    [new UnauthorizedError('service answered 401', { status: 401 }), 'after a refresh (401)'],
   ])('leaves a %s for redelivery and the DLQ with a clear line', async (error, text) => {
     // Prepare
     const { deps, store, lines } = depsOf(error);

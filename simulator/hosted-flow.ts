@@ -36,7 +36,9 @@ const PAGE_HEADERS = {
   'content-security-policy':
     "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // The link's address goes to no other site; its own forms still carry their Origin (with no-referrer a
+  // browser sends `Origin: null`, which the simulator's cross-origin check refuses).
+  'referrer-policy': 'same-origin',
 } as const;
 
 const LINK_PATH = /^\/link\/([A-Za-z0-9-]{1,64})(\/complete)?$/;

@@ -9,34 +9,14 @@
  * conditional update that succeeds only when no live claim is held: it waits out a claim in flight (until
  * the holder marks or releases it, at the latest until the claim's expiry, which is after the holder's
  * invocation is over). Every claim and mark refuses a fenced record ({@link unlessFenced}), so once the
- * fence is set no delivery can claim, and the erasure then deletes what a finished or dead holder left.
+ * fence is set no delivery can claim (the conditions live with the record, `store/publication.ts`), and the erasure then deletes what a finished or dead holder left.
  * The fenced record keeps no status and no token: only `erasedAt` and a TTL.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionalCheckFailed, itemOnFailedCondition } from '../store/conditional';
-import { publicationKey } from '../store/publication';
+import { FENCE_ATTRIBUTE, publicationKey } from '../store/publication';
 import { RESULTS_TABLE } from '../store/table-schema';
-
-/** The attribute of a fenced publication record: when the erasure set the fence (ISO 8601). */
-export const FENCE_ATTRIBUTE = 'erasedAt';
-
-/**
- * `condition` (of a claim or a mark of the publication record), refused once the erasure has fenced the
- * record: no delivery claims or marks an erased result.
- */
-export function unlessFenced(condition: string): string {
-  return `attribute_not_exists(${FENCE_ATTRIBUTE}) AND (${condition})`;
-}
-
-/**
- * The claim condition of a refetch (`idv results refetch`, an operator's explicit request to fetch an
- * erased result again): the fence does not hold it back, and a fenced record (which has no status) is
- * free. Uses the claim's `#status` name.
- */
-export function reopeningFence(condition: string): string {
-  return `(${condition}) OR (attribute_exists(${FENCE_ATTRIBUTE}) AND attribute_not_exists(#status))`;
-}
 
 /** Tunables of {@link fencePublication}. */
 export interface FenceOptions {

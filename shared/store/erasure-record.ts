@@ -8,7 +8,7 @@
  * fetching, so a message still in the queue or the DLQ brings nothing back.
  */
 import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { ErasureReceipt } from '../events/detail-types';
+import type { ErasureReceipt } from './erasure-receipt';
 import { RESULTS_TABLE } from './table-schema';
 
 /** Suffix of an erasure record's key; never part of a resultId (`RESULT_ID_PATTERN` has no `#`). */
@@ -50,7 +50,7 @@ export interface ErasureCounts {
   readonly journalLines?: number;
 }
 
-export type { ErasedNow, ErasureReceipt, ExpiresBy, ReceiptEntry } from '../events/detail-types';
+export type { ErasedNow, ErasureReceipt, ExpiresBy, ReceiptEntry } from './erasure-receipt';
 
 /** The record as stored. */
 export interface ErasureRecord {

@@ -15,10 +15,29 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { reopeningFence, unlessFenced } from '../erasure/fence';
 import { isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
 import type { ResultStatus } from './item';
 import { RESULTS_TABLE } from './table-schema';
+
+/** The attribute of a publication record fenced by an erasure (`erasure/fence.ts`): when the erasure set the fence (ISO 8601). */
+export const FENCE_ATTRIBUTE = 'erasedAt';
+
+/**
+ * `condition` (of a claim or a mark of the publication record), refused once the erasure has fenced the
+ * record: no delivery claims or marks an erased result.
+ */
+export function unlessFenced(condition: string): string {
+  return `attribute_not_exists(${FENCE_ATTRIBUTE}) AND (${condition})`;
+}
+
+/**
+ * The claim condition of a refetch (`idv results refetch`, an operator's explicit request to fetch an
+ * erased result again): the fence does not hold it back, and a fenced record (which has no status) is
+ * free. Uses the claim's `#status` name.
+ */
+export function reopeningFence(condition: string): string {
+  return `(${condition}) OR (attribute_exists(${FENCE_ATTRIBUTE}) AND attribute_not_exists(#status))`;
+}
 
 /** Suffix of a publication record's key; never part of a resultId (`RESULT_ID_PATTERN` has no `#`). */
 export const PUBLICATION_KEY_SUFFIX = '#publication';

@@ -66,7 +66,7 @@ describe('idv results erase --local: the queues, the DLQ and the poll', () => {
   let otherId: string;
 
   beforeAll(async () => {
-    service = await startSimulator({ ...credentials, seed: 23 });
+    service = await startSimulator({ ...credentials, seed: 23, users: [USER, 'user-other-1'] });
     client = new IdvClient({ baseUrl: service.url, environment: 'staging', credentials });
     for (const customerReference of [REFERENCE, 'ref-other-1']) {
       const link = await client.createSecureLink(

@@ -9,12 +9,8 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  FenceTimeoutError,
-  fencePublication,
-  reopeningFence,
-  unlessFenced,
-} from '../../shared/erasure/fence';
+import { FenceTimeoutError, fencePublication } from '../../shared/erasure/fence';
+import { reopeningFence, unlessFenced } from '../../shared/store/publication';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
 const TABLE = 'results';

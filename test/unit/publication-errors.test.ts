@@ -135,7 +135,7 @@ describe('Publications: only a failed condition is a decision', () => {
       TableName: 't',
       Key: { resultId: 'r-1#publication' },
       UpdateExpression:
-        'SET #status = :status, claim = :token, claimExpiresAt = :until, expiresAt = :ttl REMOVE publishedAt',
+        'SET #status = :status, claim = :token, claimExpiresAt = :until, expiresAt = :ttl REMOVE publishedAt, erasedAt',
       ExpressionAttributeValues: {
         ':status': 'UNAVAILABLE',
         ':token': 'm-1',

@@ -1,7 +1,8 @@
 /**
  * `idv results reconcile`: lists the resultIds that were enqueued and ended nowhere — no item STORED or
- * UNAVAILABLE, no erasure record, not in the DLQ (docs/reliability.md, "Every message ends somewhere you
- * can see"). Prints the report as JSON; exits 1 when any id is unaccounted for.
+ * UNAVAILABLE, no erasure record, not in the DLQ (docs/reliability.md,
+ * "Every message ends somewhere you can see"). Prints the report as JSON; exits 1 when any id is
+ * unaccounted for.
  */
 import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';

@@ -12,6 +12,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -67,7 +68,7 @@ describe('eraseResult and planErasure', () => {
     s3Mock.reset();
     items = new Map([
       [`${TABLE}/r-1`, { resultId: 'r-1', status: 'STORED', bucket: 'own-bucket', transactionId: 'tx-1' }],
-      [`${TABLE}/r-1#publication`, { resultId: 'r-1#publication' }],
+      [`${TABLE}/r-1#publication`, { resultId: 'r-1#publication', status: 'STORED', publishedAt: 'x' }],
       [`${TABLE}/r-1#poll`, { resultId: 'r-1#poll', pollRecord: { userId: 'u' } }],
       [`${MARKERS}/r-1`, { resultId: 'r-1' }],
       [`${TABLE}/r-10`, { resultId: 'r-10', status: 'STORED' }],
@@ -78,6 +79,13 @@ describe('eraseResult and planErasure', () => {
     ddbMock.on(PutCommand).callsFake((input) => {
       items.set(`${input.TableName}/${input.Item.resultId}`, input.Item);
       return {};
+    });
+    // The fence (shared/erasure/fence.ts) replaces the publication record: `erasedAt`, no status, no token.
+    ddbMock.on(UpdateCommand).callsFake((input) => {
+      const key = `${input.TableName}/${input.Key.resultId}`;
+      const old = items.get(key);
+      items.set(key, { resultId: input.Key.resultId, erasedAt: input.ExpressionAttributeValues[':at'] });
+      return old ? { Attributes: old } : {};
     });
     ddbMock.on(DeleteCommand).callsFake((input) => {
       const key = `${input.TableName}/${input.Key.resultId}`;
@@ -150,7 +158,13 @@ describe('eraseResult and planErasure', () => {
       queueMessages: 2,
       journalLines: 1,
     });
-    expect([...items.keys()].sort()).toEqual([`${TABLE}/r-1#erasure`, `${TABLE}/r-10`]);
+    // The publication record stays as the erasure's fence: erasedAt, nothing of the result.
+    expect([...items.keys()].sort()).toEqual([
+      `${TABLE}/r-1#erasure`,
+      `${TABLE}/r-1#publication`,
+      `${TABLE}/r-10`,
+    ]);
+    expect(Object.keys(items.get(`${TABLE}/r-1#publication`)!).sort()).toEqual(['erasedAt', 'resultId']);
     expect(bucket.keys()).toEqual(['results/r-10/result.json']);
     expect(bucket.uploads).toEqual([]);
     expect(queues.removed).toEqual([['queue: 1 message(s)', 'dlq: 1 message(s)']]);
@@ -297,8 +311,9 @@ describe('eraseResult and planErasure', () => {
 
     // Assess
     expect(record.counts?.items).toBe(1);
+    // The result item, the polling record and the enqueue marker; the publication record is fenced instead.
     const deletes = ddbMock.commandCalls(DeleteCommand).map((c) => c.args[0].input);
-    expect(deletes).toHaveLength(4);
+    expect(deletes).toHaveLength(3);
     expect(deletes.every((d) => d.ReturnValues === 'ALL_OLD')).toBe(true);
   });
 

@@ -7,7 +7,7 @@
  * or `expiresBy` (the latest moment a copy out of its reach is gone) — so the receipt names what the
  * stack really does.
  */
-import type { ErasedNow, ErasureReceipt, ExpiresBy } from '../store/erasure-record';
+import type { ErasedNow, ErasureReceipt, ExpiresBy } from '../store/erasure-receipt';
 
 /** Days each delayed copy may live; every one is a whole number of days. */
 export interface CopyBounds {

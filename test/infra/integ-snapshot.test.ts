@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, type CfnElement, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/constructs/pipeline-function';
@@ -15,7 +15,10 @@ import { buildIntegTest, type IdvPipelineIntegTest } from '../integ/idv-pipeline
 
 /** The feature flags integ-runner synthesises with, so the pinned templates are the ones it deploys. */
 function integRunnerContext(): Record<string, unknown> {
-  const file = path.join(PROJECT_ROOT, 'node_modules/@aws-cdk/integ-runner/lib/recommended-feature-flags.json');
+  const file = path.join(
+    PROJECT_ROOT,
+    'node_modules/@aws-cdk/integ-runner/lib/recommended-feature-flags.json',
+  );
   return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 }
 
@@ -67,9 +70,7 @@ describe('the integration test (test/integ/integ.idv-pipeline.ts)', () => {
   });
 
   it('runs the simulator as one instance behind a function URL the pipeline calls', () => {
-    const simulator = Stack.of(built.simulator).getLogicalId(
-      built.simulator.node.defaultChild as unknown as import('aws-cdk-lib').CfnElement,
-    );
+    const simulator = Stack.of(built.simulator).getLogicalId(built.simulator.node.defaultChild as CfnElement);
     template.hasResourceProperties('AWS::Lambda::Function', {
       Handler: 'index.handler',
       ReservedConcurrentExecutions: 1,
@@ -80,7 +81,7 @@ describe('the integration test (test/integ/integ.idv-pipeline.ts)', () => {
       TargetFunctionArn: { 'Fn::GetAtt': [simulator, 'Arn'] },
     });
     const urlId = Stack.of(built.simulatorUrl).getLogicalId(
-      built.simulatorUrl.node.defaultChild as unknown as import('aws-cdk-lib').CfnElement,
+      built.simulatorUrl.node.defaultChild as CfnElement,
     );
     const callers = template.findResources('AWS::Lambda::Function', {
       Properties: {
@@ -93,13 +94,13 @@ describe('the integration test (test/integ/integ.idv-pipeline.ts)', () => {
 
   it('gives the eraser the erasure policy and nothing of it to the pipeline functions', () => {
     const policy = Stack.of(built.pipeline.erasure.policy).getLogicalId(
-      built.pipeline.erasure.policy.node.defaultChild as unknown as import('aws-cdk-lib').CfnElement,
+      built.pipeline.erasure.policy.node.defaultChild as CfnElement,
     );
     const holders = template.findResources('AWS::IAM::Role', {
       Properties: { ManagedPolicyArns: Match.arrayWith([{ Ref: policy }]) },
     });
     const eraserRole = Stack.of(built.eraser).getLogicalId(
-      built.eraser.role!.node.defaultChild as unknown as import('aws-cdk-lib').CfnElement,
+      built.eraser.role!.node.defaultChild as CfnElement,
     );
     expect(Object.keys(holders)).toEqual([eraserRole]);
   });

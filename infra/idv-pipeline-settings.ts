@@ -3,7 +3,7 @@
  * an {@link IdvPipelineValidationError} naming the prop (the typed props are the contract; cdk.json's
  * settings are turned into these props by the repository's app, never the other way round).
  */
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Token } from 'aws-cdk-lib';
 import { ENVIRONMENTS, KNOWN_SCOPES, type ServiceEnvironment } from '../shared/api/enums';
 import { baseUrlProblem } from '../shared/client/oauth';
 import {
@@ -110,14 +110,19 @@ export function pipelineSettingsOf(props: IdvPipelineProps, metricsServiceName: 
     );
   }
   const url = props.serviceBaseUrl;
-  if (typeof url !== 'string' || !URL.canParse(url)) {
-    throw new IdvPipelineValidationError('serviceBaseUrl', 'must be an absolute URL');
+  // A token (the function URL of a simulator in the same app, test/integ/) is known only at deploy time:
+  // the functions check it on first use (shared/client/oauth.ts), as they check any base URL.
+  const deployTimeUrl = typeof url === 'string' && Token.isUnresolved(url);
+  if (!deployTimeUrl) {
+    if (typeof url !== 'string' || !URL.canParse(url)) {
+      throw new IdvPipelineValidationError('serviceBaseUrl', 'must be an absolute URL');
+    }
+    if (new URL(url).protocol !== 'https:') {
+      throw new IdvPipelineValidationError('serviceBaseUrl', 'must use https');
+    }
+    const urlProblem = baseUrlProblem(url);
+    if (urlProblem) throw new IdvPipelineValidationError('serviceBaseUrl', urlProblem);
   }
-  if (new URL(url).protocol !== 'https:') {
-    throw new IdvPipelineValidationError('serviceBaseUrl', 'must use https');
-  }
-  const urlProblem = baseUrlProblem(url);
-  if (urlProblem) throw new IdvPipelineValidationError('serviceBaseUrl', urlProblem);
 
   if (props.retention === undefined) {
     throw new IdvPipelineValidationError('retention', 'must be set (how long results are kept)');
@@ -233,7 +238,7 @@ export function pipelineSettingsOf(props: IdvPipelineProps, metricsServiceName: 
     name,
     serviceEnvironment: serviceEnvironment as ServiceEnvironment,
     serviceBaseUrl: url,
-    serviceBaseUrlIsPlaceholder: isPlaceholderHost(new URL(url).hostname),
+    serviceBaseUrlIsPlaceholder: !deployTimeUrl && isPlaceholderHost(new URL(url).hostname),
     pollSchedule,
     retentionDays,
     logRetentionDays,

@@ -348,7 +348,7 @@ async function processResult(
   // fetches, stores, writes the item and publishes (the other leaves the work to it), and so that no byte
   // of the body is written without a live claim: an erasure waits out a live claim and then fences the
   // record, after which every claim is refused (the timeline: shared/erasure/fence.ts). Claimed first, not
-  // while the body waits: a body left unread during the claim came back empty under a 429 burst.
+  // while the body waits: an open body nobody reads is given up by the client's stall timer.
   // The claim's TTL is the item's as of now; the mark writes the item's own.
   const claim = newClaim(deps, budget, message.refetch === true);
   const lost = await claimOrStepAside(

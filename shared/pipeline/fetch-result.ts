@@ -21,7 +21,6 @@
  * (docs/pipeline.md, "Streaming fetch-and-store").
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { ServiceEnvironment } from '../api/enums';
 import { NotFoundError, RateLimitError, ServiceError, UnauthorizedError } from '../client/errors';
 import type { CustomerReferenceMode } from '../config';
@@ -147,11 +146,6 @@ export interface FetchResultDeps {
    * Without it and without a deadline no claim is taken.
    */
   readonly claimTtlMs?: number;
-  /**
-   * How long a delivery that finds the claim held (webhook and poll often announce a result at once) looks
-   * for the holder's outcome before it fails and is left for redelivery. @default 5000
-   */
-  readonly heldClaimWaitMs?: number;
 }
 
 /** What happened to one message. */
@@ -314,11 +308,20 @@ async function retirePollRecord(
     for await (const _chunk of body) {
       // Streamed to nowhere: the bytes are dropped as they come.
     }
-    deps.logger.info('erased result: its polling record retired, the body discarded unread');
+    deps.logger.info('result was erased on request: its polling record retired, the body discarded unread');
   } catch (error) {
-    deps.logger.info('erased result: its polling record not retired yet (next poll)', {
+    deps.logger.info('result was erased on request: its polling record is not retired yet (next poll)', {
       error: describeError(error),
     });
+  }
+}
+
+/** Closes a result body that will not be read (its connection ends; nothing of it is kept). */
+async function closeUnread(body: AsyncIterable<Uint8Array>): Promise<void> {
+  try {
+    await body[Symbol.asyncIterator]().return?.();
+  } catch {
+    // Closing a body nobody reads cannot fail in a way that matters.
   }
 }
 
@@ -333,7 +336,7 @@ async function processResult(
   if (erased) {
     // A poll message: the service still lists the result; one fetch, body dropped, retires its record.
     if (message.source === 'poll') await retirePollRecord(message.resultId, deps, budget);
-    else logger.info('erased result: acknowledged, not fetched', { source: message.source });
+    else logger.info('result was erased on request: acknowledged, not fetched', { source: message.source });
     return 'erased';
   }
   if (existing?.status === 'STORED') {
@@ -344,32 +347,38 @@ async function processResult(
     return (await claimAndAnnounce(existing, deps, budget)) ?? 'announced-pending';
   }
   // No item, or UNAVAILABLE: ask the service (again: a result it now has replaces UNAVAILABLE).
-  // The publication is claimed before the body is asked for, so that of two deliveries at once only one
-  // fetches, stores, writes the item and publishes (the other leaves the work to it), and so that no byte
-  // of the body is written without a live claim: an erasure waits out a live claim and then fences the
-  // record, after which every claim is refused (the timeline: shared/erasure/fence.ts). Claimed first, not
-  // while the body waits: an open body nobody reads is given up by the client's stall timer.
-  // The claim's TTL is the item's as of now; the mark writes the item's own.
-  const claim = newClaim(deps, budget, message.refetch === true);
-  const lost = await claimOrStepAside(
-    {
-      resultId: message.resultId,
-      status: 'STORED',
-      expiresAt: expiresAtFor(clock(deps), deps.retentionDays),
-    },
-    claim,
-    deps,
-  );
-  // Held by another delivery: acknowledged only if the store already shows where the result ended.
-  if (lost) return lost === HELD ? stepAside(message.resultId, deps, !message.refetch) : lost;
   let body: AsyncIterable<Uint8Array>;
   try {
     body = await openBody(message.resultId, deps.source, budget);
   } catch (error) {
-    // No body to store under this claim: let go at once (a 404 then takes its own UNAVAILABLE claim).
-    if (claim) await releaseClaim(message.resultId, claim, deps);
     if (!(error instanceof NotFoundError)) throw error;
     return recordUnavailable(message, existing, deps, budget);
+  }
+  // The publication is claimed before the body is stored, so that of two deliveries at once only one
+  // stores, writes the item and publishes (the other closes the body unread and leaves the work to it),
+  // and so that no byte of the body is written without a live claim: an erasure waits out a live claim and
+  // then fences the record, after which every claim is refused (the timeline: shared/erasure/fence.ts).
+  // The claim's TTL is the item's as of now; the mark writes the item's own.
+  const claim = newClaim(deps, budget, message.refetch === true);
+  let lost: Awaited<ReturnType<typeof claimOrStepAside>>;
+  try {
+    lost = await claimOrStepAside(
+      {
+        resultId: message.resultId,
+        status: 'STORED',
+        expiresAt: expiresAtFor(clock(deps), deps.retentionDays),
+      },
+      claim,
+      deps,
+    );
+  } catch (error) {
+    await closeUnread(body);
+    throw error;
+  }
+  if (lost) {
+    await closeUnread(body);
+    // Held by another delivery: acknowledged only if the store already shows where the result ended.
+    return lost === HELD ? stepAside(message.resultId, deps, !message.refetch) : lost;
   }
   let storedResult: StoredResult;
   try {
@@ -451,10 +460,6 @@ function claimExpired(before: string): PipelineError {
   return new PipelineError(`the publication claim expired before ${before}; left for redelivery`);
 }
 
-/** Default of {@link FetchResultDeps.heldClaimWaitMs}, and how often the store is read meanwhile. */
-const HELD_CLAIM_WAIT_MS = 5_000;
-const HELD_CLAIM_POLL_MS = 200;
-
 /** Another delivery holds the publication claim. */
 const HELD = Symbol('held');
 
@@ -479,7 +484,7 @@ async function claimOrStepAside(
   if (result.claimed) return undefined;
   // Fenced by an erasure (erasure/fence.ts): the result is erased; nothing of it may be written.
   if (result.record?.erasedAt) {
-    deps.logger.info('erased result: claim refused, nothing stored');
+    deps.logger.info('result was erased on request: claim refused, nothing stored');
     return 'erased';
   }
   // The record that refused the claim says whether this status's event is out (no second read).
@@ -493,17 +498,12 @@ async function claimOrStepAside(
  * `erasure` false (a refetch message) does not count an erasure record as the end.
  */
 async function stepAside(resultId: string, deps: FetchResultDeps, erasure = true): Promise<FetchOutcome> {
-  // The holder usually ends within seconds: look again for a while rather than fail a plain duplicate.
-  const until = Date.now() + (deps.heldClaimWaitMs ?? HELD_CLAIM_WAIT_MS);
-  for (;;) {
-    // A refetch (`erasure` false) is the one message an erasure record does not end.
-    const outcome = refusedClaimOutcome(await deps.store.readState(resultId, { erasure }));
-    if (outcome === 'claimed-elsewhere')
-      deps.logger.info('another delivery is announcing this result: left to it');
-    if (outcome !== undefined) return outcome;
-    if (Date.now() >= until) throw new ClaimHeldElsewhereError();
-    await delay(HELD_CLAIM_POLL_MS);
-  }
+  // A refetch (`erasure` false) is the one message an erasure record does not end.
+  const outcome = refusedClaimOutcome(await deps.store.readState(resultId, { erasure }));
+  if (outcome === undefined) throw new ClaimHeldElsewhereError();
+  if (outcome === 'claimed-elsewhere')
+    deps.logger.info('another delivery is announcing this result: left to it');
+  return outcome;
 }
 
 /** Gives up `claim`; a failure to do so is logged, and the claim then ends at its expiry. */

@@ -107,12 +107,8 @@ const NO_RECORD = 'attribute_not_exists(#pk)';
 const NOT_HELD = '(attribute_not_exists(claimExpiresAt) OR claimExpiresAt < :now OR claim = :token)';
 /** Unpublished and not held: whatever status the record names, its event is not out and nobody works on it. */
 const FREE = `(attribute_not_exists(publishedAt) AND ${NOT_HELD})`;
-/**
- * The record is about the other status and nobody works on it (only a STORED claim may use this: it
- * replaces UNAVAILABLE). A delivery still recording UNAVAILABLE is waited for, not overtaken: a STORED claim
- * is taken before the body is asked for, so it cannot yet know the service has the result.
- */
-const OTHER_STATUS = `(#status <> :status AND ${NOT_HELD})`;
+/** The record is about the other status (only a STORED claim may use this: it replaces UNAVAILABLE). */
+const OTHER_STATUS = '#status <> :status';
 
 /**
  * Conditions of a claim for `status` (see the timeline above): any delivery may claim a result that has

@@ -76,11 +76,10 @@ describe('publication claim (dynalite)', () => {
   it('two deliveries of each of 20 resultIds at once: exactly one Stored event per result', async () => {
     // Prepare
     const clock = { ms: Date.now() };
-    const { deps, publisher } = setup(new RacingSource(1, true), clock);
+    const { deps, publisher } = setup(new RacingSource(2, true), clock);
     const ids = Array.from({ length: 20 }, (_, i) => `race-${i}`);
 
-    // Act: the two deliveries race for the claim; the loser looks for the winner's outcome (or, finding
-    // nothing stored yet in time, fails and is delivered again).
+    // Act: the two deliveries race; a loser that found nothing stored yet fails and is delivered again.
     const settled = await Promise.allSettled(
       ids.flatMap((id) => [
         processQueueRecord(message(id, 'webhook'), deps),
@@ -186,7 +185,7 @@ describe('publication claim (dynalite)', () => {
   it('404 → UNAVAILABLE: two deliveries at once publish one event; a crashed claimer is finished after expiry', async () => {
     // Prepare
     const clock = { ms: Date.now() };
-    const { deps, publisher, crash } = setup(new RacingSource(1, false), clock);
+    const { deps, publisher, crash } = setup(new RacingSource(2, false), clock);
 
     // Act: a race, then a crash after the claim on another resultId.
     const raced = await Promise.all([

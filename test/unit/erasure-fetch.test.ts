@@ -83,7 +83,7 @@ describe('fetch-result after an erasure', () => {
     expect(notTrue).toEqual({ resultId: 'r', source: 'redrive' });
   });
 
-  it('an erasure that fenced the publication record refuses the claim: the body is never asked for', async () => {
+  it('an erasure that fenced the publication record refuses the claim: the body is closed unread', async () => {
     // Prepare: the fence is set, the erasure record not yet visible to this delivery's first read.
     store.fence('res-1', '2026-09-01T10:00:00.000Z');
     let read = false;
@@ -100,13 +100,7 @@ describe('fetch-result after an erasure', () => {
         },
       }),
     };
-    let asked = 0;
-    const source = {
-      getResultStream: async () => {
-        asked++;
-        return body;
-      },
-    };
+    const source = { getResultStream: async () => body };
 
     // Act
     const outcome = await processMessage(
@@ -116,7 +110,7 @@ describe('fetch-result after an erasure', () => {
 
     // Assess
     expect(outcome).toBe('erased');
-    expect({ asked, read, closed }).toEqual({ asked: 0, read: false, closed: false });
+    expect({ read, closed }).toEqual({ read: false, closed: true });
     expect(store.objectWrites).toBe(0);
     expect(store.items.size).toBe(0);
     expect(publisher.stored).toHaveLength(0);

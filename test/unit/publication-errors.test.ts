@@ -188,8 +188,6 @@ describe('the batch fails a record whose claim, mark or release DynamoDB did not
       retentionDays: 7,
       logger: memoryLogger().logger,
       claimTtlMs: 60_000,
-      // A held claim is a decision at once here: the holder never ends.
-      heldClaimWaitMs: 0,
     };
     const run = async (resultId: string) =>
       (

@@ -71,6 +71,8 @@ export const NOT_OFFLINE: readonly NotOfflineRule[] = [
       'builds the package (about a minute); test/integration/package-install.test.ts packs and installs it',
   },
   { pattern: /^npx cdk\b/, reason: 'deploys to, or diffs against, an AWS account' },
+  { pattern: /^cdk bootstrap\b/, reason: 'bootstraps an AWS account for CDK deployments' },
+  { pattern: /^npm run integ$/, reason: 'deploys the integration suite to an AWS account and destroys it' },
   { pattern: /^export CDK_DISABLE_VERSION_CHECK=/, reason: 'part of a CDK deployment recipe' },
   { pattern: /^aws\b/, reason: 'an AWS CLI call: needs an AWS account' },
   { pattern: /^export AWS_PROFILE=/, reason: 'an AWS SSO profile: needs an AWS account' },

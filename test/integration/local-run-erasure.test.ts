@@ -4,7 +4,6 @@
  * the pause, then the body is let go. Nothing of the result is left (objects, item, analytics row), the
  * erasure record says ERASED and the event log has no Stored after the Erased.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,31 +13,11 @@ import { DETAIL_TYPES } from '../../shared/events/names';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
 import { runIdvInProcess } from '../support/cli';
 import { type HoldingProxy, startHoldingProxy } from '../support/holding-proxy';
-import { ROOT } from '../support/run-process';
+import { startLocalRun } from '../support/run-process';
 
 const credentials = { clientId: 'erase-client', clientSecret: 'erase-secret' };
 
-/** `bin/start.ts` itself, resolved once it printed that the pipeline runs. */
-async function startedRun(flags: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts', ...flags], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, FORCE_COLOR: '0' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (stdout.includes('Local pipeline running')) resolve();
-    });
-    child.on('close', () => reject(new Error(`npm start ended early: ${stderr}`)));
-  });
-  return { child, exited, stdout: () => stdout, stderr: () => stderr };
-}
+const startedRun = (flags: string[], env: Record<string, string>) => startLocalRun(flags, env);
 
 /** `idv results erase --dry-run` of one result: what is still there. */
 async function plan(dataDir: string, resultId: string) {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IdvClient } from '../../shared/client';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
-import { npmStartOnce, ROOT, run } from '../support/run-process';
+import { npmStartOnce, run, startLocalRun } from '../support/run-process';
 
 const npmStart = (...args: string[]) => run('npm', ['start', '--silent', '--', '--port', '0', ...args]);
 const npmStartEnv = (env: Record<string, string>, ...args: string[]) =>
@@ -27,31 +26,13 @@ async function listening(): Promise<{ server: Server; port: number }> {
 }
 const idv = (...args: string[]) => run('npx', ['tsx', 'bin/idv.ts', ...args]);
 
-/**
- * The start script itself (no npm/tsx wrapper, so signals reach exactly this process), resolved once it
- * printed that the pipeline runs.
- */
-async function startedRun(...args: (string | { env: Record<string, string> })[]) {
-  const extraEnv = args.find((arg) => typeof arg !== 'string')?.env ?? {};
-  const flags = args.filter((arg) => typeof arg === 'string');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts', ...flags], {
-    cwd: ROOT,
-    env: { ...process.env, ...extraEnv, FORCE_COLOR: '0' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (stdout.includes('Local pipeline running')) resolve();
-    });
-    child.on('close', () => reject(new Error(`npm start ended early: ${stderr}`)));
-  });
-  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+/** The start script itself, resolved once it printed that the pipeline runs (`{ env }` adds variables). */
+function startedRun(...args: (string | { env: Record<string, string> })[]) {
+  const env = args.find((arg) => typeof arg !== 'string')?.env ?? {};
+  return startLocalRun(
+    args.filter((arg) => typeof arg === 'string'),
+    env,
+  );
 }
 
 describe('npm start with the simulator', () => {

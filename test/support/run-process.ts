@@ -88,3 +88,28 @@ export function npmStartOnce(
   ];
   return run('npm', args, timeoutMs);
 }
+
+/**
+ * `bin/start.ts` itself (no npm/tsx wrapper, so signals reach exactly this process), resolved once it
+ * printed that the pipeline runs; rejected when it ends before.
+ */
+export async function startLocalRun(flags: readonly string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts', ...flags], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, FORCE_COLOR: '0' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('Local pipeline running')) resolve();
+    });
+    child.on('close', () => reject(new Error(`npm start ended early: ${stderr}`)));
+  });
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}

@@ -166,13 +166,16 @@ export async function sendOnceStreaming(
     const end = Date.now() + wait();
     throw await statusError(response, exchange, () => Math.max(0, end - Date.now()), options);
   }
-  const stream = response.body;
+  // The reader is taken at once: fetch cancels the body of a Response it finds unreachable while the
+  // body is unlocked, and a body opened now and read after a claim's round trip (fetch-result) would then
+  // end after 0 bytes as if complete (seen after a GC; test/integration/client-deadline-gc.test.ts).
+  const reader = response.body?.getReader();
   // A body nobody starts reading (the caller failed first) must not hold its socket until a GC.
-  const unread = setTimeout(() => exchange.stop(), wait());
+  const unread = setTimeout(() => exchange.stop(reader), wait());
+  const promised = identityLength(response.headers);
   async function* chunks(): AsyncGenerator<Uint8Array> {
     clearTimeout(unread);
-    if (!stream) return;
-    const reader = stream.getReader();
+    if (!reader) return;
     let complete = false;
     let received = 0;
     try {
@@ -182,7 +185,12 @@ export async function sendOnceStreaming(
           // Checked before the read too: a chunk already buffered would otherwise win the race with a
           // zero timer, and the read would go on past the deadline as long as data keeps coming.
           if (deadlineMs !== undefined && options.now() >= deadlineMs) throw timeoutError();
+          if (exchange.stopped) throw timeoutError();
           next = await exchange.read(reader, wait());
+          // An end the service did not send (our stop, or fewer bytes than it declared) is no end.
+          if (next.done && (exchange.stopped || (promised !== undefined && received !== promised))) {
+            throw new Error('the body ended before its declared length');
+          }
         } catch (error) {
           const failure = connectionError(error, label, options.timeoutMs);
           failure.message = `${failure.message}; the body was interrupted after ${received} bytes`;
@@ -201,6 +209,18 @@ export async function sendOnceStreaming(
     }
   }
   return { status: response.status, headers: response.headers, body: chunks() };
+}
+
+/**
+ * The body's length as the service declared it, when the bytes read are the bytes sent (no
+ * `content-encoding` other than identity); undefined otherwise.
+ */
+function identityLength(headers: Headers): number | undefined {
+  const encoding = headers.get('content-encoding');
+  if (encoding && encoding.trim().toLowerCase() !== 'identity') return undefined;
+  const text = headers.get('content-length');
+  if (text === null || !/^\d+$/.test(text.trim())) return undefined;
+  return Number(text.trim());
 }
 
 /**
@@ -250,6 +270,11 @@ class Exchange {
   /** The next chunk, within `waitMs`; at the timer the read is cancelled and the wait rejected. */
   read(reader: ReadableStreamDefaultReader<Uint8Array>, waitMs: number): Promise<ReadResult> {
     return within(reader.read(), waitMs, () => this.stop(reader));
+  }
+
+  /** True once `stop` ran: the body's end after it is ours, not the service's. */
+  get stopped(): boolean {
+    return this.#controller.signal.aborted;
   }
 
   /** Ends the exchange: aborts the request and cancels the body (which closes the socket). */

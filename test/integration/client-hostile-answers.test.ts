@@ -15,6 +15,7 @@ import {
   startHostileService,
 } from '../../bench/support/hostile-service';
 import {
+  ConnectionError,
   NotFoundError,
   ResponseFormatError,
   ResponseTooLargeError,
@@ -169,6 +170,29 @@ describe('client against a hostile service: bounded answers', () => {
     // Assess
     expect(seen.error).toBeInstanceOf(NotFoundError);
     expect(seen.bytesWritten).toBeLessThan(ERROR_BODY_LIMIT_BYTES + SOCKET_SLACK);
+  });
+
+  it('a streamed body left unread past the timeout fails when read, never ends as an empty body', async () => {
+    // Prepare: the client gives up a body nobody reads within its timeout (its socket closes).
+    const impatient = new ResultsClient({
+      baseUrl: service.url,
+      environment: 'staging',
+      tokenProvider: { getToken: async () => TOKEN, refresh: async () => TOKEN },
+      timeoutMs: 200,
+    });
+    service.answer(jsonAnswer(200, { resultId: 'r-1' }));
+    const body = await impatient.getResultStream('r-1');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    // Act
+    const read = await drain(body).then(
+      (bytes) => ({ bytes }),
+      (error: unknown) => ({ error }),
+    );
+
+    // Assess: a transient failure (redelivered), not 0 bytes taken for a complete, non-JSON result.
+    expect(read).toMatchObject({ error: expect.any(ConnectionError) });
+    expect((read as { error: ConnectionError }).error.message).toMatch(/interrupted after 0 bytes/);
   });
 
   it('a 5xx whose body dies mid-read is still a ServerError, and retried', async () => {

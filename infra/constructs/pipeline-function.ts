@@ -39,7 +39,9 @@ export const LAMBDA_BUNDLING = {
   // Stand-ins for code a function bundle carries but Lambda never runs: the SDK's default credential
   // chain beyond the environment (infra/bundling/lambda-credentials.ts) and `semver`, which the X-Ray
   // SDK needs only to patch an AWS SDK v2 (infra/bundling/semver-gte.ts); and a smaller equal of
-  // `mnemonist/lru-cache`, the DynamoDB client's endpoint-discovery cache (infra/bundling/lru-cache.ts).
+  // `mnemonist/lru-cache`, the DynamoDB client's endpoint-discovery cache (infra/bundling/lru-cache.ts);
+  // and the S3 client's event-stream codec, for an operation no function calls
+  // (infra/bundling/no-event-streams.ts).
   esbuildArgs: {
     // The only "legal" comments the dependencies carry are coverage pragmas (`v8 ignore … @preserve`).
     '--legal-comments': 'none',
@@ -47,6 +49,7 @@ export const LAMBDA_BUNDLING = {
       `@aws-sdk/credential-provider-node=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'lambda-credentials.ts')}`,
       `semver=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'semver-gte.ts')}`,
       `mnemonist/lru-cache=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'lru-cache.ts')}`,
+      `@smithy/core/event-streams=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'no-event-streams.ts')}`,
     ],
   },
 } as const satisfies BundlingOptions;

@@ -374,7 +374,7 @@ export class IdvPipeline extends Construct {
   }
 
   /**
-   * Lets `grantee` run `idv results erase` (docs/pipeline.md, "Erasure"): the erasure policy, attached
+   * Lets `grantee` run `idv results erase` (docs/erasure.md, "How it runs"): the erasure policy, attached
    * as the managed policy when the principal takes one (a role, user or group), else as its statements.
    * Grant it to an operators' erasure role only: no function of the pipeline and no analyst holds it.
    */

@@ -227,7 +227,7 @@ export async function findLocalProjectionResult(dataDir: string, resultId: strin
 }
 
 /**
- * Removes every row of `resultId` from the local projection (erasure, docs/pipeline.md): the JSON lines
+ * Removes every row of `resultId` from the local projection (erasure, docs/erasure.md): the JSON lines
  * naming it are dropped from each incoming file, and the Parquet file is written anew without its rows and
  * replaces the old one, so no byte of the row stays in a file. Under the compaction lock (waits for a
  * running compaction). Returns the rows removed.

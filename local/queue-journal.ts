@@ -130,8 +130,8 @@ export class QueueJournal {
 const MAX_REWRITES = 5;
 
 /**
- * Rewrites the journal `file` without the messages of `resultIds` (an erasure, docs/pipeline.md
- * "Erasure"): every `put` line whose body names one of them (in the results queue or the DLQ) and the
+ * Rewrites the journal `file` without the messages of `resultIds` (an erasure, docs/erasure.md,
+ * "How it runs"): every `put` line whose body names one of them (in the results queue or the DLQ) and the
  * `del` lines of the same message ids, so a restart brings none of them back and no line keeps the
  * polling record's fields. The file is rewritten to a temporary file and renamed over the old one only if
  * it did not grow meanwhile (a running `npm start` appends to it); else the rewrite starts again. Returns

@@ -120,7 +120,7 @@ export function formatEventLine(event: LocalEvent): string {
 }
 
 /**
- * The replay an event belongs to (docs/pipeline.md, "Replayed events"): `detail.replay` of `idv events
+ * The replay an event belongs to (docs/events.md, "Replayed events"): `detail.replay` of `idv events
  * replay`, or EventBridge's `replay-name`; `''` for a replay without a usable name, undefined for a first
  * announcement. Only a short printable name is shown.
  */

@@ -52,7 +52,14 @@ async function forward(req: IncomingMessage, res: ServerResponse, target: URL): 
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
     const out = httpRequest(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        // The simulator answers only requests that name it (its Host check, simulator/access.ts).
+        headers: { ...req.headers, host: target.host },
+      },
       resolve,
     );
     out.on('error', reject);

@@ -4,7 +4,7 @@
  * re-announcement of one stored result. Consumers deduplicate on `detail.resultId`, so replaying a range
  * that was partly delivered is safe.
  *
- * A replayed event says so (docs/pipeline.md, "Replayed events"): every event this code publishes again
+ * A replayed event says so (docs/events.md, "Replayed events"): every event this code publishes again
  * carries `detail.replay` with the replay's name, and EventBridge's own archive replay adds the top-level
  * `replay-name`. A first announcement has neither, so a consumer that must act once filters on their
  * absence: `{"detail": {"replay": [{"exists": false}]}, "replay-name": [{"exists": false}]}`.

@@ -194,7 +194,7 @@ export class AnalyticsIceberg extends Construct {
   }
 
   /**
-   * What `idv results erase` needs to delete one result's row (docs/pipeline.md, "Erasure"): the analyst's
+   * What `idv results erase` needs to delete one result's row (docs/erasure.md, "How it runs"): the analyst's
    * access (a query in the workgroup, the catalog, the table's files, the query results) plus a row-level
    * `DELETE` — the table's catalog entry updated and delete files written under the table's prefix,
    * through the stack key. Nothing else of the analytics stack.

@@ -1,5 +1,5 @@
 /**
- * Erasure on request and the retention check (docs/pipeline.md, "Erasure" and "Retention").
+ * Erasure on request and the retention check (docs/erasure.md, "How it runs"; docs/pipeline.md, "Retention").
  *
  * - `policy`: a managed policy with exactly what `idv results erase` needs, and nothing the pipeline's
  *   functions have: find a result (the item, the transaction and reference indexes), delete every
@@ -99,7 +99,7 @@ export class Erasure extends Construct {
     this.copyBoundsJson = formatCopyBounds(this.copyBounds);
     this.statements = eraseStatements(props);
     this.policy = new iam.ManagedPolicy(this, 'ErasePolicy', {
-      description: 'idv results erase: remove one result everywhere (docs/pipeline.md, Erasure)',
+      description: 'idv results erase: remove one result everywhere (docs/erasure.md)',
       statements: this.statements,
     });
     acknowledgeWildcards(

@@ -1,6 +1,6 @@
 /**
  * Finding one result's rows of the analytics projection in the analytics bucket, for erasure
- * (docs/pipeline.md, "Erasure"): the JSON records at `…/day=…/{resultId}.{stored|unavailable}.json`, one per
+ * (docs/erasure.md, "How it runs"): the JSON records at `…/day=…/{resultId}.{stored|unavailable}.json`, one per
  * status, in whichever day partition the event put them. The local projection (one Parquet file) erases
  * its rows in local/analytics-store.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * The erasure's fence on a result's publication record (docs/pipeline.md, "Erasure"): what keeps a fetch
+ * The erasure's fence on a result's publication record (docs/erasure.md, "How it runs"): what keeps a fetch
  * in flight from making an erased result readable again, without transactions (the local DynamoDB
  * emulator has none).
  *

@@ -1,5 +1,5 @@
 /**
- * The erasure's reach into the queues (docs/pipeline.md, "Erasure"): the messages of erased results —
+ * The erasure's reach into the queues (docs/erasure.md, "How it runs"): the messages of erased results —
  * a poll message carries the polling record's `customerReference` and `userId` — deleted from the results
  * queue and its DLQ, so the queue does not keep what the erasure removed (the DLQ would for 14 days).
  *

@@ -2,7 +2,7 @@
  * The `detail` of every event the pipeline publishes, built here and nowhere else: every field is checked
  * on its way out, because a result item and a queue message carry what the service (or an older message)
  * said, and a buggy or compromised service may put a name, a date of birth or a token anywhere
- * (docs/pipeline.md, "What an event may carry"). The rules, one per kind of field:
+ * (docs/events.md, "What an event may carry"). The rules, one per kind of field:
  *
  * - values the spec enumerates (`result`, each section's value, `additionalDocumentResults`, `product`)
  *   are one of the spec's values, else the literal `UNKNOWN`;

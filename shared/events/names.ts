@@ -1,12 +1,12 @@
 /** EventBridge `source` of every event this pipeline publishes. */
 export const EVENT_SOURCE = 'idv.pipeline';
 
-/** `detail-type` values of the events this pipeline publishes (docs/pipeline.md, "Event catalog"). */
+/** `detail-type` values of the events this pipeline publishes (docs/events.md). */
 export const DETAIL_TYPES = {
   resultStored: 'VerificationResultStored',
   resultUnavailable: 'VerificationResultUnavailable',
   documentsUploaded: 'VerificationDocumentsUploaded',
-  /** A result was erased on request (docs/pipeline.md, "Erasure"): downstream copies should go too. */
+  /** A result was erased on request (docs/erasure.md, "How it runs"): downstream copies should go too. */
   resultErased: 'VerificationResultErased',
 } as const;
 export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];

@@ -272,7 +272,7 @@ function newClaim(
 }
 
 /**
- * The look after the last object (docs/pipeline.md, "Erasure"): true when an erasure record appeared
+ * The look after the last object (docs/erasure.md, "How it runs"): true when an erasure record appeared
  * while the body was stored. Then nothing more is written or published: the claim is given up at once,
  * so the erasure waiting for it (`erasure/fence.ts`) goes on and deletes every version of what this
  * delivery wrote. A delivery whose claim has expired (or that runs without one) was not waited for, and
@@ -295,7 +295,7 @@ async function lostToErasure(
  * The service keeps a result's polling record until the result is fetched, so the poll would enqueue an
  * erased result again every minute and the pending-too-long alarm would never clear. A poll message of an
  * erased result therefore fetches it once and lets the body run to its end unread — nothing parsed, kept
- * or logged of it — so the service removes the record (docs/pipeline.md, "Erasure"). A failure only
+ * or logged of it — so the service removes the record (docs/erasure.md, "How it runs"). A failure only
  * leaves the record for the next poll's message to retire.
  */
 async function retirePollRecord(

@@ -33,7 +33,7 @@ export type ResultMessage = {
   userId?: string;
   completed?: string;
   /**
-   * Fetch even when the result was erased (docs/pipeline.md, "Erasure"): only an operator sets it
+   * Fetch even when the result was erased (docs/erasure.md, "How it runs"): only an operator sets it
    * (`idv results refetch`); a webhook message never carries it.
    */
   refetch?: true;

@@ -1,5 +1,5 @@
 /**
- * The erasure record of a result (docs/pipeline.md, "Erasure"): proof that a result was erased and the
+ * The erasure record of a result (docs/erasure.md, "How it runs"): proof that a result was erased and the
  * fence that keeps it erased. A small item in the results table beside the result item, keyed
  * `<resultId>#erasure` (`#` never occurs in a resultId, and the record has none of the index keys, so no
  * index and no query for results ever returns it). It holds no personal data: the result id, when, by

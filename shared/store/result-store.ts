@@ -110,7 +110,7 @@ export class ResultStore {
 
   /**
    * Whether the result's erasure record exists (strongly consistent read): fetch-result's look after its
-   * last object, before the item is written (docs/pipeline.md, "Erasure").
+   * last object, before the item is written (docs/erasure.md, "How it runs").
    */
   async isErased(resultId: string): Promise<boolean> {
     const response = await this.#dynamo.send(

@@ -1,5 +1,5 @@
 /**
- * Erasure on the local run (docs/pipeline.md, "Erasure"): two results stored by the real fetch-result
+ * Erasure on the local run (docs/erasure.md, "How it runs"): two results stored by the real fetch-result
  * core into the emulators on a data directory (with the analytics projection and the event log), then
  * `idv results erase --transaction-id … --local`. Afterwards a byte scan of every file of the data
  * directory (emulators' files included) finds none of the erased result's planted personal data, the

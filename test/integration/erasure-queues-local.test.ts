@@ -1,5 +1,5 @@
 /**
- * The queue forgets too (docs/pipeline.md, "Erasure"), on the local stack: a result the service still
+ * The queue forgets too (docs/erasure.md, "How it runs"), on the local stack: a result the service still
  * lists, with a poll message in the results queue and a copy in the DLQ, is erased with
  * `idv results erase --local`. Its messages are gone from both queues and from the queue journal (no
  * line holds its customerReference or userId), a restart brings none back, and the poll stops enqueuing

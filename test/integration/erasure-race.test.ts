@@ -1,5 +1,5 @@
 /**
- * Erasure wins the race with a fetch in flight (docs/pipeline.md, "Erasure"), against the emulators
+ * Erasure wins the race with a fetch in flight (docs/erasure.md, "How it runs"), against the emulators
  * with the SDK: fetch-result's real core and `ResultStore`, the real erasure (`eraseResult`), the local
  * EventBridge with its event log and the local analytics projection.
  *

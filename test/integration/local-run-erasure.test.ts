@@ -1,6 +1,6 @@
 /**
- * Erasure on the local run (`npm start`) while the pipeline works on the result (docs/pipeline.md,
- * "Erasure"): the service's answer is held half way by a proxy, `idv results erase --local` runs during
+ * Erasure on the local run (`npm start`) while the pipeline works on the result (docs/erasure.md,
+ * "How it runs"): the service's answer is held half way by a proxy, `idv results erase --local` runs during
  * the pause, then the body is let go. Nothing of the result is left (objects, item, analytics row), the
  * erasure record says ERASED and the event log has no Stored after the Erased.
  */

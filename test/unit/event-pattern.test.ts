@@ -259,9 +259,9 @@ describe('invalid patterns are refused with the path, as EventBridge refuses the
   });
 });
 
-/** The JSON code blocks of docs/pipeline.md: the four sample events and the named rule patterns. */
+/** The JSON code blocks of docs/events.md: the four sample events and the named rule patterns. */
 function docsSamples() {
-  const text = readFileSync(new URL('../../docs/pipeline.md', import.meta.url), 'utf8');
+  const text = readFileSync(new URL('../../docs/events.md', import.meta.url), 'utf8');
   const events: Record<string, { source: string; 'detail-type': string; detail: object }> = {};
   for (const match of text.matchAll(/```json\n([\s\S]*?)```/g)) {
     const value = JSON.parse(match[1]!);
@@ -275,7 +275,7 @@ function docsSamples() {
   return { events, patterns };
 }
 
-describe('the sample patterns of docs/pipeline.md against the project’s own events', () => {
+describe('the sample patterns of docs/events.md against the project’s own events', () => {
   const { events, patterns } = docsSamples();
   const stored = DETAIL_TYPES.resultStored;
   const unavailable = DETAIL_TYPES.resultUnavailable;

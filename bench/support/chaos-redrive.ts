@@ -5,8 +5,8 @@
  * - **redrive after a 404**: results whose fetches fail (the simulator serves an image `data` that is not
  *   base64: DATA_NOT_BASE64) until the service deletes them (its retention passes), then redriven: each
  *   must end UNAVAILABLE and announced, like a result the service never knew;
- * - **redrive after an erasure**: stored results erased on request (in the order `idv results erase` keeps:
- *   the fence first, then S3, then the items, then the ERASED record), then redriven: each must stay erased
+ * - **redrive after an erasure**: stored results erased on request (by `eraseResult`, as `idv results erase`
+ *   does it), then redriven: each must stay erased
  *   — no item, its erasure record, no event again;
  * - **reconcile**: every resultId any message named (each SendMessage the handlers made, counted at the SQS
  *   proxy, and every message the harness sent itself) ends STORED, UNAVAILABLE, ERASED or in the DLQ,
@@ -14,15 +14,13 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { DeleteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IdvClient } from '../../shared/client';
-import { purgePrefix } from '../../shared/erasure/s3-purge';
+import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
+import { type ErasureDeps, eraseResult } from '../../shared/erasure/erase-result';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { dlqIds, reconcile, storeEnds } from '../../shared/queries/reconcile';
-import { ErasureRecords, erasureKey } from '../../shared/store/erasure-record';
-import { RESULTS_PREFIX, resultIdKeyPart, STAGING_PREFIX } from '../../shared/store/keys';
-import { pollRecordKey } from '../../shared/store/poll-records';
-import { publicationKey } from '../../shared/store/publication';
+import { ErasureRecords } from '../../shared/store/erasure-record';
 import type { startSimulator } from '../../simulator/server';
 import type { AwsFaultProxy } from './aws-fault-proxy';
 
@@ -93,37 +91,24 @@ export interface ErasureContext {
 }
 
 /**
- * Erases each of `resultIds` (stored and announced by now) in the order of `idv results erase`
- * (`bin/cli/erase-results.ts`, which a bench may not import): the ERASING record first, the fence
- * fetch-result reads; the objects; the items (result, publication record, kept poll record, enqueue
- * marker); the ERASED record. Then redrives it.
+ * Erases each of `resultIds` (stored and announced by now) with the erasure `idv results erase` runs
+ * (`eraseResult`: the ERASING record, the fence, the objects, the items, the ERASED record; no projection
+ * or journal in this bench, and its Erased event goes nowhere), then redrives it.
  */
 export async function eraseThenRedrive(ctx: ErasureContext, resultIds: readonly string[]): Promise<void> {
-  const records = new ErasureRecords(ctx.dynamo, ctx.tableName);
+  const deps: ErasureDeps = {
+    dynamo: ctx.dynamo,
+    s3: ctx.s3,
+    tableName: ctx.tableName,
+    bucketName: ctx.bucketName,
+    dialect: 'local',
+    markersTableName: ctx.markersTableName,
+    reaches: { projection: { find: async () => [], remove: async () => 0 } },
+    receipt: { local: true, analytics: false, bounds: DEFAULT_COPY_BOUNDS },
+    events: { publish: async () => undefined },
+  };
   for (const id of resultIds) {
-    const requestedAt = new Date().toISOString();
-    const base = {
-      resultId: erasureKey(id),
-      erasedResultId: id,
-      requestedAt,
-      principal: 'chaos',
-      selectedBy: 'result-id',
-      expiresAt: Math.floor(Date.now() / 1000) + 86_400,
-    };
-    await records.put({ ...base, state: 'ERASING' });
-    for (const prefix of [RESULTS_PREFIX, STAGING_PREFIX]) {
-      await purgePrefix(ctx.s3, ctx.bucketName, `${prefix}${resultIdKeyPart(id)}/`, 'local');
-    }
-    const keys: [string, string][] = [
-      [ctx.tableName, id],
-      [ctx.tableName, publicationKey(id)],
-      [ctx.tableName, pollRecordKey(id)],
-      [ctx.markersTableName, id],
-    ];
-    for (const [table, key] of keys) {
-      await ctx.dynamo.send(new DeleteCommand({ TableName: table, Key: { resultId: key } }));
-    }
-    await records.put({ ...base, state: 'ERASED', erasedAt: new Date().toISOString() });
+    await eraseResult(deps, id, { principal: 'chaos', selectedBy: 'result-id' });
     await sendRedrive(ctx.sqs, ctx.queueUrl, id);
   }
 }

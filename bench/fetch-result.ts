@@ -52,6 +52,7 @@ import { benchEnv } from './support/bench-env';
 import { type Child, startChild } from './support/child';
 import { BENCH_CREDENTIALS } from './support/credentials';
 import type { Invocation, RunAnswer } from './support/fetch-worker';
+import { FUNCTION_MEMORY_MB, lambdaNodeFlags } from './support/lambda-flags';
 import { startBenchStage } from './support/stage';
 import { formatTable, latencySummary, median, mib, round } from './support/stats';
 
@@ -221,7 +222,12 @@ export async function runFetchResultBench(options: FetchBenchOptions): Promise<F
       await service.request({ type: 'configure', imageRepeat: profile.imageRepeat });
       const worker = startChild('support/fetch-worker.ts', {
         // BENCH_WORKER_FLAGS adds Node flags to the handler process only, e.g. `--cpu-prof --cpu-prof-dir=DIR`.
-        execArgv: ['--expose-gc', ...(process.env.BENCH_WORKER_FLAGS ?? '').split(' ').filter(Boolean)],
+        // Lambda's V8 memory flags for the function's memory; `--expose-gc` for the memory probe.
+        execArgv: [
+          ...lambdaNodeFlags(FUNCTION_MEMORY_MB),
+          '--expose-gc',
+          ...(process.env.BENCH_WORKER_FLAGS ?? '').split(' ').filter(Boolean),
+        ],
         env: workerEnv,
       });
       try {

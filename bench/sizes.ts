@@ -27,6 +27,7 @@ import { RESULTS_TABLE } from '../shared/store/table-schema';
 import { benchEnv } from './support/bench-env';
 import type { startChild } from './support/child';
 import { startCountingProxies } from './support/counting-proxy';
+import { FUNCTION_MEMORY_MB, lambdaNodeFlags } from './support/lambda-flags';
 import { type Cost, costPerThousand, LAMBDA_MB_PER_VCPU, PRICES, type RequestCounts } from './support/prices';
 import type { Measured } from './support/size-worker';
 import { startBenchStage } from './support/stage';
@@ -73,8 +74,6 @@ export const HUGE_PROFILE: SizeProfile = {
   noBaseline: true,
 };
 
-/** Memory the cost model bills Lambda for (the stack's fetch-result default, cdk.json). */
-const FUNCTION_MEMORY_MB = 256;
 /** Kills a runaway unheld worker before it starves the machine. */
 const UNHELD_RSS_CAP_MB = 6 * 1024;
 
@@ -231,8 +230,9 @@ interface Harness {
 function startWorker(file: string, env: Record<string, string>, limitMb: number | undefined) {
   const child: ChildProcess = fork(file, [], {
     // BENCH_SIZE_WORKER_FLAGS adds Node flags to the handler process only, e.g. `--cpu-prof --cpu-prof-dir=DIR`.
+    // Lambda's own V8 memory flags for the function's memory (the held run's limit, else the stack's).
     execArgv: [
-      ...(limitMb ? [`--max-old-space-size=${limitMb}`] : []),
+      ...lambdaNodeFlags(limitMb ?? FUNCTION_MEMORY_MB),
       ...(process.env.BENCH_SIZE_WORKER_FLAGS ?? '').split(' ').filter(Boolean),
     ],
     env: {

@@ -25,7 +25,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBInstance } from '@duckdb/node-api';
 import { duckdbType, PROJECTION_COLUMNS } from '../shared/analytics/columns';
 import { type ProjectionRecord, recordLine } from '../shared/analytics/projection';
 
@@ -156,7 +156,7 @@ export async function compactLocalProjection(dataDir: string): Promise<Compactio
     if (files.length === 0) return undefined;
     const parquet = localParquetFile(dataDir);
     const next = `${parquet}.${process.pid}.next`;
-    const instance = await DuckDBInstance.create(':memory:');
+    const instance = await openDuckDb();
     const connection = await instance.connect();
     try {
       const columnsOf = async (sql: string) =>
@@ -301,7 +301,7 @@ export async function listLocalProjectionResults(
 async function withDuckDb<T>(
   work: (connection: Awaited<ReturnType<DuckDBInstance['connect']>>) => Promise<T>,
 ): Promise<T> {
-  const instance = await DuckDBInstance.create(':memory:');
+  const instance = await openDuckDb();
   const connection = await instance.connect();
   try {
     return await work(connection);
@@ -337,4 +337,13 @@ function lineResultId(line: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A DuckDB in memory. The package (a native addon, ~0.1 s to load) is imported on first use, so the CLI's
+ * other commands, which import this module for its file names, start without it.
+ */
+async function openDuckDb(): Promise<DuckDBInstance> {
+  const { DuckDBInstance: Instance } = await import('@duckdb/node-api');
+  return Instance.create(':memory:');
 }

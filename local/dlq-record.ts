@@ -10,9 +10,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DlqEntry, dlqEntry } from '../shared/queries/dlq';
 import { readJournal } from './console-journal';
-import { QUEUE_JOURNAL } from './local-aws';
 import { LOCAL_DLQ_NAME } from './pipeline-resources';
-import { pendingMessages } from './queue-journal';
+import { pendingMessages, QUEUE_JOURNAL } from './queue-journal';
 
 /**
  * A DLQ message with what the run recorded of it: `receiveCount` is the deliveries that failed before

@@ -13,7 +13,9 @@ import { startChunkGc } from './chunk-gc';
 import { compactDynamoData } from './dynamo-compact';
 import { type LocalEvent, type LocalEventListener, startFakeEventBridge } from './fake-eventbridge';
 import { startFakeSecretsManager } from './fake-secrets-manager';
-import { type JournaledStore, type MessageFactory, QueueJournal } from './queue-journal';
+import { type JournaledStore, type MessageFactory, QUEUE_JOURNAL, QueueJournal } from './queue-journal';
+
+export { clientConfig } from './client-config';
 
 export type { LocalEvent, LocalEventListener } from './fake-eventbridge';
 
@@ -58,9 +60,6 @@ export interface LocalAws {
   /** Stops every emulator (and removes the temporary S3 directory when no dataDir was given). */
   close(): Promise<void>;
 }
-
-/** The queue journal's file name in the data directory. */
-export const QUEUE_JOURNAL = 'queue-journal.jsonl';
 
 /** SDK client settings for one emulator, for code that builds its own clients (tests, the CLI). */
 export interface LocalClientConfig {
@@ -233,20 +232,6 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
         ? journal.restore(sqsStore, (body) => sqsStore!.constructor.createMessage(body))
         : {},
     close: closeAll,
-  };
-}
-
-/**
- * Explicit SDK client settings for one emulator. Handlers do not need this (they read the
- * `AWS_ENDPOINT_URL_*` variables of {@link LocalAws.env}); it is for tests and tools that build clients
- * next to other endpoints in the same process.
- */
-export function clientConfig(aws: LocalAws, service: LocalAwsService): LocalClientConfig {
-  return {
-    region: aws.region,
-    endpoint: aws.endpoints[service],
-    credentials: { ...aws.credentials },
-    ...(service === 's3' ? { forcePathStyle: true } : {}),
   };
 }
 

@@ -24,7 +24,8 @@ import {
 } from '../shared/aws-clients';
 import { type CustomerReferenceMode, defaultCustomerReferenceMode, ENV } from '../shared/config';
 import { markersTableDefinition, resultsTableDefinition } from '../shared/store/table-schema';
-import { clientConfig, type LocalAws } from './local-aws';
+import { clientConfig } from './client-config';
+import type { LocalAws } from './local-aws';
 
 /** Options of {@link createPipelineResources}. */
 export interface PipelineResourceOptions {

@@ -9,6 +9,9 @@ import {
 } from 'node:fs';
 import { messageResultId } from '../shared/erasure/queue-purge';
 
+/** The queue journal's file name in the data directory. */
+export const QUEUE_JOURNAL = 'queue-journal.jsonl';
+
 /**
  * A durable local queue. The SQS emulator (fauxqs) keeps its queues in memory, so a local run killed
  * with SIGKILL would lose every message not yet processed — and a result the service already handed out

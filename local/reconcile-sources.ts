@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseQueueMessage } from '../shared/pipeline/messages';
 import { TRACE_JOURNAL } from './console-journal';
-import { QUEUE_JOURNAL } from './local-aws';
+import { QUEUE_JOURNAL } from './queue-journal';
 
 /** What the local journals say about the queues. */
 export interface LocalQueueFacts {

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DLQ_URL_VARIABLE, hasLocalData } from '../../local/aws-target';
 import { type RecordedDlqEntry, recordedDlq } from '../../local/dlq-record';
-import { QUEUE_JOURNAL } from '../../local/local-aws';
+import { QUEUE_JOURNAL } from '../../local/queue-journal';
 import { type DlqEntry, peekDlq, redriveDlq } from '../../shared/queries/dlq';
 import { UsageError } from './errors';
 import { int, str } from './flags';

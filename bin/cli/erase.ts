@@ -11,8 +11,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { listLocalProjectionResults } from '../../local/analytics-store';
 import type { AwsTarget } from '../../local/aws-target';
 import { localErasureReaches } from '../../local/erase-local-files';
-import { QUEUE_JOURNAL } from '../../local/local-aws';
-import { dropJournalMessages } from '../../local/queue-journal';
+import { dropJournalMessages, QUEUE_JOURNAL } from '../../local/queue-journal';
 import {
   findProjectionObjects,
   icebergProjectionRows,

@@ -1,7 +1,8 @@
 /**
  * The command-line entries as real processes, where the behaviour lives in the process: the AWS SDK's
- * Node-version warning (printed by the SDK itself, on Node < 22) and the CDK app's exit on a bad
- * configuration.
+ * Node-version warning (printed by the SDK itself, on Node < 22), the CDK app's exit on a bad
+ * configuration, and what `idv --help` loads: none of the emulators nor DuckDB, which only the commands
+ * that use them import (they were two thirds of its start time).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -129,4 +130,31 @@ describe('CDK app (bin/app.ts)', () => {
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowedByFormerName.code, allowedByFormerName.stderr).toBe(0);
   }, 180_000);
+});
+
+describe('idv --help', () => {
+  it('loads neither the local emulators nor DuckDB', async () => {
+    // Act
+    const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['-r', join(ROOT, 'test', 'support', 'loaded-packages.cjs'), join(ROOT, 'bin', 'idv.mjs'), '--help'],
+        {
+          cwd: ROOT,
+          env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
+          timeout: 90_000,
+        },
+        (error, _stdout, stderr) => resolve({ code: error ? 1 : 0, stderr }),
+      );
+    });
+
+    // Assess
+    expect(run.code).toBe(0);
+    const line = run.stderr.split('\n').find((l) => l.startsWith('LOADED-PACKAGES '));
+    const loaded = JSON.parse(line?.slice('LOADED-PACKAGES '.length) ?? 'null') as string[];
+    expect(loaded).toEqual(expect.any(Array));
+    for (const heavy of ['dynalite', 's3rver', 'fauxqs', 'fastify', '@duckdb/node-api', 'aws-cdk-lib']) {
+      expect(loaded, heavy).not.toContain(heavy);
+    }
+  }, 90_000);
 });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUEUE_JOURNAL } from '../../local/local-aws';
+import { QUEUE_JOURNAL } from '../../local/queue-journal';
 import { IdvClient } from '../../shared/client';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { processQueueRecord } from '../../shared/pipeline/fetch-result';

@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TraceJournal } from '../../local/console-journal';
 import { recordedDlq } from '../../local/dlq-record';
-import { QUEUE_JOURNAL } from '../../local/local-aws';
 import { LOCAL_DLQ_NAME } from '../../local/pipeline-resources';
-import { QueueJournal } from '../../local/queue-journal';
+import { QUEUE_JOURNAL, QueueJournal } from '../../local/queue-journal';
 import { runIdvInProcess } from '../support/cli';
 
 let dataDir: string;

@@ -107,7 +107,8 @@ export function sizeSummaryRows(rows: readonly SizeFigures[]): SummaryRow[] {
       });
     }
     const ratios = throughput(r, 'store', 'floor');
-    if (throughputJudged(r)) {
+    // No floor measured (the run held to 256 MB, `--huge`): its figure is the memory, not the speed.
+    if (ratios.length > 0 && throughputJudged(r)) {
       out.push({
         bench,
         figure: 'throughput over the floor',

@@ -116,6 +116,23 @@ describe('size bench against the floor', () => {
     expect(verdict('sizes 50mb', 'peak RSS')).toBe('met');
   });
 
+  it('judges no throughput where no floor ran (the held 1 GiB run), only its memory', () => {
+    // Act
+    const rows = sizeSummaryRows([
+      {
+        profile: '1gb@256mb',
+        ok: true,
+        bodyBytes: 1024 * 1024 * 1024,
+        images: 64,
+        rounds: [],
+        store: { rssGrowthBytes: 80 * 1024 * 1024, peakRssBytes: 0, samples: [] },
+      } as never,
+    ]);
+
+    // Assess
+    expect(rows.map((r) => [r.figure, r.verdict])).toEqual([['peak RSS growth MiB', 'met']]);
+  });
+
   it('makes a failed profile a row that is not met', () => {
     // Act
     const rows = sizeSummaryRows([

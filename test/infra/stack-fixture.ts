@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { type EnvironmentConfig, loadEnvironments } from '../../infra/config';
-import { PROJECT_ROOT } from '../../infra/constructs/pipeline-function';
+import { type PipelineFunction, PROJECT_ROOT } from '../../infra/constructs/pipeline-function';
 import { PipelineStack, stackName } from '../../infra/pipeline-stack';
 
 /** The `context` block of cdk.json, so tests build stacks with exactly the settings `cdk synth` uses. */
@@ -60,4 +62,27 @@ export interface IamStatement {
 /** Actions of a statement as a list. */
 export function actionsOf(statement: IamStatement): string[] {
   return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+}
+
+/** Resolved logical id of a construct's default CloudFormation resource in `synth`. */
+export function logicalIdIn(
+  synth: SynthesisedStack,
+  construct: { node: { defaultChild?: unknown } },
+): string {
+  return synth.stack.resolve((construct.node.defaultChild as CfnRole).logicalId) as string;
+}
+
+/** Statements of a pipeline function's role in `synth`. */
+export function functionStatements(synth: SynthesisedStack, fn: PipelineFunction): IamStatement[] {
+  return statementsOfRole(
+    synth.template,
+    logicalIdIn(synth, fn.function.role as unknown as { node: { defaultChild?: unknown } }),
+  );
+}
+
+/** A pipeline function's environment variables, resolved. */
+export function functionEnvironment(fn: PipelineFunction): Record<string, unknown> {
+  const cfn = fn.function.node.defaultChild as CfnFunction;
+  const resolved = Stack.of(cfn).resolve(cfn.environment) as { variables: Record<string, unknown> };
+  return resolved.variables;
 }

@@ -7,7 +7,7 @@
  * or fails a result, since then the figures lie.
  *
  * Flags: those of `bench/fetch-result.ts`, `bench/webhook.ts`, `bench/backlog.ts` and `bench/latency.ts`,
- * plus `--only fetch-result|webhook|backlog|latency|analytics`;
+ * plus `--only fetch-result|webhook|backlog|latency|analytics` (the bundles and the CLI start run without `--only`);
  * `--help` lists them. A bad command line exits 2 before anything runs, and `latest.json` is written only
  * when a bench ran.
  */
@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { analyticsTable, runAnalyticsBench } from './analytics';
 import { backlogChecks, backlogTable, runBacklogBench } from './backlog';
 import { bundleTable, DEFAULT_BUNDLE_OPTIONS, runBundleBench } from './bundles';
+import { cliStartSummaryRows, cliStartTable, runCliStartBench } from './cli-start';
 import { fetchResultTable, runFetchResultBench, runSizesOf } from './fetch-result';
 import { latencySummaryRows, latencyTable, runLatencyBench } from './latency';
 import { DEFAULT_SIZE_REPEATS, sizeDetails, sizeTable } from './sizes';
@@ -86,6 +87,8 @@ const backlog =
   only === undefined || only === 'backlog' ? await runBacklogBench({ ...backlogOptions, log }) : undefined;
 // Bundle sizes and cold import times of every function, as CDK bundles them.
 const bundles = only === undefined ? await runBundleBench({ ...DEFAULT_BUNDLE_OPTIONS, log }) : undefined;
+// `idv --help` in fresh processes: the CLI's own entry, npm run and npx.
+const cli = only === undefined ? runCliStartBench({ runs: 5, log }) : undefined;
 
 // Full cost per 1,000 results beside the naive peer, from this run's figures.
 const cost = sizes ? costSectionOf({ sizes, webhook, bundles, tracing }) : undefined;
@@ -96,6 +99,7 @@ const summary: SummaryRow[] = [
   ...(latency ? latencySummaryRows(latency) : []),
   ...(backlog ? backlogSummaryRows(backlog) : []),
   ...(bundles ? bundleSummaryRows(bundles) : []),
+  ...(cli ? cliStartSummaryRows(cli) : []),
   ...(cost ? costSummaryRows(cost.figures.costs) : []),
 ];
 
@@ -124,6 +128,7 @@ const report = {
   backlog,
   latency,
   bundles,
+  cli,
   analytics,
   cost: cost?.figures,
   summary,
@@ -183,6 +188,10 @@ if (analytics) {
 if (bundles) {
   console.log('\nfunction bundles (as CDK bundles them; import = cold import() in a fresh node process)');
   console.log(bundleTable(bundles));
+}
+if (cli) {
+  console.log('\nCLI start (idv --help in a fresh process; median of 5 after one run)');
+  console.log(cliStartTable(cli));
 }
 if (summary.length > 0) {
   console.log(

@@ -116,7 +116,7 @@ const RUNNABLE: readonly { readonly pattern: RegExp; readonly runner: Runner }[]
 ];
 
 /** Benchmarks: their flags are checked by the bench's parser (test/unit/doc-recipes.test.ts), never run. */
-const BENCH = /^(npm run bench\b|npx tsx bench\/(fetch-result|bundles)\.ts\b)/;
+const BENCH = /^(npm run bench\b|npx tsx bench\/(fetch-result|bundles|cli-start)\.ts\b)/;
 
 /** Leading `NAME=value` assignments of a command (`IDV_BASE_URL=… npx idv …`). */
 const ASSIGNMENTS = /^(?:[A-Z_][A-Z0-9_]*=(?:"[^"]*"|'[^']*'|(?!\$\()\S+)\s+)+/;

@@ -4,11 +4,13 @@
  * checked here (a benchmark), or is listed as not offline with its reason. A new command that is none of
  * these fails here, so the docs cannot rot silently.
  */
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUNDLE_FLAGS, bundleOptionsFromValues } from '../../bench/bundles';
+import { cliStartOptions } from '../../bench/cli-start';
 import { fetchOptionsFromValues } from '../../bench/fetch-result';
 import { FETCH_FLAGS, parseBenchArgs } from '../../bench/support/args';
 import { RUN_FLAGS, runOptionsFromValues } from '../../bench/support/run-args';
@@ -83,6 +85,8 @@ describe('the documentation recipes', () => {
         parsed = parseBenchArgs(argv, FETCH_FLAGS, fetchOptionsFromValues);
       } else if (script === 'bench/bundles.ts') {
         parsed = parseBenchArgs(argv, BUNDLE_FLAGS, bundleOptionsFromValues);
+      } else if (script === 'bench/cli-start.ts') {
+        parsed = cliStartOptions(argv);
       } else {
         parsed = { kind: 'no parser' };
       }

@@ -3,24 +3,19 @@
  * in pipeline-stack.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PipelineFunction } from '../../infra/constructs/pipeline-function';
 import {
   actionsOf,
-  functionStatements,
   type IamStatement,
-  logicalIdIn,
   type SynthesisedStack,
+  stackHelpers,
   synthesise,
 } from './stack-fixture';
 
 let synth: SynthesisedStack;
-const logicalId = (construct: { node: { defaultChild?: unknown } }): string => logicalIdIn(synth, construct);
-const statementsOf = (fn: PipelineFunction): IamStatement[] => functionStatements(synth, fn);
-const allActions = (statements: IamStatement[]): string[] => statements.flatMap(actionsOf);
-
 beforeAll(() => {
   synth = synthesise('staging');
 });
+const { logicalId, statementsOf, allActions } = stackHelpers(() => synth);
 
 describe('IAM, least privilege per function', () => {
   it('lets the webhook function only read its secret and send to the queue', () => {

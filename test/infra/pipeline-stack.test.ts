@@ -11,25 +11,13 @@ import { ENV } from '../../shared/config';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { METRICS } from '../../shared/metrics-names';
 import { RESULTS_TABLE } from '../../shared/store/table-schema';
-import {
-  actionsOf,
-  functionEnvironment,
-  functionStatements,
-  type IamStatement,
-  logicalIdIn,
-  type SynthesisedStack,
-  synthesise,
-} from './stack-fixture';
+import { type SynthesisedStack, stackHelpers, synthesise } from './stack-fixture';
 
 let synth: SynthesisedStack;
-const logicalId = (construct: { node: { defaultChild?: unknown } }): string => logicalIdIn(synth, construct);
-const statementsOf = (fn: PipelineFunction): IamStatement[] => functionStatements(synth, fn);
-const allActions = (statements: IamStatement[]): string[] => statements.flatMap(actionsOf);
-const environmentOf = functionEnvironment;
-
 beforeAll(() => {
   synth = synthesise('staging');
 });
+const { logicalId, statementsOf, allActions, environmentOf } = stackHelpers(() => synth);
 
 describe('encryption at rest and in transit', () => {
   it('encrypts queue, DLQ, table, bucket, secrets, topic and every log group with the rotating key', () => {

@@ -86,3 +86,13 @@ export function functionEnvironment(fn: PipelineFunction): Record<string, unknow
   const resolved = Stack.of(cfn).resolve(cfn.environment) as { variables: Record<string, unknown> };
   return resolved.variables;
 }
+
+/** The helpers the stack tests use, on the stack `current()` returns (synthesised in a `beforeAll`). */
+export function stackHelpers(current: () => SynthesisedStack) {
+  return {
+    logicalId: (construct: { node: { defaultChild?: unknown } }): string => logicalIdIn(current(), construct),
+    statementsOf: (fn: PipelineFunction): IamStatement[] => functionStatements(current(), fn),
+    allActions: (statements: IamStatement[]): string[] => statements.flatMap(actionsOf),
+    environmentOf: functionEnvironment,
+  };
+}

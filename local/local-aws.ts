@@ -10,17 +10,15 @@ import { newRunCredentials } from './aws-auth';
 import { startAwsFront } from './aws-front';
 import { closeServer } from './aws-json-server';
 import { startChunkGc } from './chunk-gc';
+import type { LocalAwsService } from './client-config';
 import { compactDynamoData } from './dynamo-compact';
 import { type LocalEvent, type LocalEventListener, startFakeEventBridge } from './fake-eventbridge';
 import { startFakeSecretsManager } from './fake-secrets-manager';
 import { type JournaledStore, type MessageFactory, QUEUE_JOURNAL, QueueJournal } from './queue-journal';
 
-export { clientConfig } from './client-config';
+export { clientConfig, type LocalAwsService, type LocalClientConfig } from './client-config';
 
 export type { LocalEvent, LocalEventListener } from './fake-eventbridge';
-
-/** The services the local stack emulates, named like their `AWS_ENDPOINT_URL_*` suffix. */
-export type LocalAwsService = 'dynamodb' | 's3' | 'sqs' | 'secretsManager' | 'eventBridge';
 
 /** Options of {@link startLocalAws}. */
 export interface LocalAwsOptions {
@@ -59,14 +57,6 @@ export interface LocalAws {
   restoreQueues(): Record<string, number>;
   /** Stops every emulator (and removes the temporary S3 directory when no dataDir was given). */
   close(): Promise<void>;
-}
-
-/** SDK client settings for one emulator, for code that builds its own clients (tests, the CLI). */
-export interface LocalClientConfig {
-  region: string;
-  endpoint: string;
-  credentials: { accessKeyId: string; secretAccessKey: string };
-  forcePathStyle?: boolean;
 }
 
 /** Fake account id used in ARNs; matches the one fauxqs puts in queue URLs and ARNs. */

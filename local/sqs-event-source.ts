@@ -1,11 +1,14 @@
 import {
   DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { type QueueDepth, queueDepth } from '../shared/pipeline/queue';
+
+// Where the local runtime, its tests and the benches have always found them.
+export { type QueueDepth, queueDepth } from '../shared/pipeline/queue';
 
 /** A handler with the SQS event source mapping's signature (`ReportBatchItemFailures` on). */
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
@@ -52,13 +55,6 @@ export interface RecordOutcome {
   sentAt: number;
   /** Left for redelivery (reported, or the handler threw). */
   failed: boolean;
-}
-
-/** Messages in the queue by state (`ApproximateNumberOf*`). */
-export interface QueueDepth {
-  visible: number;
-  inFlight: number;
-  delayed: number;
 }
 
 /**
@@ -227,23 +223,4 @@ export class SqsEventSource {
     }
     return this.#queueArn;
   }
-}
-
-/** `ApproximateNumberOfMessages*` of a queue. */
-export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<QueueDepth> {
-  const { Attributes = {} } = await sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: [
-        'ApproximateNumberOfMessages',
-        'ApproximateNumberOfMessagesNotVisible',
-        'ApproximateNumberOfMessagesDelayed',
-      ],
-    }),
-  );
-  return {
-    visible: Number(Attributes['ApproximateNumberOfMessages'] ?? 0),
-    inFlight: Number(Attributes['ApproximateNumberOfMessagesNotVisible'] ?? 0),
-    delayed: Number(Attributes['ApproximateNumberOfMessagesDelayed'] ?? 0),
-  };
 }

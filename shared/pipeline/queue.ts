@@ -3,7 +3,12 @@
  * `Failed` list), so the failed entries are sent again with capped, jittered backoff; whatever still fails
  * is reported to the caller, which must not acknowledge those records as enqueued.
  */
-import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  GetQueueAttributesCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { sleep as timerSleep } from '../client/http';
 import { EnqueueError } from '../errors';
 import type { QueueMessage } from './messages';
@@ -64,4 +69,30 @@ export async function sendMessages(
     failed += pending.length;
   }
   if (failed > 0) throw new EnqueueError(failed, lastError === undefined ? undefined : { cause: lastError });
+}
+
+/** Messages in the queue by state (`ApproximateNumberOf*`). */
+export interface QueueDepth {
+  visible: number;
+  inFlight: number;
+  delayed: number;
+}
+
+/** `ApproximateNumberOfMessages*` of a queue. */
+export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<QueueDepth> {
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
+    }),
+  );
+  return {
+    visible: Number(Attributes['ApproximateNumberOfMessages'] ?? 0),
+    inFlight: Number(Attributes['ApproximateNumberOfMessagesNotVisible'] ?? 0),
+    delayed: Number(Attributes['ApproximateNumberOfMessagesDelayed'] ?? 0),
+  };
 }

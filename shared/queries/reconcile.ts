@@ -6,8 +6,9 @@
  * erasure record) and the DLQ. {@link reconcile} is the pure comparison; the readers below gather the
  * facts on AWS (the SDK clients) and the local stack alike.
  */
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { BatchGetCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { queueDepth } from '../pipeline/queue';
 import { ERASURE_KEY_SUFFIX, erasureKey } from '../store/erasure-record';
 import { RESULTS_TABLE } from '../store/table-schema';
 import { peekDlq } from './dlq';
@@ -160,15 +161,6 @@ export async function dlqIds(sqs: SQSClient, dlqUrl: string, max = 10_000): Prom
 
 /** Messages in a queue (visible, in flight, delayed): SQS's approximate counts. */
 export async function queueMessages(sqs: SQSClient, queueUrl: string): Promise<number> {
-  const { Attributes = {} } = await sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: [
-        'ApproximateNumberOfMessages',
-        'ApproximateNumberOfMessagesNotVisible',
-        'ApproximateNumberOfMessagesDelayed',
-      ],
-    }),
-  );
-  return Object.values(Attributes).reduce((sum, n) => sum + (Number(n) || 0), 0);
+  const depth = await queueDepth(sqs, queueUrl);
+  return depth.visible + depth.inFlight + depth.delayed;
 }

@@ -43,7 +43,7 @@ import { publishResultErased } from '../../shared/events/erased-event';
 import { DEFAULT_AUDIT_RETENTION_DAYS, type ErasureRecord } from '../../shared/store/erasure-record';
 import { UsageError } from './errors';
 import { str } from './flags';
-import { openTarget, TARGET_HELP, TARGET_OPTIONS } from './results';
+import { openTarget, QUEUE_TARGET_OPTIONS, TARGET_HELP, TARGET_OPTIONS } from './results';
 import type { CliCommand, CommandContext } from './types';
 
 /** Retention of the local run when nothing else is said (`npm start --retention-days`, default 30). */
@@ -200,9 +200,7 @@ ${TARGET_HELP}`,
     workgroup: { type: 'string' },
     database: { type: 'string' },
     'event-bus': { type: 'string' },
-    'markers-table': { type: 'string' },
-    'queue-url': { type: 'string' },
-    'dlq-url': { type: 'string' },
+    ...QUEUE_TARGET_OPTIONS,
   },
   connection: false,
   deployment: true,

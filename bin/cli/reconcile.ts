@@ -19,7 +19,7 @@ import {
 } from '../../shared/queries/reconcile';
 import { UsageError } from './errors';
 import { str } from './flags';
-import { openTarget, TARGET_HELP, TARGET_OPTIONS } from './results';
+import { openTarget, QUEUE_TARGET_OPTIONS, TARGET_HELP, TARGET_OPTIONS } from './results';
 import type { CliCommand, CommandContext } from './types';
 
 const COMMAND = 'results reconcile';
@@ -57,9 +57,7 @@ ${TARGET_HELP}`,
   options: {
     ...TARGET_OPTIONS,
     'ids-file': { type: 'string' },
-    'markers-table': { type: 'string' },
-    'queue-url': { type: 'string' },
-    'dlq-url': { type: 'string' },
+    ...QUEUE_TARGET_OPTIONS,
   },
   connection: false,
   deployment: true,

@@ -51,6 +51,16 @@ export const TARGET_OPTIONS = {
   bucket: { type: 'string' },
 } as const;
 
+/**
+ * Flags naming the poll's markers table and the queues on AWS, for the commands that look into them
+ * (`results erase`, `results reconcile`); their help is each command's own (their defaults differ).
+ */
+export const QUEUE_TARGET_OPTIONS = {
+  'markers-table': { type: 'string' },
+  'queue-url': { type: 'string' },
+  'dlq-url': { type: 'string' },
+} as const;
+
 /** Help text of {@link TARGET_OPTIONS}. */
 export const TARGET_HELP = `Where:
   --local              the local stack (a running \`npm start\`, else its persisted data in .local/)

@@ -8,14 +8,8 @@
  * answers 405) nor `?uploads` (501): with `dialect: 'local'` the same steps use ListObjectsV2 and
  * DeleteObjects without versions. The versioned path is tested with aws-sdk-client-mock.
  */
-import {
-  AbortMultipartUploadCommand,
-  DeleteObjectsCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  ListObjectVersionsCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { AbortMultipartUploadCommand, DeleteObjectsCommand, type S3Client } from '@aws-sdk/client-s3';
+import { objectPages, uploadPages, versionPages } from '../store/s3-pages';
 
 /** What the bucket speaks: AWS S3 (versions, multipart listings) or the local emulator (neither). */
 export type S3Dialect = 'aws' | 'local';
@@ -84,31 +78,16 @@ export async function listPrefix(
   const versions: StoredVersion[] = [];
   const uploads: OpenUpload[] = [];
   if (dialect === 'local') {
-    let token: string | undefined;
-    do {
-      const page = await s3.send(
-        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
-      );
+    for await (const page of objectPages(s3, { Bucket: bucket, Prefix: prefix })) {
       for (const object of page.Contents ?? []) {
         if (object.Key && accept(object.Key)) {
           versions.push({ key: object.Key, deleteMarker: false, lastModified: object.LastModified });
         }
       }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
+    }
     return { versions, uploads };
   }
-  let keyMarker: string | undefined;
-  let versionMarker: string | undefined;
-  do {
-    const page = await s3.send(
-      new ListObjectVersionsCommand({
-        Bucket: bucket,
-        Prefix: prefix,
-        KeyMarker: keyMarker,
-        VersionIdMarker: versionMarker,
-      }),
-    );
+  for await (const page of versionPages(s3, bucket, prefix)) {
     for (const version of page.Versions ?? []) {
       if (version.Key && accept(version.Key)) {
         versions.push({
@@ -129,29 +108,13 @@ export async function listPrefix(
         });
       }
     }
-    const more = page.IsTruncated === true;
-    keyMarker = more ? page.NextKeyMarker : undefined;
-    versionMarker = more ? page.NextVersionIdMarker : undefined;
-  } while (keyMarker !== undefined);
-  let uploadKeyMarker: string | undefined;
-  let uploadIdMarker: string | undefined;
-  do {
-    const page = await s3.send(
-      new ListMultipartUploadsCommand({
-        Bucket: bucket,
-        Prefix: prefix,
-        KeyMarker: uploadKeyMarker,
-        UploadIdMarker: uploadIdMarker,
-      }),
-    );
+  }
+  for await (const page of uploadPages(s3, bucket, prefix)) {
     for (const upload of page.Uploads ?? []) {
       if (upload.Key && upload.UploadId && accept(upload.Key))
         uploads.push({ key: upload.Key, uploadId: upload.UploadId });
     }
-    const more = page.IsTruncated === true;
-    uploadKeyMarker = more ? page.NextKeyMarker : undefined;
-    uploadIdMarker = more ? page.NextUploadIdMarker : undefined;
-  } while (uploadKeyMarker !== undefined);
+  }
   return { versions, uploads };
 }
 

@@ -6,6 +6,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { RESULT_ID_PATTERN } from '../api/result-id';
+import { PipelineError } from '../errors';
 import { objectPages } from '../store/s3-pages';
 import type { QueryEngine } from './engine';
 import { PROJECTION_PREFIX, projectionKeyPart } from './projection';
@@ -76,7 +77,7 @@ export function icebergProjectionRows(engine: QueryEngine): {
   const where = (resultId: string) => {
     // Ids reach SQL only when they follow the id rule (letters, digits and a few marks, no quote).
     if (!RESULT_ID_PATTERN.test(resultId))
-      throw new Error('a resultId that breaks the id rule is never put into SQL');
+      throw new PipelineError('a resultId that breaks the id rule is never put into SQL');
     return `result_id = '${resultId}'`;
   };
   const count = async (resultId: string) =>

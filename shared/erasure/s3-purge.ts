@@ -9,6 +9,7 @@
  * DeleteObjects without versions. The versioned path is tested with aws-sdk-client-mock.
  */
 import { AbortMultipartUploadCommand, DeleteObjectsCommand, type S3Client } from '@aws-sdk/client-s3';
+import { PipelineError } from '../errors';
 import { objectPages, uploadPages, versionPages } from '../store/s3-pages';
 
 /** What the bucket speaks: AWS S3 (versions, multipart listings) or the local emulator (neither). */
@@ -42,7 +43,7 @@ const DELETE_BATCH = 1000;
 export const MAX_PURGE_ROUNDS = 5;
 
 /** S3 refused some keys of a DeleteObjects request (the codes, never a key's bytes beyond the key). */
-export class ObjectDeletionError extends Error {
+export class ObjectDeletionError extends PipelineError {
   override readonly name = 'ObjectDeletionError';
   constructor(
     readonly bucket: string,
@@ -53,7 +54,7 @@ export class ObjectDeletionError extends Error {
 }
 
 /** A prefix still held data after {@link MAX_PURGE_ROUNDS} rounds (a writer kept adding): run the erasure again. */
-export class PurgeRoundsError extends Error {
+export class PurgeRoundsError extends PipelineError {
   override readonly name = 'PurgeRoundsError';
   constructor(
     readonly bucket: string,

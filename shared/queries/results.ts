@@ -17,6 +17,7 @@ import {
   paginateQuery,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { PipelineError } from '../errors';
 import { batchGetAll } from '../store/batch-get';
 import type { ResultItem } from '../store/item';
 import { Publications, publishedAtOf } from '../store/publication';
@@ -44,7 +45,7 @@ export interface ListFilter {
 }
 
 /** A stored object that did not match its recorded SHA-256. */
-export class ChecksumMismatchError extends Error {
+export class ChecksumMismatchError extends PipelineError {
   override readonly name = 'ChecksumMismatchError';
   constructor(readonly key: string) {
     super(`SHA-256 of ${key} does not match the stored checksum`);

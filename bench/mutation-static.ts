@@ -2,7 +2,7 @@
  * `npm run mutation`'s second step. StrykerJS 10.1.1's vitest runner reports every *static* mutant (one in
  * a module-level constant: a regex, a condition string) as survived without it ever being active: it runs
  * the tests against the unmutated module (docs/reliability.md, "Mutation testing"). This applies each such
- * survivor to the source by hand, runs the config's `testFiles` against it, restores the file, and prints
+ * survivor to the source by hand, runs the mutation tests (test/support/vitest-mutation.config.ts) against it, restores the file, and prints
  * the score with those results: killed (Stryker's and by hand) over all mutants. Exits 1 below 90 %.
  * Usage: `npx tsx bench/mutation-static.ts [reports/mutation/mutation.json]`.
  */
@@ -16,10 +16,10 @@ interface Mutant {
   location: { start: { line: number; column: number }; end: { line: number; column: number } };
 }
 const reportFile = process.argv[2] ?? 'reports/mutation/mutation.json';
+const MUTATION_CONFIG = 'test/support/vitest-mutation.config.ts';
 const report = JSON.parse(readFileSync(reportFile, 'utf8')) as {
   files: Record<string, { source: string; mutants: Mutant[] }>;
 };
-const { testFiles } = JSON.parse(readFileSync('stryker.config.json', 'utf8')) as { testFiles: string[] };
 let total = 0;
 let killed = 0;
 for (const [file, data] of Object.entries(report.files)) {
@@ -40,7 +40,7 @@ for (const [file, data] of Object.entries(report.files)) {
     const [from, to] = [offset(mutant.location.start), offset(mutant.location.end)];
     writeFileSync(file, original.slice(0, from) + mutant.replacement + original.slice(to));
     try {
-      const run = spawnSync('npx', ['vitest', 'run', ...testFiles, '--bail=1'], {
+      const run = spawnSync('npx', ['vitest', 'run', '--config', MUTATION_CONFIG, '--bail=1'], {
         stdio: 'ignore',
         timeout: 300_000,
       });

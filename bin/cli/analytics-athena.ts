@@ -5,8 +5,7 @@
 import {
   type AthenaClient,
   GetQueryExecutionCommand,
-  GetQueryResultsCommand,
-  type GetQueryResultsCommandOutput,
+  paginateGetQueryResults,
   StartQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
 import {
@@ -91,12 +90,11 @@ export function athenaEngine(options: AthenaEngineOptions): QueryEngine {
 async function readResults(athena: AthenaClient, id: string): Promise<QueryAnswer> {
   let columns: AnswerColumn[] = [];
   const raw: Record<string, unknown>[] = [];
-  let token: string | undefined;
   let first = true;
-  do {
-    const page: GetQueryResultsCommandOutput = await athena.send(
-      new GetQueryResultsCommand({ QueryExecutionId: id, NextToken: token, MaxResults: 1000 }),
-    );
+  for await (const page of paginateGetQueryResults(
+    { client: athena, pageSize: 1000 },
+    { QueryExecutionId: id },
+  )) {
     if (first) {
       columns = (page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? []).map((c) => ({
         name: c.Name!,
@@ -113,9 +111,8 @@ async function readResults(athena: AthenaClient, id: string): Promise<QueryAnswe
         Object.fromEntries(columns.map((c, i) => [c.name, athenaValue(c.type, row.Data?.[i]?.VarCharValue)])),
       );
     }
-    token = page.NextToken;
     first = false;
-  } while (token);
+  }
   const typed = columns.map((c) => (c.type === 'array' ? { name: c.name, type: 'varchar[]' } : c));
   return { columns: typed, rows: normalizeRows(typed, raw) };
 }

@@ -2,6 +2,7 @@
  * What both query engines (Athena on AWS, DuckDB locally) answer, and the one conversion of their
  * values: numbers as numbers, timestamps as ISO 8601 UTC strings, lists as arrays.
  */
+import { PipelineError } from '../errors';
 
 /** A column of an answer: its name and the engine's type name (`bigint`, `TIMESTAMP`, `VARCHAR[]`, …). */
 export interface AnswerColumn {
@@ -24,7 +25,7 @@ export interface QueryEngine {
 }
 
 /** The engine refused or failed the query; the message is the engine's own. */
-export class QueryError extends Error {
+export class QueryError extends PipelineError {
   override readonly name = 'QueryError';
 }
 

@@ -4,8 +4,10 @@
  * status, in whichever day partition the event put them. The local projection (one Parquet file) erases
  * its rows in local/analytics-store.ts.
  */
-import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { RESULT_ID_PATTERN } from '../api/result-id';
+import { PipelineError } from '../errors';
+import { objectPages } from '../store/s3-pages';
 import type { QueryEngine } from './engine';
 import { PROJECTION_PREFIX, projectionKeyPart } from './projection';
 import { RESULTS_RAW_TABLE } from './queries';
@@ -26,26 +28,17 @@ export async function findProjectionObjects(
   resultId: string,
 ): Promise<string[]> {
   const days: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await s3.send(
-      new ListObjectsV2Command({
-        Bucket: bucket,
-        Prefix: PROJECTION_PREFIX,
-        Delimiter: '/',
-        ContinuationToken: token,
-      }),
-    );
+  for await (const page of objectPages(s3, { Bucket: bucket, Prefix: PROJECTION_PREFIX, Delimiter: '/' })) {
     for (const prefix of page.CommonPrefixes ?? []) if (prefix.Prefix) days.push(prefix.Prefix);
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
+  }
   const part = projectionKeyPart(resultId);
   const wanted = new Set(projectionFileNames(resultId));
   const found: string[] = [];
   for (const day of days) {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${day}${part}.` }));
-    for (const object of page.Contents ?? []) {
-      if (object.Key && wanted.has(object.Key.slice(day.length))) found.push(object.Key);
+    for await (const page of objectPages(s3, { Bucket: bucket, Prefix: `${day}${part}.` })) {
+      for (const object of page.Contents ?? []) {
+        if (object.Key && wanted.has(object.Key.slice(day.length))) found.push(object.Key);
+      }
     }
   }
   return found;
@@ -63,17 +56,12 @@ export async function listProjectionObjects(
   bucket: string,
 ): Promise<{ resultId: string; writtenAt: Date }[]> {
   const rows: { resultId: string; writtenAt: Date }[] = [];
-  let token: string | undefined;
-  do {
-    const page = await s3.send(
-      new ListObjectsV2Command({ Bucket: bucket, Prefix: PROJECTION_PREFIX, ContinuationToken: token }),
-    );
+  for await (const page of objectPages(s3, { Bucket: bucket, Prefix: PROJECTION_PREFIX })) {
     for (const object of page.Contents ?? []) {
       const resultId = object.Key ? rowOf(object.Key.slice(object.Key.lastIndexOf('/') + 1)) : undefined;
       if (resultId && object.LastModified) rows.push({ resultId, writtenAt: object.LastModified });
     }
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
+  }
   return rows;
 }
 
@@ -89,7 +77,7 @@ export function icebergProjectionRows(engine: QueryEngine): {
   const where = (resultId: string) => {
     // Ids reach SQL only when they follow the id rule (letters, digits and a few marks, no quote).
     if (!RESULT_ID_PATTERN.test(resultId))
-      throw new Error('a resultId that breaks the id rule is never put into SQL');
+      throw new PipelineError('a resultId that breaks the id rule is never put into SQL');
     return `result_id = '${resultId}'`;
   };
   const count = async (resultId: string) =>

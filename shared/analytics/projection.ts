@@ -8,6 +8,7 @@
  */
 
 import type { CustomerReferenceMode } from '../config';
+import { PipelineError } from '../errors';
 import { DETAIL_TYPES } from '../events/names';
 import { code } from '../store/summary';
 import { PARTITION_COLUMN, SECTION_COLUMNS, SECTION_MESSAGE_COLUMNS } from './columns';
@@ -84,7 +85,7 @@ export interface PipelineEvent {
 }
 
 /** An event of a result type that cannot become a record (no valid resultId or time): never retried into success. */
-export class ProjectionError extends Error {
+export class ProjectionError extends PipelineError {
   override readonly name = 'ProjectionError';
 }
 

@@ -7,6 +7,8 @@
  * or `expiresBy` (the latest moment a copy out of its reach is gone) — so the receipt names what the
  * stack really does.
  */
+
+import { PipelineError } from '../errors';
 import type { ErasedNow, ErasureReceipt, ExpiresBy } from '../store/erasure-receipt';
 
 /** Days each delayed copy may live; every one is a whole number of days. */
@@ -63,7 +65,7 @@ const LIMITS: Record<keyof CopyBounds, readonly [number, number]> = {
 export const LAZY_REMOVAL_DAYS = 2;
 
 /** A bound that breaks its range, naming it. */
-export class CopyBoundsError extends Error {
+export class CopyBoundsError extends PipelineError {
   override readonly name = 'CopyBoundsError';
 }
 

@@ -14,6 +14,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PipelineError } from '../errors';
 import { isConditionalCheckFailed, itemOnFailedCondition } from '../store/conditional';
 import { FENCE_ATTRIBUTE, publicationKey } from '../store/publication';
 import { RESULTS_TABLE } from '../store/table-schema';
@@ -50,7 +51,7 @@ export interface FenceResult {
 }
 
 /** The fence could not be set within its bound: a claim stayed live. Erase again to finish. */
-export class FenceTimeoutError extends Error {
+export class FenceTimeoutError extends PipelineError {
   override readonly name = 'FenceTimeoutError';
   constructor(readonly waitedMs: number) {
     super(

@@ -11,13 +11,12 @@
  * by its time limit.
  */
 import {
-  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { queueDepth, releaseMessages } from '../pipeline/queue';
 
 /** One queue to walk, named for the report. */
 export interface PurgedQueue {
@@ -131,34 +130,14 @@ async function purgeQueue(
       notDeleted += failed;
     }
   } finally {
-    await release(sqs, queue.url, kept);
+    await releaseMessages(sqs, queue.url, kept);
   }
-  return { queue: queue.name, seen, deleted, notDeleted, inFlight: await inFlight(sqs, queue.url), timedOut };
-}
-
-/** Makes the kept messages visible again at once. */
-async function release(sqs: SQSClient, url: string, receiptHandles: readonly string[]): Promise<void> {
-  for (let start = 0; start < receiptHandles.length; start += 10) {
-    await sqs.send(
-      new ChangeMessageVisibilityBatchCommand({
-        QueueUrl: url,
-        Entries: receiptHandles.slice(start, start + 10).map((ReceiptHandle, index) => ({
-          Id: String(index),
-          ReceiptHandle,
-          VisibilityTimeout: 0,
-        })),
-      }),
-    );
-  }
-}
-
-/** Messages of the queue not visible now (in flight), as SQS estimates them. */
-async function inFlight(sqs: SQSClient, url: string): Promise<number> {
-  const { Attributes } = await sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: url,
-      AttributeNames: ['ApproximateNumberOfMessagesNotVisible'],
-    }),
-  );
-  return Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  return {
+    queue: queue.name,
+    seen,
+    deleted,
+    notDeleted,
+    inFlight: (await queueDepth(sqs, queue.url)).inFlight,
+    timedOut,
+  };
 }

@@ -10,7 +10,7 @@
  * `results/` prefix (every version on AWS) and one of the projection.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { RESULTS_PREFIX } from '../store/keys';
 import { RESULTS_TABLE } from '../store/table-schema';
 import { listPrefix, type S3Dialect } from './s3-purge';
@@ -74,23 +74,21 @@ interface ItemKeys {
 /** Every result item's key, TTL and object count (publication and erasure records left out). */
 async function scanItems(deps: RetentionDeps): Promise<ItemKeys[]> {
   const items: ItemKeys[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.dynamo.send(
-      new ScanCommand({
-        TableName: deps.tableName,
-        ProjectionExpression: '#pk, expiresAt, objectCount',
-        ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey },
-        ExclusiveStartKey: start,
-      }),
-    );
+  const pages = paginateScan(
+    { client: deps.dynamo },
+    {
+      TableName: deps.tableName,
+      ProjectionExpression: '#pk, expiresAt, objectCount',
+      ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey },
+    },
+  );
+  for await (const page of pages) {
     for (const item of page.Items ?? []) {
       const key = item[RESULTS_TABLE.partitionKey];
       // `#` never occurs in a resultId: such keys are publication and erasure records.
       if (typeof key === 'string' && !key.includes('#')) items.push(item as ItemKeys);
     }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
   return items;
 }
 

@@ -8,14 +8,9 @@
  * answers 405) nor `?uploads` (501): with `dialect: 'local'` the same steps use ListObjectsV2 and
  * DeleteObjects without versions. The versioned path is tested with aws-sdk-client-mock.
  */
-import {
-  AbortMultipartUploadCommand,
-  DeleteObjectsCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  ListObjectVersionsCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { AbortMultipartUploadCommand, DeleteObjectsCommand, type S3Client } from '@aws-sdk/client-s3';
+import { PipelineError } from '../errors';
+import { objectPages, uploadPages, versionPages } from '../store/s3-pages';
 
 /** What the bucket speaks: AWS S3 (versions, multipart listings) or the local emulator (neither). */
 export type S3Dialect = 'aws' | 'local';
@@ -48,7 +43,7 @@ const DELETE_BATCH = 1000;
 export const MAX_PURGE_ROUNDS = 5;
 
 /** S3 refused some keys of a DeleteObjects request (the codes, never a key's bytes beyond the key). */
-export class ObjectDeletionError extends Error {
+export class ObjectDeletionError extends PipelineError {
   override readonly name = 'ObjectDeletionError';
   constructor(
     readonly bucket: string,
@@ -59,7 +54,7 @@ export class ObjectDeletionError extends Error {
 }
 
 /** A prefix still held data after {@link MAX_PURGE_ROUNDS} rounds (a writer kept adding): run the erasure again. */
-export class PurgeRoundsError extends Error {
+export class PurgeRoundsError extends PipelineError {
   override readonly name = 'PurgeRoundsError';
   constructor(
     readonly bucket: string,
@@ -84,31 +79,16 @@ export async function listPrefix(
   const versions: StoredVersion[] = [];
   const uploads: OpenUpload[] = [];
   if (dialect === 'local') {
-    let token: string | undefined;
-    do {
-      const page = await s3.send(
-        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
-      );
+    for await (const page of objectPages(s3, { Bucket: bucket, Prefix: prefix })) {
       for (const object of page.Contents ?? []) {
         if (object.Key && accept(object.Key)) {
           versions.push({ key: object.Key, deleteMarker: false, lastModified: object.LastModified });
         }
       }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
+    }
     return { versions, uploads };
   }
-  let keyMarker: string | undefined;
-  let versionMarker: string | undefined;
-  do {
-    const page = await s3.send(
-      new ListObjectVersionsCommand({
-        Bucket: bucket,
-        Prefix: prefix,
-        KeyMarker: keyMarker,
-        VersionIdMarker: versionMarker,
-      }),
-    );
+  for await (const page of versionPages(s3, bucket, prefix)) {
     for (const version of page.Versions ?? []) {
       if (version.Key && accept(version.Key)) {
         versions.push({
@@ -129,29 +109,13 @@ export async function listPrefix(
         });
       }
     }
-    const more = page.IsTruncated === true;
-    keyMarker = more ? page.NextKeyMarker : undefined;
-    versionMarker = more ? page.NextVersionIdMarker : undefined;
-  } while (keyMarker !== undefined);
-  let uploadKeyMarker: string | undefined;
-  let uploadIdMarker: string | undefined;
-  do {
-    const page = await s3.send(
-      new ListMultipartUploadsCommand({
-        Bucket: bucket,
-        Prefix: prefix,
-        KeyMarker: uploadKeyMarker,
-        UploadIdMarker: uploadIdMarker,
-      }),
-    );
+  }
+  for await (const page of uploadPages(s3, bucket, prefix)) {
     for (const upload of page.Uploads ?? []) {
       if (upload.Key && upload.UploadId && accept(upload.Key))
         uploads.push({ key: upload.Key, uploadId: upload.UploadId });
     }
-    const more = page.IsTruncated === true;
-    uploadKeyMarker = more ? page.NextKeyMarker : undefined;
-    uploadIdMarker = more ? page.NextUploadIdMarker : undefined;
-  } while (uploadKeyMarker !== undefined);
+  }
   return { versions, uploads };
 }
 

@@ -8,7 +8,7 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ENVIRONMENTS, type ServiceEnvironment } from '../api/enums';
 import { RESULT_ID_PATTERN } from '../api/result-id';
-import { EventPublishError } from '../errors';
+import { EventPublishError, PipelineError } from '../errors';
 import type { ResultErasedDetail } from './detail-types';
 import { DETAIL_TYPES, EVENT_SOURCE } from './names';
 
@@ -24,7 +24,7 @@ export function erasedDetail(facts: {
   removed: ResultErasedDetail['removed'];
   receipt: ResultErasedDetail['receipt'];
 }): ResultErasedDetail {
-  if (!RESULT_ID_PATTERN.test(facts.resultId)) throw new Error('resultId breaks the resultId rule');
+  if (!RESULT_ID_PATTERN.test(facts.resultId)) throw new PipelineError('resultId breaks the resultId rule');
   const environment = (ENVIRONMENTS as readonly string[]).includes(facts.environment ?? '')
     ? (facts.environment as ServiceEnvironment)
     : undefined;

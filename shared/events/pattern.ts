@@ -14,10 +14,12 @@
  * An invalid pattern is refused with an {@link EventPatternError} naming the path, as EventBridge refuses it.
  * No package dependencies: the CLI, the local run and tests all use this one module.
  */
+
+import { PipelineError } from '../errors';
 import { isJsonObject } from '../json-object';
 
 /** An invalid event pattern. `path` is the dotted path of the offending field (`detail.result`). */
-export class EventPatternError extends Error {
+export class EventPatternError extends PipelineError {
   readonly path: string;
   readonly reason: string;
   constructor(reason: string, path: string) {

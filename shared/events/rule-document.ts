@@ -3,11 +3,13 @@
  * rule object `{ "Name"?, "EventPattern": {…} | "<json>" }` (the shape `aws events describe-rule` prints,
  * so a deployed rule can be tried as it is).
  */
+
+import { PipelineError } from '../errors';
 import { isJsonObject } from '../json-object';
 import { type CompiledEventPattern, compileEventPattern, EventPatternError } from './pattern';
 
 /** A rule file that cannot be used: not a pattern, a bad name. The message names the file. */
-export class RuleDocumentError extends Error {
+export class RuleDocumentError extends PipelineError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'RuleDocumentError';

@@ -4,6 +4,7 @@
  * is reported to the caller, which must not acknowledge those records as enqueued.
  */
 import {
+  ChangeMessageVisibilityBatchCommand,
   GetQueueAttributesCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
@@ -95,4 +96,27 @@ export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<Queu
     inFlight: Number(Attributes['ApproximateNumberOfMessagesNotVisible'] ?? 0),
     delayed: Number(Attributes['ApproximateNumberOfMessagesDelayed'] ?? 0),
   };
+}
+
+/**
+ * Makes received messages visible again at once (visibility 0), ten per request: what a walk that hid
+ * messages it did not take (an erasure's purge, a DLQ peek or a one-result redrive) owes the queue.
+ */
+export async function releaseMessages(
+  sqs: SQSClient,
+  queueUrl: string,
+  receiptHandles: readonly string[],
+): Promise<void> {
+  for (let start = 0; start < receiptHandles.length; start += SQS_BATCH_SIZE) {
+    await sqs.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: receiptHandles.slice(start, start + SQS_BATCH_SIZE).map((ReceiptHandle, index) => ({
+          Id: String(index),
+          ReceiptHandle,
+          VisibilityTimeout: 0,
+        })),
+      }),
+    );
+  }
 }

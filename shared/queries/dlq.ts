@@ -5,7 +5,6 @@
  * a valid queue message stays in the DLQ (it would only fail again).
  */
 import {
-  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   type Message,
@@ -14,6 +13,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { isUploadMessage, parseQueueMessage } from '../pipeline/messages';
+import { releaseMessages } from '../pipeline/queue';
 
 /** Outcome of {@link redriveDlq}. */
 export interface RedriveSummary {
@@ -53,18 +53,7 @@ export async function redriveDlq(options: RedriveOptions): Promise<RedriveSummar
   try {
     await redriveLoop(options, summary, max, skipped);
   } finally {
-    for (let i = 0; i < skipped.length; i += 10) {
-      await options.sqs.send(
-        new ChangeMessageVisibilityBatchCommand({
-          QueueUrl: options.dlqUrl,
-          Entries: skipped.slice(i, i + 10).map((receiptHandle, index) => ({
-            Id: String(index),
-            ReceiptHandle: receiptHandle,
-            VisibilityTimeout: 0,
-          })),
-        }),
-      );
-    }
+    await releaseMessages(options.sqs, options.dlqUrl, skipped);
   }
   return summary;
 }
@@ -204,25 +193,9 @@ export async function peekDlq(options: PeekOptions): Promise<DlqEntry[]> {
       }
     }
   } finally {
-    await makeVisible(options.sqs, options.dlqUrl, handles);
+    await releaseMessages(options.sqs, options.dlqUrl, handles);
   }
   return [...seen.values()];
-}
-
-/** Returns received messages to the queue at once (visibility 0), ten per request. */
-async function makeVisible(sqs: SQSClient, queueUrl: string, handles: readonly string[]): Promise<void> {
-  for (let i = 0; i < handles.length; i += 10) {
-    await sqs.send(
-      new ChangeMessageVisibilityBatchCommand({
-        QueueUrl: queueUrl,
-        Entries: handles.slice(i, i + 10).map((receiptHandle, index) => ({
-          Id: String(index),
-          ReceiptHandle: receiptHandle,
-          VisibilityTimeout: 0,
-        })),
-      }),
-    );
-  }
 }
 
 /** The `maxReceiveCount` of a queue's redrive policy, or undefined when it has none. */

@@ -7,8 +7,9 @@
  * facts on AWS (the SDK clients) and the local stack alike.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { BatchGetCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { queueDepth } from '../pipeline/queue';
+import { type BatchGetOptions, batchGetAll } from '../store/batch-get';
 import { ERASURE_KEY_SUFFIX, erasureKey } from '../store/erasure-record';
 import { RESULTS_TABLE } from '../store/table-schema';
 import { peekDlq } from './dlq';
@@ -58,60 +59,26 @@ export function reconcile(facts: ReconcileFacts): ReconcileReport {
   return { enqueued: ids.size, ended, queued: queued.sort(), unaccounted: unaccounted.sort() };
 }
 
-/** Keys per BatchGetItem (DynamoDB's limit is 100): 50 results, each with its erasure record. */
-const IDS_PER_BATCH = 50;
-/** Rounds of UnprocessedKeys before giving up: a half-read store would report ids as lost. */
-const MAX_BATCH_ROUNDS = 8;
-
 /**
  * The end the results table shows for each of `resultIds`: the item's status, or ERASED when its
- * erasure record exists (strongly consistent reads, keys and status only). Throws when DynamoDB keeps
- * keys unprocessed for {@link MAX_BATCH_ROUNDS} rounds (`backoffMs` between them, doubling; default 50):
- * an id it did not read must not be reported as lost.
+ * erasure record exists (strongly consistent reads, keys and status only). Throws when DynamoDB will not
+ * read every key (`batch-get.ts`): an id it did not read must not be reported as lost.
  */
 export async function storeEnds(
   dynamo: DynamoDBDocumentClient,
   table: string,
   resultIds: Iterable<string>,
-  options: { backoffMs?: number } = {},
+  options: Pick<BatchGetOptions, 'sleep'> = {},
 ): Promise<Map<string, StoreEnd>> {
-  const backoffMs = options.backoffMs ?? 50;
-  const ids = [...new Set(resultIds)];
-  const ends = new Map<string, StoreEnd>();
   const pk = RESULTS_TABLE.partitionKey;
-  for (let i = 0; i < ids.length; i += IDS_PER_BATCH) {
-    let keys: Record<string, unknown>[] = ids
-      .slice(i, i + IDS_PER_BATCH)
-      .flatMap((id) => [{ [pk]: id }, { [pk]: erasureKey(id) }]);
-    for (let round = 0; keys.length > 0; round++) {
-      if (round === MAX_BATCH_ROUNDS) {
-        throw new Error(
-          `the results table left ${keys.length} key(s) unread after ${round} rounds: try again`,
-        );
-      }
-      // As the SDK backs off a throttled call: doubling, capped at a second.
-      if (round > 0)
-        await new Promise((resolve) => setTimeout(resolve, Math.min(1000, backoffMs * 2 ** round)));
-      const answer = await dynamo.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [table]: {
-              Keys: keys,
-              ConsistentRead: true,
-              ProjectionExpression: '#pk, #status',
-              ExpressionAttributeNames: { '#pk': pk, '#status': 'status' },
-            },
-          },
-        }),
-      );
-      for (const item of answer.Responses?.[table] ?? []) {
-        const key = String(item[pk]);
-        if (key.endsWith(ERASURE_KEY_SUFFIX)) ends.set(key.slice(0, -ERASURE_KEY_SUFFIX.length), 'ERASED');
-        else if ((item.status === 'STORED' || item.status === 'UNAVAILABLE') && ends.get(key) !== 'ERASED') {
-          ends.set(key, item.status);
-        }
-      }
-      keys = (answer.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[];
+  const keys = [...new Set(resultIds)].flatMap((id) => [{ [pk]: id }, { [pk]: erasureKey(id) }]);
+  const items = await batchGetAll(dynamo, table, keys, { ...options, attributes: [pk, 'status'] });
+  const ends = new Map<string, StoreEnd>();
+  for (const item of items) {
+    const key = String(item[pk]);
+    if (key.endsWith(ERASURE_KEY_SUFFIX)) ends.set(key.slice(0, -ERASURE_KEY_SUFFIX.length), 'ERASED');
+    else if ((item.status === 'STORED' || item.status === 'UNAVAILABLE') && ends.get(key) !== 'ERASED') {
+      ends.set(key, item.status);
     }
   }
   return ends;
@@ -135,21 +102,16 @@ export async function markerIds(
   max = 1_000_000,
 ): Promise<MarkerIds> {
   const ids = new Set<string>();
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.send(
-      new ScanCommand({
-        TableName: table,
-        ProjectionExpression: 'resultId, enqueuedAt',
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  const pages = paginateScan(
+    { client: dynamo },
+    { TableName: table, ProjectionExpression: 'resultId, enqueuedAt' },
+  );
+  for await (const page of pages) {
     for (const item of page.Items ?? []) {
       if (typeof item.resultId === 'string' && Number(item.enqueuedAt) > 0) ids.add(item.resultId);
       if (ids.size >= max) return { ids, truncated: true };
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return { ids, truncated: false };
 }
 

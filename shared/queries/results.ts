@@ -12,12 +12,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
-  BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  QueryCommand,
+  paginateQuery,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { PipelineError } from '../errors';
+import { batchGetAll } from '../store/batch-get';
 import type { ResultItem } from '../store/item';
 import { Publications, publishedAtOf } from '../store/publication';
 import { RESULTS_TABLE } from '../store/table-schema';
@@ -44,7 +45,7 @@ export interface ListFilter {
 }
 
 /** A stored object that did not match its recorded SHA-256. */
-export class ChecksumMismatchError extends Error {
+export class ChecksumMismatchError extends PipelineError {
   override readonly name = 'ChecksumMismatchError';
   constructor(readonly key: string) {
     super(`SHA-256 of ${key} does not match the stored checksum`);
@@ -252,53 +253,27 @@ async function queryAll(
   input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
 ): Promise<ResultItem[]> {
   const ids: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.dynamo.send(
-      new QueryCommand({ ...input, TableName: deps.tableName, ExclusiveStartKey: start }),
-    );
+  for await (const page of paginateQuery({ client: deps.dynamo }, { ...input, TableName: deps.tableName })) {
     for (const key of page.Items ?? []) ids.push(key[RESULTS_TABLE.partitionKey] as string);
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
   return getItems(deps, ids);
 }
-
-/** Keys per `BatchGetItem` (DynamoDB's limit). */
-const BATCH_GET_KEYS = 100;
-/** Rounds of retrying the keys DynamoDB left unprocessed (throttling, the 16 MB answer limit). */
-const BATCH_GET_ROUNDS = 8;
 
 /**
  * The items of `ids`, in that order. An id whose item is gone (TTL expiry between the query and the
  * read) is left out, as the index itself would have shown it a moment later.
  */
 export async function getItems(deps: ResultsQueryDeps, ids: readonly string[]): Promise<ResultItem[]> {
-  const found = new Map<string, ResultItem>();
-  for (let i = 0; i < ids.length; i += BATCH_GET_KEYS) {
-    let keys: Record<string, unknown>[] = [...new Set(ids.slice(i, i + BATCH_GET_KEYS))].map((id) => ({
-      [RESULTS_TABLE.partitionKey]: id,
-    }));
-    for (let round = 0; keys.length > 0; round++) {
-      if (round === BATCH_GET_ROUNDS) {
-        throw new Error(`DynamoDB left ${keys.length} item(s) unread after ${BATCH_GET_ROUNDS} rounds`);
-      }
-      // Capped exponential backoff with jitter before a retry, as the SDK does for throttling.
-      if (round > 0) await sleep(Math.random() * Math.min(2_000, 50 * 2 ** round));
-      const answer = await deps.dynamo.send(
-        new BatchGetCommand({ RequestItems: { [deps.tableName]: { Keys: keys } } }),
-      );
-      for (const item of answer.Responses?.[deps.tableName] ?? []) {
-        found.set(item[RESULTS_TABLE.partitionKey] as string, item as ResultItem);
-      }
-      keys = (answer.UnprocessedKeys?.[deps.tableName]?.Keys ?? []) as Record<string, unknown>[];
-    }
-  }
+  const pk = RESULTS_TABLE.partitionKey;
+  const items = await batchGetAll(
+    deps.dynamo,
+    deps.tableName,
+    ids.map((id) => ({ [pk]: id })),
+    { consistentRead: false },
+  );
+  const found = new Map(items.map((item) => [item[pk] as string, item as unknown as ResultItem]));
   return ids.flatMap((id) => {
     const item = found.get(id);
     return item ? [item] : [];
   });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -17,7 +17,7 @@ export interface ExpiresBy {
 export type ReceiptEntry = ErasedNow | ExpiresBy;
 
 /**
- * The receipt of an erasure (built by shared/erasure/receipt.ts from the deployment's bounds): per store,
+ * The receipt of an erasure (built by `erasureReceipt` in shared/erasure/bounds.ts from the deployment's bounds): per store,
  * erased at once or gone by a date.
  */
 export interface ErasureReceipt {

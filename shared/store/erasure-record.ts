@@ -7,7 +7,8 @@
  * the erasure's reach is gone). fetch-result reads it before
  * fetching, so a message still in the queue or the DLQ brings nothing back.
  */
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from './batch-get';
 import type { ErasureReceipt } from './erasure-receipt';
 import { RESULTS_TABLE } from './table-schema';
 
@@ -19,11 +20,6 @@ export const ERASURE_KEY_SUFFIX = '#erasure';
  * Three years unless the operator names another (`idv results erase --audit-retention-days`).
  */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 1095;
-
-/** Keys per BatchGetItem request (DynamoDB's limit). */
-const BATCH_KEYS = 100;
-/** BatchGetItem requests per 100 keys before unprocessed keys are an error. */
-const BATCH_ATTEMPTS = 5;
 
 /** The table key of `resultId`'s erasure record. */
 export function erasureKey(resultId: string): string {
@@ -98,40 +94,21 @@ export class ErasureRecords {
   }
 
   /**
-   * Which of `resultIds` were erased (or are being erased): one BatchGetItem of their `<id>#erasure` keys per
-   * 100 ids, reading the key only; keys DynamoDB left unprocessed are asked again, at most
-   * {@link BATCH_ATTEMPTS} times, then the look-up fails (a caller that cannot tell must not store).
+   * Which of `resultIds` were erased (or are being erased): their `<id>#erasure` keys read in batches, the key
+   * only; keys DynamoDB would not read throw (`batch-get.ts`): a caller that cannot tell must not store.
    */
   async erasedAmong(resultIds: readonly string[]): Promise<Set<string>> {
+    const pk = RESULTS_TABLE.partitionKey;
+    const items = await batchGetAll(
+      this.#dynamo,
+      this.#table,
+      resultIds.map((id) => ({ [pk]: erasureKey(id) })),
+      { attributes: [pk] },
+    );
     const erased = new Set<string>();
-    const unique = [...new Set(resultIds)];
-    for (let i = 0; i < unique.length; i += BATCH_KEYS) {
-      let keys: Record<string, unknown>[] = unique
-        .slice(i, i + BATCH_KEYS)
-        .map((id) => ({ [RESULTS_TABLE.partitionKey]: erasureKey(id) }));
-      for (let attempt = 0; keys.length > 0; attempt++) {
-        if (attempt === BATCH_ATTEMPTS)
-          throw new Error(
-            `erasure records of ${keys.length} result(s) unread after ${BATCH_ATTEMPTS} attempts`,
-          );
-        const answer = await this.#dynamo.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [this.#table]: {
-                Keys: keys,
-                ProjectionExpression: '#pk',
-                ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey },
-                ConsistentRead: true,
-              },
-            },
-          }),
-        );
-        for (const item of answer.Responses?.[this.#table] ?? []) {
-          const key = item[RESULTS_TABLE.partitionKey];
-          if (typeof key === 'string') erased.add(key.slice(0, -ERASURE_KEY_SUFFIX.length));
-        }
-        keys = answer.UnprocessedKeys?.[this.#table]?.Keys ?? [];
-      }
+    for (const item of items) {
+      const key = item[pk];
+      if (typeof key === 'string') erased.add(key.slice(0, -ERASURE_KEY_SUFFIX.length));
     }
     return erased;
   }

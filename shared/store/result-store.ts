@@ -7,13 +7,12 @@
  * with a conditional put, so a result is stored once however often it is announced or redelivered.
  */
 import { createHash } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { DeleteObjectsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_RETRY_OPTIONS, jitteredBackoff } from '../client/retry';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { PipelineError } from '../errors';
 import type { ObjectRef } from '../stream/blob-sink';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
+import { batchGetAll } from './batch-get';
 import { type ConditionFailure, isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
 import { erasureKey } from './erasure-record';
 import type { ResultItem, ResultStatus, StoredObjects } from './item';
@@ -42,12 +41,6 @@ export interface ResultState {
   /** Whether the result was erased on request (its erasure record exists). */
   readonly erased: boolean;
 }
-
-/**
- * Attempts of a BatchGetItem whose keys DynamoDB leaves unprocessed (it may, under throttling); the SDK
- * retries failed requests itself, not the keys a successful one left out.
- */
-const MAX_BATCH_GET_ATTEMPTS = 5;
 
 /** What a conditional put of an item did: wrote it, or found the item already there (if any is left). */
 export type ItemPut =
@@ -146,25 +139,15 @@ export class ResultStore {
     }
   }
 
-  /** The items of `keys` (at most 100) by their table key; keys left unprocessed are asked for again. */
+  /** The items of `keys` by their table key (strongly consistent; unprocessed keys as `batch-get.ts` says). */
   async #batchGet(keys: string[]): Promise<Map<string, Record<string, unknown>>> {
     const partitionKey = RESULTS_TABLE.partitionKey;
-    const found = new Map<string, Record<string, unknown>>();
-    let pending: Record<string, unknown>[] = keys.map((key) => ({ [partitionKey]: key }));
-    for (let attempt = 1; ; attempt++) {
-      const response = await this.#dynamo.send(
-        new BatchGetCommand({ RequestItems: { [this.table]: { Keys: pending, ConsistentRead: true } } }),
-      );
-      for (const item of response.Responses?.[this.table] ?? []) found.set(String(item[partitionKey]), item);
-      pending = response.UnprocessedKeys?.[this.table]?.Keys ?? [];
-      if (pending.length === 0) return found;
-      if (attempt >= MAX_BATCH_GET_ATTEMPTS) {
-        throw new PipelineError(
-          `DynamoDB left ${pending.length} of ${keys.length} keys of a result unread after ${attempt} attempts`,
-        );
-      }
-      await delay(jitteredBackoff(attempt, DEFAULT_RETRY_OPTIONS));
-    }
+    const items = await batchGetAll(
+      this.#dynamo,
+      this.table,
+      keys.map((key) => ({ [partitionKey]: key })),
+    );
+    return new Map(items.map((item) => [String(item[partitionKey]), item]));
   }
 
   /** The item alone (strongly consistent read). */

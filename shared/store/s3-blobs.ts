@@ -17,6 +17,7 @@ import {
   type S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import { PipelineError } from '../errors';
 import type { SniffedType } from '../image';
 import type { BlobTarget, LargeUpload } from '../stream/blob-sink';
 import { BufferPool } from '../stream/buffer-pool';
@@ -111,7 +112,7 @@ export class S3BlobTarget implements BlobTarget {
       );
       const failed = answer.Errors?.length ?? 0;
       if (failed > 0) {
-        throw new Error(`DeleteObjects could not delete ${failed} of ${keys.length} staging objects`);
+        throw new PipelineError(`DeleteObjects could not delete ${failed} of ${keys.length} staging objects`);
       }
     }
   }
@@ -155,7 +156,7 @@ class PartedUpload implements LargeUpload {
         }),
         { abortSignal: signal },
       );
-      if (!created.UploadId) throw new Error('CreateMultipartUpload answered without an UploadId');
+      if (!created.UploadId) throw new PipelineError('CreateMultipartUpload answered without an UploadId');
       return created.UploadId;
     })();
     // Failures surface in `drained`/`finish`; this keeps an early one from being an unhandled rejection.
@@ -260,7 +261,7 @@ class PartedUpload implements LargeUpload {
           }),
           { abortSignal: this.signal },
         );
-        if (!answer.ETag) throw new Error(`UploadPart ${partNumber} answered without an ETag`);
+        if (!answer.ETag) throw new PipelineError(`UploadPart ${partNumber} answered without an ETag`);
         sent = true;
         this.#parts.push({
           PartNumber: partNumber,

@@ -6,9 +6,10 @@
  * decoder once they pass a check that costs two or four memchr scans (`#native`); the byte-table loops
  * decode, and check, everything else.
  */
+import { PipelineError } from '../errors';
 
 /** Why a `data` value is not base64. Carries no part of the value. */
-export class Base64DataError extends Error {
+export class Base64DataError extends PipelineError {
   override readonly name = 'Base64DataError';
 }
 

@@ -4,6 +4,7 @@
  * `stringStart` and `stringEnd`, so a 100 MB base64 value never becomes one JS string. Keys, numbers,
  * booleans and null are small and come whole. Input is bytes in chunks of any size, split anywhere.
  */
+import { PipelineError } from '../errors';
 
 /** What the tokenizer reports, in document order. */
 export interface JsonHandler {
@@ -20,7 +21,7 @@ export interface JsonHandler {
 }
 
 /** The body is not JSON: `offset` is the byte where that became certain. Never holds the body. */
-export class JsonSyntaxError extends Error {
+export class JsonSyntaxError extends PipelineError {
   override readonly name = 'JsonSyntaxError';
   constructor(
     readonly problem: string,

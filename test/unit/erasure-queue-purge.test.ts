@@ -123,6 +123,33 @@ describe('purgeQueues', () => {
     expect(report).toMatchObject({ deleted: 0, notDeleted: 1 });
   });
 
+  it('walks on past a page with nothing to delete (SQS refuses an empty delete batch)', async () => {
+    // Prepare: as SQS does, an empty DeleteMessageBatch fails; the erased message is on the second page.
+    sqsMock.on(DeleteMessageBatchCommand).callsFake((input: { Entries?: unknown[] }) => {
+      if (!input.Entries?.length) {
+        throw Object.assign(new Error('There should be at least one SendMessageBatchRequestEntry'), {
+          name: 'EmptyBatchEntryList',
+        });
+      }
+      return {};
+    });
+    sqsMock
+      .on(ReceiveMessageCommand, { QueueUrl: QUEUE.url })
+      .resolvesOnce({ Messages: [message('1', 'res-other')] })
+      .resolvesOnce({ Messages: [message('2', 'res-erased')] })
+      .resolves({});
+
+    // Act
+    const [report] = await purgeQueues(sqs, [QUEUE], new Set(['res-erased']));
+
+    // Assess
+    expect(report).toMatchObject({ seen: 2, deleted: 1, notDeleted: 0, timedOut: false });
+    const deleted = sqsMock
+      .commandCalls(DeleteMessageBatchCommand)
+      .flatMap((call) => call.args[0].input.Entries!.map((entry) => entry.ReceiptHandle));
+    expect(deleted).toEqual(['rh-2']);
+  });
+
   it('reads a message’s resultId from its own field only', () => {
     // Act / Assess
     expect(messageResultId('{"resultId":"res-1","source":"poll"}')).toBe('res-1');

@@ -9,7 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { lambdaContext } from '../../local/lambda-context';
 import { queueDepth, SqsEventSource } from '../../local/sqs-event-source';
 import { IdvClient } from '../../shared/client/client';
@@ -116,9 +116,10 @@ async function drain(count: number, pacePerContainer: number | undefined) {
   });
   const started = Date.now();
   for (const source of containers) source.start();
-  while (publisher.stored.length < messages.length && Date.now() - started < 25_000) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  // Up to 25 s for every result to be stored; what is stored by then is what the assertions judge.
+  await vi
+    .waitFor(() => expect(publisher.stored.length).toBe(messages.length), { timeout: 25_000, interval: 50 })
+    .catch(() => undefined);
   const seconds = (Date.now() - started) / 1000;
   await Promise.all(containers.map((source) => source.stop()));
   const stats = sim.control.stats();

@@ -17,7 +17,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runIdvInProcess } from '../support/cli';
 import {
   allRecipeBlocks,
@@ -29,6 +29,7 @@ import {
   withoutOptionalParts,
 } from '../support/doc-recipes';
 import { ROOT } from '../support/run-process';
+import { waitForMatch } from '../support/wait';
 
 /** A process the environment started: its output so far and its exit. */
 interface Started {
@@ -79,15 +80,8 @@ function startProcess(command: string, args: readonly string[]): Started {
 
 /** Waits until `pattern` shows in the process's output; its first group. */
 async function waitFor(started: Started, pattern: RegExp, timeoutMs: number): Promise<string> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const match = pattern.exec(started.output);
-    if (match) return match[1] ?? match[0];
-    if (started.child.exitCode !== null || Date.now() > until) {
-      throw new Error(`no ${pattern} in the output:\n${started.output.slice(-3000)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const match = await waitForMatch(() => started.output, pattern, { timeoutMs, ended: started.exited });
+  return match[1] ?? match[0];
 }
 
 /** Ctrl-C in the terminal: SIGINT to the whole process group. */
@@ -401,14 +395,16 @@ for (const [file, blocks] of documents) {
 async function deadLettered(): Promise<void> {
   // The run says so (cheaper to watch than listing the DLQ every second), then the DLQ shows it.
   await waitFor(running, /✖ (to|in) DLQ/, 100_000);
-  const until = Date.now() + 20_000;
-  for (;;) {
-    const listed = await idv(['dlq', 'list', '--local', '--data-dir', dataDir], {}, work);
-    if (listed.code === 0 && (JSON.parse(listed.out) as unknown[]).length > 0) return;
-    if (Date.now() > until)
-      throw new Error(`the demo failure never reached the DLQ:\n${running.output.slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
+  await vi.waitFor(
+    async () => {
+      const listed = await idv(['dlq', 'list', '--local', '--data-dir', dataDir], {}, work);
+      expect(
+        listed.code === 0 && (JSON.parse(listed.out) as unknown[]).length,
+        'DLQ entries',
+      ).toBeGreaterThan(0);
+    },
+    { timeout: 20_000, interval: 1_000 },
+  );
 }
 
 describe('the documented npm start runs', () => {

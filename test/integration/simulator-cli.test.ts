@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PATHS } from '../../shared/api/enums';
+import { waitForMatch } from '../support/wait';
 
 const children: ChildProcess[] = [];
 const servers: Server[] = [];
@@ -28,17 +29,8 @@ function runCli(args: string[]) {
     stderr += c;
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const waitFor = async (re: RegExp): Promise<RegExpExecArray> => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const m = re.exec(stdout);
-      if (m) return m;
-      if (child.exitCode !== null || Date.now() > deadline) {
-        throw new Error(`no match for ${re}: exit ${child.exitCode}, stderr ${stderr}`);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const waitFor = (re: RegExp): Promise<RegExpExecArray> =>
+    waitForMatch(() => stdout, re, { timeoutMs: 30_000, intervalMs: 50, ended: exited });
   return { child, exited, waitFor, output: () => ({ stdout, stderr }) };
 }
 

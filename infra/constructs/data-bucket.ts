@@ -1,9 +1,14 @@
-import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { STAGING_PREFIX } from '../../shared/store/keys';
+import { type PlanTransition, type StoragePlan, storagePlan } from '../../shared/storage-plan';
+import { RESULTS_PREFIX, STAGING_PREFIX } from '../../shared/store/keys';
+import type { StorageClassSettings } from '../idv-pipeline-settings';
+
+/** Days an expired (or overwritten) result object's version is kept as noncurrent. */
+const NONCURRENT_DAYS = 1;
 
 /** Where a bucket's server access logs go; the bucket policy there admits that bucket alone. */
 export interface AccessLogDestination {
@@ -30,6 +35,13 @@ export interface DataBucketProps {
    * bucket (for the analytics bucket) is created then. @default a new bucket
    */
   readonly existingBucket?: s3.IBucket;
+  /**
+   * The storage plan's figures (shared/storage-plan.ts, docs/storage.md): lifecycle transitions of the
+   * result objects to the instant-read class that costs least for the rest of the retention; `false`
+   * keeps them in S3 Standard. An existing bucket gets none: a note says which rules to add.
+   * @default false
+   */
+  readonly storageClasses?: false | StorageClassSettings;
 }
 
 /**
@@ -42,6 +54,8 @@ export class DataBucket extends Construct implements AccessLogDestination {
   readonly bucket: s3.IBucket;
   /** Bucket of the data bucket's server access logs. */
   readonly accessLogBucket: s3.Bucket;
+  /** The storage plan of the result objects, when `storageClasses` is not `false`. */
+  readonly storagePlan?: StoragePlan;
 
   constructor(scope: Construct, id: string, props: DataBucketProps) {
     super(scope, id);
@@ -66,8 +80,24 @@ export class DataBucket extends Construct implements AccessLogDestination {
       reason: 'This is the access log bucket of the data bucket; logging it to itself would loop.',
     });
 
+    const settings = props.storageClasses ?? false;
+    if (settings !== false) {
+      this.storagePlan = storagePlan({
+        retentionDays: props.retentionDays,
+        noncurrentDays: NONCURRENT_DAYS,
+        ...settings,
+      });
+    }
+    const transitions = this.storagePlan?.transitions ?? [];
+
     if (props.existingBucket !== undefined) {
       this.bucket = props.existingBucket;
+      if (transitions.length > 0) {
+        // The owner's lifecycle is left alone; what the plan would add is said where the synth shows it.
+        Annotations.of(this).addInfo(
+          `storageClasses: the data bucket is not created here; to keep its result objects at least cost, add these lifecycle rules (docs/storage.md): ${transitions.map(describe).join('; ')}`,
+        );
+      }
       return;
     }
     const bucket = new s3.Bucket(this, 'Bucket', {
@@ -85,7 +115,7 @@ export class DataBucket extends Construct implements AccessLogDestination {
           id: 'retention',
           expiration: Duration.days(props.retentionDays),
           // Versioning protects against bad writes, not against the retention promise.
-          noncurrentVersionExpiration: Duration.days(1),
+          noncurrentVersionExpiration: Duration.days(NONCURRENT_DAYS),
           abortIncompleteMultipartUploadAfter: Duration.days(1),
           // No expiredObjectDeleteMarker here: S3 rejects it next to expiration days (MalformedXML at
           // deploy time), even when false.
@@ -105,6 +135,9 @@ export class DataBucket extends Construct implements AccessLogDestination {
           id: 'expired-delete-markers',
           expiredObjectDeleteMarker: true,
         },
+        // Current versions only: a noncurrent one lives a day, too short for any class to gain, and the
+        // erasure deletes every version whatever its class (docs/storage.md).
+        ...transitions.map((t, index) => lifecycleRuleOf(t, index)),
       ],
     });
     this.logAccessOf(bucket, 'data-bucket/');
@@ -134,4 +167,26 @@ export class DataBucket extends Construct implements AccessLogDestination {
       }),
     );
   }
+}
+
+/** The lifecycle rule of one planned transition: result objects of its size band, current versions. */
+function lifecycleRuleOf(t: PlanTransition, index: number): s3.LifecycleRule {
+  return {
+    id: `storage-class-${index + 1}`,
+    prefix: RESULTS_PREFIX,
+    objectSizeGreaterThan: t.objectSizeGreaterThan,
+    ...(t.objectSizeLessThan !== undefined && { objectSizeLessThan: t.objectSizeLessThan }),
+    transitions: [
+      { storageClass: new s3.StorageClass(t.storageClass), transitionAfter: Duration.days(t.days) },
+    ],
+  };
+}
+
+/** One planned transition in words, for the owner of an existing bucket. */
+function describe(t: PlanTransition): string {
+  const band =
+    t.objectSizeLessThan === undefined
+      ? `ObjectSizeGreaterThan ${t.objectSizeGreaterThan}`
+      : `ObjectSizeGreaterThan ${t.objectSizeGreaterThan} and ObjectSizeLessThan ${t.objectSizeLessThan}`;
+  return `prefix ${RESULTS_PREFIX}, ${band}: transition to ${t.storageClass} after ${t.days} day(s)`;
 }

@@ -100,6 +100,32 @@ export class DataBucket extends Construct implements AccessLogDestination {
       }
       return;
     }
+    const baseRules: s3.LifecycleRule[] = [
+      {
+        id: 'retention',
+        expiration: Duration.days(props.retentionDays),
+        // Versioning protects against bad writes, not against the retention promise.
+        noncurrentVersionExpiration: Duration.days(NONCURRENT_DAYS),
+        abortIncompleteMultipartUploadAfter: Duration.days(1),
+        // No expiredObjectDeleteMarker here: S3 rejects it next to expiration days (MalformedXML at
+        // deploy time), even when false.
+      },
+      {
+        // Multipart uploads of large blobs (docs/pipeline.md, "Streaming fetch-and-store"): a failed one
+        // is aborted by the function, one a crash abandoned is aborted here; a staged blob that a crash
+        // left before its copy to results/ expires.
+        id: 'staging',
+        prefix: STAGING_PREFIX,
+        expiration: Duration.days(1),
+        noncurrentVersionExpiration: Duration.days(1),
+        abortIncompleteMultipartUploadAfter: Duration.days(1),
+      },
+      {
+        // After expiry and the noncurrent version's removal only the delete marker is left; drop it.
+        id: 'expired-delete-markers',
+        expiredObjectDeleteMarker: true,
+      },
+    ];
     const bucket = new s3.Bucket(this, 'Bucket', {
       encryption: s3.BucketEncryption.KMS,
       encryptionKey: props.encryptionKey,
@@ -111,35 +137,13 @@ export class DataBucket extends Construct implements AccessLogDestination {
       versioned: true,
       removalPolicy: props.removalPolicy,
       lifecycleRules: [
-        {
-          id: 'retention',
-          expiration: Duration.days(props.retentionDays),
-          // Versioning protects against bad writes, not against the retention promise.
-          noncurrentVersionExpiration: Duration.days(NONCURRENT_DAYS),
-          abortIncompleteMultipartUploadAfter: Duration.days(1),
-          // No expiredObjectDeleteMarker here: S3 rejects it next to expiration days (MalformedXML at
-          // deploy time), even when false.
-        },
-        {
-          // Multipart uploads of large blobs (docs/pipeline.md, "Streaming fetch-and-store"): a failed one
-          // is aborted by the function, one a crash abandoned is aborted here; a staged blob that a crash
-          // left before its copy to results/ expires.
-          id: 'staging',
-          prefix: STAGING_PREFIX,
-          expiration: Duration.days(1),
-          noncurrentVersionExpiration: Duration.days(1),
-          abortIncompleteMultipartUploadAfter: Duration.days(1),
-        },
-        {
-          // After expiry and the noncurrent version's removal only the delete marker is left; drop it.
-          id: 'expired-delete-markers',
-          expiredObjectDeleteMarker: true,
-        },
+        ...baseRules,
         // Current versions only: a noncurrent one lives a day, too short for any class to gain, and the
         // erasure deletes every version whatever its class (docs/storage.md).
         ...transitions.map((t, index) => lifecycleRuleOf(t, index)),
       ],
     });
+    sizeFiltersAsStrings(bucket, baseRules.length, transitions);
     this.logAccessOf(bucket, 'data-bucket/');
     this.bucket = bucket;
   }
@@ -189,4 +193,23 @@ function describe(t: PlanTransition): string {
       ? `ObjectSizeGreaterThan ${t.objectSizeGreaterThan}`
       : `ObjectSizeGreaterThan ${t.objectSizeGreaterThan} and ObjectSizeLessThan ${t.objectSizeLessThan}`;
   return `prefix ${RESULTS_PREFIX}, ${band}: transition to ${t.storageClass} after ${t.days} day(s)`;
+}
+
+/**
+ * CloudFormation types a rule's size filters as strings (CDK renders the numbers, which its template
+ * validation warns about): the rules after the first `first` are the plan's, in order.
+ */
+function sizeFiltersAsStrings(
+  bucket: s3.Bucket,
+  first: number,
+  transitions: readonly PlanTransition[],
+): void {
+  const cfn = bucket.node.defaultChild as s3.CfnBucket;
+  transitions.forEach((t, index) => {
+    const rule = `LifecycleConfiguration.Rules.${first + index}`;
+    cfn.addPropertyOverride(`${rule}.ObjectSizeGreaterThan`, String(t.objectSizeGreaterThan));
+    if (t.objectSizeLessThan !== undefined) {
+      cfn.addPropertyOverride(`${rule}.ObjectSizeLessThan`, String(t.objectSizeLessThan));
+    }
+  });
 }

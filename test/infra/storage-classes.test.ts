@@ -64,7 +64,7 @@ describe('the storage classes of the result objects', () => {
             Id: 'storage-class-1',
             Status: 'Enabled',
             Prefix: RESULTS_PREFIX,
-            ObjectSizeGreaterThan: expected.objectSizeGreaterThan,
+            ObjectSizeGreaterThan: String(expected.objectSizeGreaterThan),
             Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: 1 }],
           }),
         ]),

@@ -157,7 +157,9 @@ export function lambdaSeconds(ms: number, cpuMs: number, memoryMb: number): numb
 const NONCURRENT_DAYS = 1;
 
 /** The plan of the data bucket under `a`, or undefined when it keeps every object in Standard. */
-export function planOf(a: Pick<CostAssumptions, 'retentionDays' | 'storageClasses'>): StoragePlan | undefined {
+export function planOf(
+  a: Pick<CostAssumptions, 'retentionDays' | 'storageClasses'>,
+): StoragePlan | undefined {
   return a.storageClasses === false
     ? undefined
     : storagePlan({ retentionDays: a.retentionDays, noncurrentDays: NONCURRENT_DAYS, ...a.storageClasses });

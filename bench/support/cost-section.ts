@@ -72,7 +72,8 @@ export function costAssumptions(run: RunFigures): { assumptions: CostAssumptions
     // docs/storage.md, "Reads": a downstream system and a reviewer read each object on its first day;
     // later reads are what production's plan assumes (cdk.json), or the plan's default.
     earlyReadsPerObject: 2,
-    lateReadsPerObject: storageClasses === false ? DEFAULT_LATE_READS_PER_OBJECT : storageClasses.lateReadsPerObject,
+    lateReadsPerObject:
+      storageClasses === false ? DEFAULT_LATE_READS_PER_OBJECT : storageClasses.lateReadsPerObject,
     erasedShare: 0.01,
     erasedAtDay: 30,
     eventBytes: 1024,

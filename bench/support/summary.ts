@@ -51,7 +51,9 @@ export function backlogSummaryRows(backlog: BacklogFigures): SummaryRow[] {
  */
 export function costSummaryRows(costs: readonly ProfileCost[]): SummaryRow[] {
   return costs.map((c) => {
-    const limit = TARGETS.costProfiles.includes(c.profile) ? TARGETS.costOverNaive : TARGETS.costNeverOverNaive;
+    const limit = TARGETS.costProfiles.includes(c.profile)
+      ? TARGETS.costOverNaive
+      : TARGETS.costNeverOverNaive;
     const ratio = c.naive ? c.pipeline.total / c.naive.total : Number.NaN;
     return {
       bench: `cost ${c.profile}`,

@@ -47,7 +47,8 @@ export interface DataBucketProps {
 /**
  * The data bucket (result.json, decoded images and files of every result) and the bucket that
  * receives its server access logs. Identity documents live here, so: KMS, block public access, TLS
- * only, versioning (a bad write can be undone), lifecycle expiry from the retention setting.
+ * only, versioning (a bad write can be undone), lifecycle expiry from the retention setting, and the
+ * storage plan's transitions to cheaper classes that still read at once (docs/storage.md).
  */
 export class DataBucket extends Construct implements AccessLogDestination {
   /** Bucket of result objects under `results/{resultId}/`. */

@@ -51,8 +51,14 @@ function options(): { from?: string; repeats: number } {
 
 /** The `sizes` of a saved run, refused when the file holds none. */
 function savedSizes(file: string): SizeFigures[] {
-  const saved = JSON.parse(readFileSync(file, 'utf8')) as { sizes?: unknown };
-  if (!Array.isArray(saved.sizes) || saved.sizes.length === 0) {
+  let saved: { sizes?: unknown };
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8')) as { sizes?: unknown };
+  } catch (error) {
+    console.error(`bench/cost: cannot read ${file} as a saved run (${(error as Error).name})`);
+    process.exit(2);
+  }
+  if (!Array.isArray(saved?.sizes) || saved.sizes.length === 0) {
     console.error(`bench/cost: ${file} holds no size figures (run the size bench, or drop --from)`);
     process.exit(2);
   }

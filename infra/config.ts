@@ -138,6 +138,11 @@ export interface EnvironmentConfig extends PipelineSettings {
    * `retain-on-update-or-delete` or `destroy`. @default 'retain'
    */
   readonly removalPolicy: RemovalPolicySetting;
+  /**
+   * `storageClasses` as cdk.json gives it (`false`, or an object of numbers), checked for shape only:
+   * `IdvPipeline` validates it as the `storageClasses` prop. @default the prop's default
+   */
+  readonly storageClasses?: false | StorageClassOptions;
 }
 
 /**
@@ -157,6 +162,17 @@ export type RemovalPolicySetting = (typeof REMOVAL_POLICY_SETTINGS)[number];
 export interface WebhookProtection {
   /** Requests one source IP may make in any 5 minutes before WAF blocks it (WAF accepts 10 or more). */
   readonly wafRateLimitPer5Min: number;
+}
+
+/**
+ * How result objects move to cheaper S3 classes that still read at once (docs/storage.md): the plan
+ * from the retention, with these two figures.
+ */
+export interface StorageClassOptions {
+  /** Days every object stays in S3 Standard first, for its first reads. @default 1 */
+  readonly standardDays?: number;
+  /** Full reads of each object expected after those days (a dispute, an audit). @default 0.1 */
+  readonly lateReadsPerObject?: number;
 }
 
 /** Environments whose webhook stage gets the WAF web ACL unless they say `false`. */
@@ -231,6 +247,24 @@ function webhookProtection(raw: Raw, env: string): WebhookProtection | false {
     throw problem;
   }
   return { wafRateLimitPer5Min: limit };
+}
+
+/** `storageClasses` decoded for shape and types only; its rules live in the prop's validation. */
+function storageClasses(raw: Raw, env: string): false | StorageClassOptions | undefined {
+  const value = raw['storageClasses'];
+  if (value === undefined) return undefined;
+  // `-c` overrides arrive as strings.
+  if (value === false || value === 'false') return false;
+  const problem = new EnvironmentConfigError(
+    `${env}: storageClasses must be false or { "standardDays": <number>, "lateReadsPerObject": <number> }`,
+  );
+  if (!isJsonObject(value)) throw problem;
+  const options: { standardDays?: number; lateReadsPerObject?: number } = {};
+  for (const [key, field] of Object.entries(value)) {
+    if ((key !== 'standardDays' && key !== 'lateReadsPerObject') || typeof field !== 'number') throw problem;
+    options[key] = field;
+  }
+  return options;
 }
 
 function tracing(raw: Raw, env: string): Record<TracedFunction, TracingMode> {
@@ -402,6 +436,7 @@ export function parseEnvironmentConfig(
     );
   }
 
+  const storage = storageClasses(raw, name);
   const account = optionalString(raw, name, 'account');
   const region = optionalString(raw, name, 'region');
   return {
@@ -428,6 +463,7 @@ export function parseEnvironmentConfig(
     eventCustomerReference: eventCustomerReference as CustomerReferenceMode,
     metricsServiceName: METRICS.serviceName,
     tracing: tracing(raw, name),
+    ...(storage !== undefined && { storageClasses: storage }),
   };
 }
 

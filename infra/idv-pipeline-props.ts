@@ -12,7 +12,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { ServiceEnvironment } from '../shared/api/enums';
 import type { CustomerReferenceMode } from '../shared/config';
 import type { CopyBounds } from '../shared/erasure/bounds';
-import type { LogLevel, TracingSetting, WebhookProtection } from './config';
+import type { LogLevel, StorageClassOptions, TracingSetting, WebhookProtection } from './config';
 import type { IIdvPipelineVpcEndpoints } from './constructs/vpc-endpoints';
 
 /** Options of the analytics part (docs/analytics.md); `analytics: false` leaves it out. */
@@ -56,6 +56,13 @@ export interface IdvPipelineProps {
   readonly encryptionKey?: kms.IKey;
   /** An existing bucket for the result objects (docs/construct.md, "An existing bucket"). @default a new bucket */
   readonly dataBucket?: s3.IBucket;
+  /**
+   * Lifecycle transitions of the result objects to the S3 class that costs least for what is left of
+   * the retention, among those that read at once (docs/storage.md); `false` keeps every object in S3
+   * Standard. With `dataBucket` the bucket's lifecycle is its owner's: the synth notes the rules to add.
+   * @default {} (1 day in Standard first, 0.1 late reads per object)
+   */
+  readonly storageClasses?: false | StorageClassOptions;
   /**
    * An existing event bus the result events are published on. The pipeline then creates no bus, archive
    * or schema registry: archiving is the bus owner's. @default a new KMS-encrypted bus with an archive

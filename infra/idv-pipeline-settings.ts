@@ -12,6 +12,7 @@ import {
   defaultCustomerReferenceMode,
 } from '../shared/config';
 import { concurrencyForRate, paceOfContainer } from '../shared/pipeline/fetch-budget';
+import { DEFAULT_LATE_READS_PER_OBJECT, DEFAULT_STANDARD_DAYS } from '../shared/storage-plan';
 import {
   DEFAULT_SERVICE_RATE_LIMIT,
   DEFAULT_WAF_RATE_LIMIT_PER_5_MIN,
@@ -21,6 +22,7 @@ import {
   LOG_RETENTION_VALUES,
   type LogLevel,
   type PipelineSettings,
+  type StorageClassOptions,
   TRACING_PROBLEM,
   tracingModes,
   WAF_RATE_LIMIT_MAX,
@@ -71,6 +73,35 @@ export function removalPoliciesOf(policy: RemovalPolicy = RemovalPolicy.RETAIN):
     // KMS keys, buckets, secrets and log groups have no snapshot: keeping them is what keeps the data.
     other: policy === RemovalPolicy.SNAPSHOT ? RemovalPolicy.RETAIN : policy,
   };
+}
+
+/** `storageClasses` validated, defaults applied: what the data bucket's storage plan is computed from. */
+export interface StorageClassSettings {
+  readonly standardDays: number;
+  readonly lateReadsPerObject: number;
+}
+
+/** `storageClasses` as the data bucket uses it: `false`, or both figures checked. @default {} */
+export function storageClassesOf(
+  value: false | StorageClassOptions | undefined = {},
+): false | StorageClassSettings {
+  if (value === false) return false;
+  if (typeof value !== 'object' || value === null) {
+    throw new IdvPipelineValidationError('storageClasses', 'must be false or an object');
+  }
+  const standardDays = value.standardDays ?? DEFAULT_STANDARD_DAYS;
+  // S3 lifecycle `Days` are whole days; beyond a year in Standard no transition is worth planning.
+  if (!Number.isInteger(standardDays) || standardDays < 0 || standardDays > 365) {
+    throw new IdvPipelineValidationError('storageClasses.standardDays', 'must be an integer from 0 to 365');
+  }
+  const lateReadsPerObject = value.lateReadsPerObject ?? DEFAULT_LATE_READS_PER_OBJECT;
+  if (!Number.isFinite(lateReadsPerObject) || lateReadsPerObject < 0 || lateReadsPerObject > 1000) {
+    throw new IdvPipelineValidationError(
+      'storageClasses.lateReadsPerObject',
+      'must be a number from 0 to 1000',
+    );
+  }
+  return { standardDays, lateReadsPerObject };
 }
 
 function integerIn(prop: string, value: number | undefined, fallback: number, min: number, max?: number) {

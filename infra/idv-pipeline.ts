@@ -34,6 +34,7 @@ import {
   pipelineSettingsOf,
   placeholderProps,
   removalPoliciesOf,
+  storageClassesOf,
 } from './idv-pipeline-settings';
 import { acknowledgeWildcards, grantAcknowledged } from './nag-findings';
 import { ResourceNames } from './resource-names';
@@ -144,6 +145,7 @@ export class IdvPipeline extends Construct {
       accessLogRetentionDays: Math.max(config.logRetentionDays, 90),
       removalPolicy: dataRemoval,
       ...(props.dataBucket !== undefined && { existingBucket: props.dataBucket }),
+      storageClasses: storageClassesOf(props.storageClasses),
     });
     this.dataBucket = data.bucket;
 

@@ -5,7 +5,13 @@
  */
 export type { ServiceEnvironment } from '../shared/api/enums';
 export type { CustomerReferenceMode } from '../shared/config';
-export type { LogLevel, PipelineSettings, TracingSetting, WebhookProtection } from './config';
+export type {
+  LogLevel,
+  PipelineSettings,
+  StorageClassOptions,
+  TracingSetting,
+  WebhookProtection,
+} from './config';
 export type { AnalyticsIceberg } from './constructs/analytics-iceberg';
 export type { Erasure } from './constructs/erasure';
 export type { Monitoring } from './constructs/monitoring';

@@ -6,6 +6,17 @@
  * rest of the run's figures and the stated assumptions, and this module multiplies. Each line carries
  * its arithmetic, so a reader can redo it.
  */
+import type { StorageClassSettings } from '../../infra/idv-pipeline-settings';
+import {
+  lifeDaysOf,
+  type ObjectCost,
+  type ObjectLife,
+  objectCost,
+  S3_STORAGE_PRICES,
+  type StorageOption,
+  type StoragePlan,
+  storagePlan,
+} from '../../shared/storage-plan';
 import { LAMBDA_MB_PER_VCPU, PRICES, type RequestCounts, readUnitsOf, sum } from './prices';
 
 /** What the bench measured of one function handling one result (fetch-result, or its naive peer). */
@@ -56,6 +67,18 @@ export interface CostAssumptions {
   waf: boolean;
   /** S3 Bucket Keys on the data bucket (infra/constructs/data-bucket.ts sets them). */
   bucketKeys: boolean;
+  /**
+   * The data bucket's storage plan settings (`storageClasses`: shared/storage-plan.ts), or `false`: every
+   * object stays in S3 Standard (the naive peer's bucket).
+   */
+  storageClasses: false | StorageClassSettings;
+  /** Full reads of each stored object in its first day (a downstream system, a reviewer): in Standard. */
+  earlyReadsPerObject: number;
+  /** Full reads of each stored object after its first day, whatever the class (a dispute, an audit). */
+  lateReadsPerObject: number;
+  /** Share of results erased on request before their retention ends, and the day they are. */
+  erasedShare: number;
+  erasedAtDay: number;
   /** Bytes of one result event (EventBridge, the archive, Firehose). */
   eventBytes: number;
   /** Log bytes per invocation outside the function's own lines: Lambda's JSON platform.start/report. */
@@ -88,11 +111,6 @@ const GB = 1024 ** 3;
 const MULTIPART_BYTES = 5 * 1024 * 1024;
 /** Days a deleted staging object stays as a noncurrent version (1 day, counted from the next midnight). */
 const STAGING_NONCURRENT_DAYS = 1.5;
-/**
- * Days an object outlives `retentionDays`: expiry counts from the next midnight UTC (half a day on
- * average), then the noncurrent version is kept 1 more day, again from a midnight.
- */
-const RETENTION_OVERHANG_DAYS = 2;
 /** A server access log record of the data bucket (one per request). */
 const ACCESS_LOG_RECORD_BYTES = 350;
 /** Bytes DynamoDB adds to every item, and the key-only copy an index holds. */
@@ -135,29 +153,81 @@ export function lambdaSeconds(ms: number, cpuMs: number, memoryMb: number): numb
   return Math.max(0, ms - cpuMs) / 1000 + cpuMs / 1000 / vcpu;
 }
 
-/** S3 storage per result for the retention, and what two cheaper classes would cost instead. */
-export function storagePerResult(shape: ResultShape, retentionDays: number) {
-  const objectBytes = shape.images * shape.imageBytes;
-  const gb = objectBytes / GB;
-  const days = retentionDays + RETENTION_OVERHANG_DAYS;
-  const months = days / DAYS_PER_MONTH;
-  const standard = gb * months * PRICES.s3StandardGbMonth;
-  // Intelligent-Tiering, written in that class (a PUT costs the same, no transition request): Frequent
-  // Access for the first 30 days, Infrequent Access after (if never read), plus monitoring per object of
-  // 128 KB or more and month (smaller objects are not monitored and stay in Frequent Access).
-  const monitored = shape.imageBytes >= 128 * 1024;
-  const frequentMonths = (monitored ? Math.min(days, 30) : days) / DAYS_PER_MONTH;
-  const infrequentMonths = (monitored ? Math.max(0, days - 30) : 0) / DAYS_PER_MONTH;
-  const intelligentTiering =
-    gb * (frequentMonths * PRICES.s3StandardGbMonth + infrequentMonths * PRICES.s3StandardIaGbMonth) +
-    (monitored ? shape.images : 0) * Math.ceil(months) * PRICES.s3IntelligentTieringMonitoringObjectMonth;
-  // Glacier Instant Retrieval from the first day (written in that class): 90 days billed at least,
-  // a dearer PUT, and every read of an image pays retrieval per GB (one read assumed).
-  const glacierIr =
-    gb * (Math.max(days, 90) / DAYS_PER_MONTH) * PRICES.s3GlacierIrGbMonth +
-    shape.images * (PRICES.s3GlacierIrPut - PRICES.s3Put) +
-    gb * PRICES.s3GlacierIrRetrievalGb;
-  return { objectBytes, days, standard, intelligentTiering, glacierIr };
+/** The expiry's noncurrent version is kept this many days (infra/constructs/data-bucket.ts). */
+const NONCURRENT_DAYS = 1;
+
+/** The plan of the data bucket under `a`, or undefined when it keeps every object in Standard. */
+export function planOf(
+  a: Pick<CostAssumptions, 'retentionDays' | 'storageClasses'>,
+): StoragePlan | undefined {
+  return a.storageClasses === false
+    ? undefined
+    : storagePlan({ retentionDays: a.retentionDays, noncurrentDays: NONCURRENT_DAYS, ...a.storageClasses });
+}
+
+/** Where the plan puts an object of `bytes`: the transition of its size band, else Standard. */
+export function optionFor(plan: StoragePlan | undefined, bytes: number): StorageOption {
+  const band = plan?.transitions.find(
+    (t) =>
+      bytes > t.objectSizeGreaterThan && (t.objectSizeLessThan === undefined || bytes < t.objectSizeLessThan),
+  );
+  return band
+    ? { storageClass: band.storageClass, transitionDay: band.days }
+    : { storageClass: 'STANDARD', transitionDay: 0 };
+}
+
+/** What a result's objects cost under one option: storage, transitions, reads (USD per result). */
+export interface ResultStorage {
+  option: StorageOption;
+  objectBytes: number;
+  /** Days from the write to the removal of the last version. */
+  days: number;
+  storage: number;
+  transition: number;
+  /** The first day's reads (GET in Standard) and the late reads (the class's GET and retrieval). */
+  reads: number;
+}
+
+/**
+ * A result's objects for the retention under `option`: each image priced by {@link objectCost} over its
+ * life (the retention, the expiry at a midnight, the noncurrent day), the erased share deleted on
+ * `erasedAtDay` (a class's minimum days still billed), plus the first day's reads in Standard.
+ */
+export function resultStorage(
+  shape: ResultShape,
+  option: StorageOption,
+  a: Pick<
+    CostAssumptions,
+    'retentionDays' | 'earlyReadsPerObject' | 'lateReadsPerObject' | 'erasedShare' | 'erasedAtDay'
+  >,
+): ResultStorage {
+  const days = lifeDaysOf(a.retentionDays, NONCURRENT_DAYS);
+  const life: ObjectLife = { lifeDays: days, lateReads: a.lateReadsPerObject };
+  const kept = objectCost(shape.imageBytes, option, life);
+  const erased = objectCost(shape.imageBytes, option, { ...life, deletedAtDay: a.erasedAtDay });
+  const mix = (pick: (c: ObjectCost) => number) =>
+    shape.images * ((1 - a.erasedShare) * pick(kept) + a.erasedShare * pick(erased));
+  const early = shape.images * a.earlyReadsPerObject * S3_STORAGE_PRICES.classes.STANDARD.get;
+  return {
+    option,
+    objectBytes: shape.images * shape.imageBytes,
+    days,
+    storage: mix((c) => c.storage),
+    transition: mix((c) => c.transition),
+    reads: early + mix((c) => c.reads),
+  };
+}
+
+/**
+ * S3 storage per result for the retention: in Standard (the naive peer), under the data bucket's plan,
+ * and under each instant class alone from the plan's transition day (what the plan weighed).
+ */
+export function storagePerResult(shape: ResultShape, a: CostAssumptions) {
+  const plan = planOf(a);
+  const standard = resultStorage(shape, { storageClass: 'STANDARD', transitionDay: 0 }, a);
+  const planned = resultStorage(shape, optionFor(plan, shape.imageBytes), a);
+  const alternatives = (plan?.options ?? []).map((option) => resultStorage(shape, option, a));
+  return { plan, standard, planned, alternatives };
 }
 
 /**
@@ -246,7 +316,7 @@ export function fullCost(
     s3Puts * PRICES.s3Put + s3Others * PRICES.s3Get,
     `${s3Puts} PUT-class × $0.005/1k + ${s3Others} other × $0.0004/1k (${s3Free} DELETE, free)`,
   );
-  const storage = storagePerResult(shape, a.retentionDays);
+  const { planned: storage } = storagePerResult(shape, a);
   const staged =
     sum(s3, ['CreateMultipartUpload']) > 0
       ? shape.images * (shape.imageBytes > MULTIPART_BYTES ? shape.imageBytes : 0)
@@ -257,12 +327,27 @@ export function fullCost(
     ((sum(s3) * ACCESS_LOG_RECORD_BYTES) / GB) * (accessLogDays / DAYS_PER_MONTH) * PRICES.s3StandardGbMonth;
   add(
     'S3 storage',
-    storage.standard + stagedUsd + accessLogUsd,
-    `${round(storage.objectBytes / 1024 / 1024, 1)} MiB × ${storage.days} days (retention ${a.retentionDays} + expiry at midnight + 1 noncurrent day) × $0.023/GB-month` +
+    storage.storage + stagedUsd + accessLogUsd,
+    `${shape.images} × ${round(shape.imageBytes / 1024, 0)} KiB × ${storage.days} days (retention ${a.retentionDays} + expiry at midnight + 1 noncurrent day): ${classWords(storage.option)}; ${a.erasedShare} erased on day ${a.erasedAtDay}` +
       (staged > 0
         ? ` + ${round(staged / 1024 / 1024, 1)} MiB staged × ${STAGING_NONCURRENT_DAYS} noncurrent days`
         : '') +
       ` + ${sum(s3)} access log records × ${ACCESS_LOG_RECORD_BYTES} B × ${accessLogDays} days`,
+  );
+
+  const transitionPrice = S3_STORAGE_PRICES.classes[storage.option.storageClass].transition;
+  add(
+    'S3 transitions',
+    storage.transition,
+    storage.option.storageClass === 'STANDARD'
+      ? 'none: every object stays in Standard'
+      : `${shape.images} lifecycle transitions × $${round(transitionPrice * 1000, 3)}/1k (none for the erased share gone before day ${storage.option.transitionDay})`,
+  );
+  const late = S3_STORAGE_PRICES.classes[storage.option.storageClass];
+  add(
+    'S3 reads',
+    storage.reads,
+    `${shape.images} objects × (${a.earlyReadsPerObject} first-day GETs × $0.0004/1k + ${a.lateReadsPerObject} late reads × ($${round(late.get * 1000, 4)}/1k GET + $${late.retrievalGb}/GB retrieval))`,
   );
 
   // KMS: the secrets' Decrypt on each cold start; per object only without Bucket Keys.
@@ -334,11 +419,32 @@ export function fullCost(
   return { lines, total: lines.reduce((n, line) => n + line.usd, 0), memoryMb };
 }
 
-/** A line for each storage option of `shape` at `retentionDays`, per 1,000 results. */
-export function storageOptions(shape: ResultShape, retentionDays: number): string {
-  const s = storagePerResult(shape, retentionDays);
-  return (
-    `S3 Standard ${usd(1000 * s.standard)}, Intelligent-Tiering ${usd(1000 * s.intelligentTiering)} (written in that class, never read), ` +
-    `Glacier Instant Retrieval ${usd(1000 * s.glacierIr)} (written in that class: 90 days billed, $0.03/GB per read, one read)`
-  );
+/** Where an option keeps an object, in words with its price. */
+function classWords(option: StorageOption): string {
+  const c = S3_STORAGE_PRICES.classes[option.storageClass];
+  if (option.storageClass === 'STANDARD') return `S3 Standard × $${c.gbMonth}/GB-month`;
+  const min = c.minDays > 0 ? `, ${c.minDays} days and ${c.minBytes / 1024} KiB billed at least` : '';
+  return `${option.transitionDay} day(s) in Standard, then ${option.storageClass} × $${c.gbMonth}/GB-month${min}`;
+}
+
+/**
+ * Each instant option the plan weighed for `shape` (storage + transitions + reads per 1,000 results),
+ * the plan's choice marked, or why a class was left out.
+ */
+export function storageOptions(shape: ResultShape, a: CostAssumptions): string {
+  const s = storagePerResult(shape, { ...a, storageClasses: a.storageClasses || defaultPlanSettings(a) });
+  const total = (r: ResultStorage) => usd(1000 * (r.storage + r.transition + r.reads));
+  const chosen = s.planned.option.storageClass;
+  return [
+    ...s.alternatives.map(
+      (r) =>
+        `${r.option.storageClass}${r.option.storageClass === 'STANDARD' ? '' : ` from day ${r.option.transitionDay}`} ${total(r)}${r.option.storageClass === chosen ? ' (planned)' : ''}`,
+    ),
+    ...(s.plan?.excluded ?? []).map((e) => `${e.storageClass} left out: ${e.reason}`),
+  ].join(', ');
+}
+
+/** The plan's settings the storage options are shown for when the plan is off: the reads assumed. */
+function defaultPlanSettings(a: CostAssumptions): StorageClassSettings {
+  return { standardDays: 1, lateReadsPerObject: a.lateReadsPerObject };
 }

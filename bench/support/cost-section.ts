@@ -9,6 +9,8 @@ import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseEnvironmentConfig } from '../../infra/config';
+import { storageClassesOf } from '../../infra/idv-pipeline-settings';
+import { DEFAULT_LATE_READS_PER_OBJECT, S3_STORAGE_PRICES } from '../../shared/storage-plan';
 import type { BundleFigures } from '../bundles';
 import { runSizeBench, SIZE_PROFILES, type SizeFigures, type SizeProfile } from '../sizes';
 import type { WebhookBenchResult } from '../webhook';
@@ -52,6 +54,7 @@ export function costAssumptions(run: RunFigures): { assumptions: CostAssumptions
   // INIT is the bundle's import and the clients' set-up, CPU-bound: this machine's import time at the
   // function's vCPU share (an upper bound: Lambda gives INIT the same share or more).
   const initSeconds = round((run.fetchResultImportMs ?? 140) / 1000 / vcpu, 2);
+  const storageClasses = storageClassesOf(config.storageClasses);
   const assumptions: CostAssumptions = {
     retentionDays: config.retentionDays,
     logRetentionDays: config.logRetentionDays,
@@ -65,6 +68,14 @@ export function costAssumptions(run: RunFigures): { assumptions: CostAssumptions
     webhookWaitMs: 15,
     waf: config.webhookProtection !== false,
     bucketKeys: true,
+    storageClasses,
+    // docs/storage.md, "Reads": a downstream system and a reviewer read each object on its first day;
+    // later reads are what production's plan assumes (cdk.json), or the plan's default.
+    earlyReadsPerObject: 2,
+    lateReadsPerObject:
+      storageClasses === false ? DEFAULT_LATE_READS_PER_OBJECT : storageClasses.lateReadsPerObject,
+    erasedShare: 0.01,
+    erasedAtDay: 30,
     eventBytes: 1024,
     platformLogBytes: 700,
     webhookLogBytes: 400,
@@ -73,6 +84,7 @@ export function costAssumptions(run: RunFigures): { assumptions: CostAssumptions
   const notes = [
     `production in cdk.json: retention ${config.retentionDays} days, logs ${config.logRetentionDays} days, fetch-result ${config.fetchResultMemoryMb} MB, WAF ${assumptions.waf ? 'on' : 'off'}, X-Ray active on ${traced} of webhook/fetch-result; S3 Bucket Keys on (infra/constructs/data-bucket.ts)`,
     `measured in this run: fetch-result (and the naive peer) time, CPU, peak RSS, requests, log bytes; webhook CPU ${assumptions.webhookCpuMs} ms/request${run.webhookCpuMs === undefined ? ' (not measured in this run: assumed)' : ''}; INIT ${initSeconds} s = import ${run.fetchResultImportMs ?? '140 (assumed)'} ms / ${vcpu.toFixed(3)} vCPU`,
+    `storage: ${storageClasses === false ? 'storageClasses false (every object in S3 Standard)' : `storageClasses ${JSON.stringify(storageClasses)} (shared/storage-plan.ts)`}; the naive peer keeps every object in S3 Standard; both read the same: ${assumptions.earlyReadsPerObject} full reads of each object on its first day, ${assumptions.lateReadsPerObject} later (docs/storage.md); ${assumptions.erasedShare} of results erased on day ${assumptions.erasedAtDay}; S3 prices of ${S3_STORAGE_PRICES.date} (${S3_STORAGE_PRICES.source}); data transfer out of the region not counted (readers in the region)`,
     `assumed: ${assumptions.resultsPerSecond} results/s (X-Ray samples all up to 1/s, then 5 %; Firehose batches), ${assumptions.coldStartShare} of results on a cold fetch-result, ${assumptions.pollEnqueueShare} also enqueued by the poll, a ${assumptions.webhookWaitMs} ms SendMessage, ${assumptions.eventBytes} B events, ${assumptions.platformLogBytes} B of Lambda platform records per invocation, ${assumptions.webhookLogBytes} B webhook log, ${assumptions.accessLogBytes} B access log line`,
   ];
   return { assumptions, notes };
@@ -132,7 +144,8 @@ export function profileCosts(rows: readonly SizeFigures[], a: CostAssumptions): 
           indexesWritten: 0,
         },
         shape,
-        a,
+        // The naive peer's bucket: every object in S3 Standard for the whole retention.
+        { ...a, storageClasses: false },
         cold,
       );
     costs.push({ profile: row.profile, bodyBytes: row.bodyBytes, shape, pipeline, ...(naive && { naive }) });
@@ -148,6 +161,8 @@ const SHORT: Record<string, string> = {
   DynamoDB: 'DynamoDB',
   'S3 requests': 'S3 req',
   'S3 storage': 'S3 store',
+  'S3 transitions': 'S3 trans',
+  'S3 reads': 'S3 reads',
   KMS: 'KMS',
   'Secrets Manager': 'SM',
   'EventBridge (events, archive)': 'EB',
@@ -201,7 +216,9 @@ export function costDetails(
       const same = c.pipeline.lines.find((p) => p.service === l.service)?.arithmetic === l.arithmetic;
       if (!same) lines.push(`  naive ${l.service}: ${l.arithmetic} → $${l.usd.toPrecision(3)}`);
     }
-    lines.push(`  storage options at ${a.retentionDays} days: ${storageOptions(c.shape, a.retentionDays)}`);
+    lines.push(
+      `  storage options at ${a.retentionDays} days (storage + transitions + reads per 1,000 results): ${storageOptions(c.shape, a)}`,
+    );
   }
   return lines.join('\n');
 }

@@ -1,3 +1,5 @@
+import { S3_STORAGE_PRICES } from '../../shared/storage-plan';
+
 /**
  * AWS list prices the benches turn measured requests, bytes and seconds into (USD): the one place for
  * them. Region us-east-1 (US East, N. Virginia), on-demand/standard tiers, first pricing tier, free
@@ -16,20 +18,14 @@ export const PRICES = {
   dynamoStorageGbMonth: 0.25,
   /** S3 Standard PUT, COPY, POST, LIST (UploadPart and the multipart calls are billed as PUT). */
   s3Put: 0.005 / 1e3,
-  /** S3 Standard GET and other requests (DELETE and CANCEL are free). */
-  s3Get: 0.0004 / 1e3,
+  /**
+   * S3 Standard GET and other requests (DELETE and CANCEL are free). The storage classes' prices
+   * (Standard, Standard-IA, Glacier Instant Retrieval, Intelligent-Tiering: storage, GET, retrieval,
+   * transitions, minimums) are in shared/storage-plan.ts, which the data bucket's plan uses too.
+   */
+  s3Get: S3_STORAGE_PRICES.classes.STANDARD.get,
   /** S3 Standard storage, first 50 TB, per GB-month. */
-  s3StandardGbMonth: 0.023,
-  /** S3 Standard-Infrequent Access storage per GB-month (30-day minimum, 128 KB minimum object). */
-  s3StandardIaGbMonth: 0.0125,
-  /** S3 Glacier Instant Retrieval storage per GB-month (90-day minimum, 128 KB minimum object). */
-  s3GlacierIrGbMonth: 0.004,
-  /** S3 Glacier Instant Retrieval PUT (a direct write or a lifecycle transition into it). */
-  s3GlacierIrPut: 0.02 / 1e3,
-  /** S3 Glacier Instant Retrieval data retrieval, per GB read. */
-  s3GlacierIrRetrievalGb: 0.03,
-  /** S3 Intelligent-Tiering monitoring and automation, per object-month (objects of 128 KB or more). */
-  s3IntelligentTieringMonitoringObjectMonth: 0.0025 / 1e3,
+  s3StandardGbMonth: S3_STORAGE_PRICES.classes.STANDARD.gbMonth,
   /** EventBridge custom event (per 64 KB chunk). */
   eventBridgeEvent: 1 / 1e6,
   /** EventBridge archive: event data archived (processed), per GB. */
@@ -93,11 +89,6 @@ export const PRICE_SOURCES: Record<PriceName, string> = {
   s3Put: S3,
   s3Get: S3,
   s3StandardGbMonth: S3,
-  s3StandardIaGbMonth: S3,
-  s3GlacierIrGbMonth: S3,
-  s3GlacierIrPut: S3,
-  s3GlacierIrRetrievalGb: S3,
-  s3IntelligentTieringMonitoringObjectMonth: S3,
   eventBridgeEvent: EVENTBRIDGE,
   eventBridgeArchiveGb: EVENTBRIDGE,
   eventBridgeArchiveStorageGbMonth: EVENTBRIDGE,

@@ -45,15 +45,24 @@ export function backlogSummaryRows(backlog: BacklogFigures): SummaryRow[] {
   ];
 }
 
-/** Per profile: the full cost per 1,000 results, the pipeline beside the naive peer (no target). */
+/**
+ * Per profile: the full cost per 1,000 results, the pipeline beside the naive peer: at most 0.6 × the
+ * peer's at 50 and 200 MB, never more than the peer's elsewhere.
+ */
 export function costSummaryRows(costs: readonly ProfileCost[]): SummaryRow[] {
-  return costs.map((c) => ({
-    bench: `cost ${c.profile}`,
-    figure: '$ per 1,000 results: pipeline / naive peer',
-    value: `${dollars(c.pipeline.total)} / ${c.naive ? dollars(c.naive.total) : '-'}`,
-    target: '-',
-    verdict: 'no target',
-  }));
+  return costs.map((c) => {
+    const limit = TARGETS.costProfiles.includes(c.profile)
+      ? TARGETS.costOverNaive
+      : TARGETS.costNeverOverNaive;
+    const ratio = c.naive ? c.pipeline.total / c.naive.total : Number.NaN;
+    return {
+      bench: `cost ${c.profile}`,
+      figure: '$ per 1,000 results: pipeline / naive peer',
+      value: `${dollars(c.pipeline.total)} / ${c.naive ? dollars(c.naive.total) : '-'} = ${round(ratio, 2)}×`,
+      target: `≤ ${limit} × naive`,
+      verdict: c.naive ? atMost(ratio, limit) : 'no target',
+    };
+  });
 }
 
 function dollars(usd: number): string {

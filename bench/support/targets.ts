@@ -28,6 +28,11 @@ export const TARGETS = {
   backlogRateShare: 0.9,
   /** p99 of service result ready → `VerificationResultStored`: the poll interval plus this many seconds. */
   latencySlackSeconds: 15,
+  /** Full cost per 1,000 results over the naive peer's, at production's settings (90 days). */
+  costOverNaive: 0.6,
+  /** Profiles the cost target applies to; every other profile is held to {@link TARGETS.costNeverOverNaive}. */
+  costProfiles: ['50mb', '200mb'] as readonly string[],
+  costNeverOverNaive: 1,
 } as const;
 
 /** What a figure is against its target. */

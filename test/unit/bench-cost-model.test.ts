@@ -25,6 +25,11 @@ const ASSUMPTIONS: CostAssumptions = {
   webhookWaitMs: 15,
   waf: false,
   bucketKeys: true,
+  storageClasses: false,
+  earlyReadsPerObject: 2,
+  lateReadsPerObject: 0.1,
+  erasedShare: 0,
+  erasedAtDay: 30,
   eventBytes: 1024,
   platformLogBytes: 700,
   webhookLogBytes: 400,
@@ -61,13 +66,13 @@ describe('full cost model (issue 25, item 3)', () => {
 
   it('stores 200 MB of images for 30 days at about $3.4 per 1,000 results (the issue figure)', () => {
     // Act: 40 images of 3.75 MiB (the 200mb profile's 150 MiB decoded), 30 days + 2 of overhang
-    const storage = storagePerResult({ images: 40, imageBytes: 3840 * 1024 }, 30);
+    const { standard } = storagePerResult({ images: 40, imageBytes: 3840 * 1024 }, ASSUMPTIONS);
 
     // Assess
-    expect(storage.days).toBe(32);
-    expect(1000 * storage.standard).toBeCloseTo((150 / 1024) * 0.023 * (32 / (365 / 12)) * 1000, 6);
-    expect(1000 * storage.standard).toBeGreaterThan(3.4);
-    expect(1000 * storage.standard).toBeLessThan(3.7);
+    expect(standard.days).toBe(32);
+    expect(1000 * standard.storage).toBeCloseTo((150 / 1024) * 0.023 * (32 / (365 / 12)) * 1000, 6);
+    expect(1000 * standard.storage).toBeGreaterThan(3.4);
+    expect(1000 * standard.storage).toBeLessThan(3.7);
   });
 
   it('samples everything up to 1 trace a second, then 5 % of the rest', () => {
@@ -98,6 +103,8 @@ describe('full cost model (issue 25, item 3)', () => {
       'DynamoDB',
       'S3 requests',
       'S3 storage',
+      'S3 transitions',
+      'S3 reads',
       'KMS',
       'Secrets Manager',
       'EventBridge (events, archive)',
@@ -201,5 +208,52 @@ describe('cost section', () => {
     expect(cost?.naive?.memoryMb).toBe(880);
     expect(table).toContain('pipeline');
     expect(table).toMatch(/naive\s+880/);
+  });
+});
+
+describe('storage classes in the cost', () => {
+  const SHAPE = { images: 20, imageBytes: 1920 * 1024 };
+  const PLANNED: CostAssumptions = {
+    ...ASSUMPTIONS,
+    retentionDays: 90,
+    storageClasses: { standardDays: 1, lateReadsPerObject: 0.1 },
+    erasedShare: 0.01,
+  };
+
+  it("prices the plan's class, its transitions and its late reads' retrieval; Standard pays none of them", () => {
+    // Act
+    const planned = fullCost(RUN, SHAPE, PLANNED, COLD);
+    const standard = fullCost(RUN, SHAPE, { ...PLANNED, storageClasses: false }, COLD);
+
+    // Assess: 20 transitions into Glacier IR at $0.02/1k, per 1,000 results.
+    expect(line(planned, 'S3 transitions').usd).toBeCloseTo(1000 * 20 * 0.02e-3, 12);
+    expect(line(standard, 'S3 transitions').usd).toBe(0);
+    expect(line(planned, 'S3 storage').arithmetic).toContain('GLACIER_IR');
+    // Late reads pay the retrieval per GB in Glacier IR, not in Standard.
+    expect(line(planned, 'S3 reads').usd).toBeGreaterThan(line(standard, 'S3 reads').usd);
+    expect(line(planned, 'S3 storage').usd).toBeLessThan(line(standard, 'S3 storage').usd);
+    // Everything else is the same run.
+    const others = (c: ReturnType<typeof fullCost>) =>
+      c.lines.filter((l) => !l.service.startsWith('S3 ')).map((l) => l.usd);
+    expect(others(planned)).toEqual(others(standard));
+  });
+
+  it('bills an erased object in Glacier IR its 90 days: erasure makes the plan dearer, Standard cheaper', () => {
+    // Act
+    const kept = storagePerResult(SHAPE, { ...PLANNED, erasedShare: 0 });
+    const erased = storagePerResult(SHAPE, { ...PLANNED, erasedShare: 1, erasedAtDay: 10 });
+
+    // Assess
+    expect(erased.planned.storage).toBeGreaterThan(0.97 * kept.planned.storage);
+    expect(erased.standard.storage).toBeCloseTo((10 / 92) * kept.standard.storage, 12);
+  });
+
+  it('keeps objects too small to gain in Standard: no transitions for 50 KiB images', () => {
+    // Act
+    const cost = fullCost(RUN, { images: 1000, imageBytes: 50 * 1024 }, PLANNED, COLD);
+
+    // Assess
+    expect(line(cost, 'S3 transitions').usd).toBe(0);
+    expect(line(cost, 'S3 storage').arithmetic).toContain('S3 Standard');
   });
 });

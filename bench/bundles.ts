@@ -1,8 +1,11 @@
 /**
  * Function bundle benchmark: every function bundled as CDK bundles it (`infra/bundling/bundle-size.ts`,
- * options from `LAMBDA_BUNDLING`), its minified size and largest parts, and its **import time**: a cold
- * `import()` of the bundle in a fresh Node process (nothing cached, configuration in the environment, no
- * network), median of several processes. That is the part of a Lambda cold start the bundle decides.
+ * options from `LAMBDA_BUNDLING`), its **import time** — a cold `import()` of the bundle in a fresh Node
+ * process (nothing cached, configuration in the environment, no network), median of several processes:
+ * the part of a Lambda cold start the bundle decides — and, as information, its minified size and largest
+ * parts. For each stand-in the bundling puts in place of an SDK internal (an esbuild alias), the same
+ * function is also bundled without it and imported in turn with the real bundle, so the figure says what
+ * the stand-in buys in milliseconds (docs/benchmarks.md: a stand-in stays only if it buys 10 ms or more).
  *
  * `npx tsx bench/bundles.ts [--imports N]`; part of `npm run bench` (without `--only`).
  */
@@ -11,7 +14,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bundleCeilingKiB, measureBundle } from '../infra/bundling/bundle-size';
+import { measureBundle } from '../infra/bundling/bundle-size';
+import { LAMBDA_BUNDLING } from '../infra/constructs/pipeline-function';
 import { ENV } from '../shared/config';
 import { BenchUsageError, type BenchValues, countFlag, optionsOrExit, parseBenchArgs } from './support/args';
 import { formatTable, median, round } from './support/stats';
@@ -34,11 +38,15 @@ export interface BundleBenchOptions {
 export interface BundleFigures {
   entry: string;
   kib: number;
-  ceilingKiB: number;
   /** Largest parts (package or first-party folder), KiB. */
   top: { name: string; kib: number }[];
   importMs: { median: number; min: number; max: number; samples: number[] };
+  /** Per stand-in (alias source): KiB and median import without it, and what it buys (ms). */
+  standIns: { alias: string; kibWithout: number; medianWithoutMs: number; buysMs: number }[];
 }
+
+/** The packages the bundling replaces by a stand-in (`LAMBDA_BUNDLING`'s esbuild aliases). */
+const STAND_INS: readonly string[] = LAMBDA_BUNDLING.esbuildArgs['--alias'].map((a) => a.split('=')[0]!);
 
 /** Configuration every handler reads at module load; placeholders, nothing is called during the import. */
 const HANDLER_ENV: Record<string, string> = {
@@ -104,19 +112,37 @@ export async function runBundleBench(options: BundleBenchOptions): Promise<Bundl
       log(`bundles: ${entry}`);
       const outfile = path.join(dir, path.dirname(entry).replaceAll('/', '-'), 'index.mjs');
       const measure = await measureBundle(entry, outfile);
+      const without = await Promise.all(
+        STAND_INS.map(async (alias, i) => {
+          const file = outfile.replace(/index\.mjs$/, `without-${i}/index.mjs`);
+          return { alias, file, measure: await measureBundle(entry, file, [alias]) };
+        }),
+      );
+      // Interleaved, so a slow minute of a shared machine touches every variant alike.
       const samples: number[] = [];
-      for (let i = 0; i < options.imports; i++) samples.push(round(await importOnce(outfile)));
+      const withoutSamples: number[][] = without.map(() => []);
+      for (let i = 0; i < options.imports; i++) {
+        samples.push(round(await importOnce(outfile)));
+        for (const [j, variant] of without.entries())
+          withoutSamples[j]!.push(round(await importOnce(variant.file)));
+      }
+      const importMedian = median(samples);
       figures.push({
         entry,
         kib: round(measure.bytes / 1024),
-        ceilingKiB: bundleCeilingKiB(entry),
         top: measure.parts.slice(0, 5).map((p) => ({ name: p.name, kib: round(p.bytes / 1024) })),
         importMs: {
-          median: median(samples),
+          median: importMedian,
           min: Math.min(...samples),
           max: Math.max(...samples),
           samples,
         },
+        standIns: without.map((variant, j) => ({
+          alias: variant.alias,
+          kibWithout: round(variant.measure.bytes / 1024),
+          medianWithoutMs: median(withoutSamples[j]!),
+          buysMs: round(median(withoutSamples[j]!) - importMedian),
+        })),
       });
     }
     return figures;
@@ -128,14 +154,22 @@ export async function runBundleBench(options: BundleBenchOptions): Promise<Bundl
 /** The figures as a table. */
 export function bundleTable(figures: readonly BundleFigures[]): string {
   return formatTable(
-    ['function', 'KiB', 'limit', 'import ms p50', 'min', 'max', 'largest parts (KiB)'],
+    [
+      'function',
+      'import ms p50',
+      'min',
+      'max',
+      'stand-ins: ms bought (KiB, ms p50 without)',
+      'KiB',
+      'largest parts (KiB)',
+    ],
     figures.map((f) => [
       f.entry.split('/')[1],
-      f.kib,
-      f.ceilingKiB,
       f.importMs.median,
       f.importMs.min,
       f.importMs.max,
+      f.standIns.map((x) => `${x.alias} ${x.buysMs} (${x.kibWithout}, ${x.medianWithoutMs})`).join(', '),
+      f.kib,
       f.top.map((p) => `${p.name} ${p.kib}`).join(', '),
     ]),
   );

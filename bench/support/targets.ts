@@ -20,8 +20,6 @@ export const TARGETS = {
   /** Peak RSS growth of one result: this plus {@link TARGETS.rssPerBodyByte} × body. */
   rssBaseBytes: 64 * MIB,
   rssPerBodyByte: 0.1,
-  /** Every function bundle, KiB. */
-  bundleKiB: 600,
   /** Cold import of each bundle, median ms. */
   importMs: 100,
   /** Backlog drained at this share of the service's rate limit, at least. */

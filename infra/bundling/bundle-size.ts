@@ -1,39 +1,23 @@
 /**
  * Builds a function bundle the way `PipelineFunction` has CDK build it, to measure it: the esbuild
  * options come from `LAMBDA_BUNDLING` (translated here, and refusing anything this translation does not
- * know, so a new bundling option cannot silently go unmeasured). Source maps are left out: the limit is
- * on the code Lambda loads. Used by `test/infra/bundle-size.test.ts` and `bench/bundles.ts`.
+ * know, so a new bundling option cannot silently go unmeasured). Source maps are left out: what is
+ * measured is the code Lambda loads. The size is information; the target is the cold import it costs
+ * (`bench/bundles.ts`). Used by `test/infra/bundle-size.test.ts` and `bench/bundles.ts`.
  */
 import * as path from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { LAMBDA_BUNDLING, PROJECT_ROOT } from '../constructs/pipeline-function';
 
-/** Largest minified bundle a function may have (KiB of JavaScript, source map aside): issue 10, item 6. */
-export const MAX_BUNDLE_KIB = 500;
-
 /**
- * Functions allowed above {@link MAX_BUNDLE_KIB}, each with its own ceiling, a ratchet: no function bundle
- * may pass 600 KiB. fetch-result measures about 598 KiB: the AWS SDK it needs (S3 with multipart and
- * checksums, DynamoDB, EventBridge, Secrets Manager: ~430 KiB, 66 KiB of it the S3 schemas, which esbuild
- * keeps whole, computed keys or not) plus the X-Ray SDK that the Powertools tracer loads where tracing is
- * on (aws-xray-sdk-core and cls-hooked: ~80 KiB, loaded late, `shared/tracing.ts`). The functions bundle
- * no zod (the responses and messages they read are parsed by hand), no semver and no typed-array LRU
- * (stand-ins, `semver-gte.ts`, `lru-cache.ts`), and of the SDK's credential chain only the environment
- * (`lambda-credentials.ts`). Externalising the SDK would make the bundle ~125 KiB smaller but measured
- * 1.5–3× slower to import than the bundle (docs/deploy.md, "Bundle size"), so it is not the way; webhook
- * and poll stay under the limit itself.
+ * The esbuild options of `LAMBDA_BUNDLING`, for `entry` (relative to the repository root); `withoutAliases`
+ * leaves those stand-ins out (the bench measures what each buys).
  */
-export const BUNDLE_CEILINGS_KIB: Readonly<Record<string, number>> = {
-  'functions/fetch-result/handler.ts': 600,
-};
-
-/** The ceiling that applies to `entry` (KiB). */
-export function bundleCeilingKiB(entry: string): number {
-  return BUNDLE_CEILINGS_KIB[entry] ?? MAX_BUNDLE_KIB;
-}
-
-/** The esbuild options of `LAMBDA_BUNDLING`, for `entry` (relative to the repository root). */
-export function esbuildOptionsFor(entry: string, outfile: string): BuildOptions {
+export function esbuildOptionsFor(
+  entry: string,
+  outfile: string,
+  withoutAliases: readonly string[] = [],
+): BuildOptions {
   const known = new Set([
     'format',
     'target',
@@ -51,7 +35,7 @@ export function esbuildOptionsFor(entry: string, outfile: string): BuildOptions 
   const alias: Record<string, string> = {};
   for (const value of LAMBDA_BUNDLING.esbuildArgs['--alias']) {
     const [from, to] = value.split('=');
-    alias[from!] = to!;
+    if (!withoutAliases.includes(from!)) alias[from!] = to!;
   }
   const translated = new Set(['--alias', '--legal-comments']);
   const untranslated = Object.keys(LAMBDA_BUNDLING.esbuildArgs).filter((flag) => !translated.has(flag));
@@ -85,10 +69,18 @@ export interface BundleMeasure {
   parts: { name: string; bytes: number }[];
 }
 
-/** Bundles `entry` with the function options; writes `outfile` when given (to import it), else only measures. */
-export async function measureBundle(entry: string, outfile?: string): Promise<BundleMeasure> {
+/**
+ * Bundles `entry` with the function options (less the stand-ins `withoutAliases` names); writes `outfile`
+ * when given (to import it), else only measures.
+ */
+export async function measureBundle(
+  entry: string,
+  outfile?: string,
+  withoutAliases: readonly string[] = [],
+): Promise<BundleMeasure> {
+  const outPath = outfile ?? path.join(PROJECT_ROOT, 'cdk.out', 'bundle-size', 'index.mjs');
   const result = await build({
-    ...esbuildOptionsFor(entry, outfile ?? path.join(PROJECT_ROOT, 'cdk.out', 'bundle-size', 'index.mjs')),
+    ...esbuildOptionsFor(entry, outPath, withoutAliases),
     write: outfile !== undefined,
     metafile: true,
   });

@@ -20,6 +20,9 @@ import { type PipelineSettings, TRACED_FUNCTIONS, type TracedFunction, type Trac
  */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/** The SDK's default credential chain, which the bundles replace by its environment link. */
+export const CREDENTIAL_CHAIN_PACKAGE = '@aws-sdk/credential-provider-node';
+
 /**
  * How every function is bundled (esbuild through `NodejsFunction`, no Docker). Exported so the bundle
  * size check (`test/infra/bundle-size.test.ts`, `infra/bundling/bundle-size.ts`) builds with exactly
@@ -36,20 +39,14 @@ export const LAMBDA_BUNDLING = {
   // The runtime ships an AWS SDK v3, but its version moves under us; bundling the SDK pins the
   // exact versions that the unit and integration tests ran against.
   externalModules: [],
-  // Stand-ins for code a function bundle carries but Lambda never runs: the SDK's default credential
-  // chain beyond the environment (infra/bundling/lambda-credentials.ts) and `semver`, which the X-Ray
-  // SDK needs only to patch an AWS SDK v2 (infra/bundling/semver-gte.ts); and a smaller equal of
-  // `mnemonist/lru-cache`, the DynamoDB client's endpoint-discovery cache (infra/bundling/lru-cache.ts);
-  // and the S3 client's event-stream codec, for an operation no function calls
-  // (infra/bundling/no-event-streams.ts).
+  // One stand-in for code a function bundle carries but Lambda never runs: the SDK's default credential
+  // chain beyond the environment (infra/bundling/lambda-credentials.ts). Kept for the cold start it buys,
+  // 12–15 ms of each function's import (docs/benchmarks.md, "Function bundles"), not for bytes.
   esbuildArgs: {
     // The only "legal" comments the dependencies carry are coverage pragmas (`v8 ignore … @preserve`).
     '--legal-comments': 'none',
     '--alias': [
-      `@aws-sdk/credential-provider-node=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'lambda-credentials.ts')}`,
-      `semver=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'semver-gte.ts')}`,
-      `mnemonist/lru-cache=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'lru-cache.ts')}`,
-      `@smithy/core/event-streams=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'no-event-streams.ts')}`,
+      `${CREDENTIAL_CHAIN_PACKAGE}=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'lambda-credentials.ts')}`,
     ],
   },
 } as const satisfies BundlingOptions;

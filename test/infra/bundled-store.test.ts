@@ -1,6 +1,6 @@
 /**
- * The store as the functions run it: bundled with `LAMBDA_BUNDLING` (its stand-ins for the credential
- * chain, `semver`, the LRU cache and the S3 client's event-stream codec included) and run in a plain
+ * The store as the functions run it: bundled with `LAMBDA_BUNDLING` (its stand-in for the credential
+ * chain included) and run in a plain
  * Node against the emulators. A stand-in that broke a request the functions make (a multipart upload, a
  * checksum, a small object) would fail here, where the unbundled tests load the real modules.
  */

@@ -134,7 +134,7 @@ export interface EnvironmentConfig extends PipelineSettings {
   readonly alarmTopicArn?: string;
   /**
    * What the stack's key, table, buckets, secrets and logs do when the stack goes (`RemovalPolicy`):
-   * `retain`, `snapshot` (the table keeps a backup; what cannot be snapshotted is retained),
+   * `retain`, `snapshot` (kept as `retain`: CloudFormation snapshots none of these),
    * `retain-on-update-or-delete` or `destroy`. @default 'retain'
    */
   readonly removalPolicy: RemovalPolicySetting;

@@ -50,27 +50,34 @@ export class IdvPipelineValidationError extends Error {
 /** Environments with production's rules: retention and an alarm target required, placeholders refused. */
 const PRODUCTION = 'production';
 
-/** What the removal policies become where CloudFormation cannot take a snapshot (everything but the table). */
-export interface RemovalPolicies {
-  /** The results table's: the prop itself (DynamoDB supports `Snapshot`). */
-  readonly table: RemovalPolicy;
-  /** Every other stateful resource's: `SNAPSHOT` becomes `RETAIN`, never `DESTROY`. */
-  readonly other: RemovalPolicy;
-}
-
-/** `removalPolicy` as each resource can honour it. @default RETAIN */
-export function removalPoliciesOf(policy: RemovalPolicy = RemovalPolicy.RETAIN): RemovalPolicies {
+/**
+ * `removalPolicy` as the pipeline's stores can honour it. CloudFormation takes `DeletionPolicy: Snapshot`
+ * only for types it can snapshot (RDS, Neptune, DocumentDB, ElastiCache, Redshift, EC2 volumes): none of
+ * the pipeline's. A table, bucket or key given `Snapshot` fails the CDK CLI's synth
+ * (`SnapshotRemovalNotSupported`), and what a team asking for SNAPSHOT wants is that nothing holding
+ * results is deleted: `SNAPSHOT` becomes `RETAIN` for every store (the app is told so, see
+ * {@link snapshotKeeps}). Never `DESTROY` unless asked. @default RETAIN
+ */
+export function dataRemovalPolicyOf(policy: RemovalPolicy = RemovalPolicy.RETAIN): RemovalPolicy {
   if (!Object.values(RemovalPolicy).includes(policy)) {
     throw new IdvPipelineValidationError(
       'removalPolicy',
       `must be a RemovalPolicy (${Object.keys(RemovalPolicy).join(', ')})`,
     );
   }
-  return {
-    table: policy,
-    // KMS keys, buckets, secrets and log groups have no snapshot: keeping them is what keeps the data.
-    other: policy === RemovalPolicy.SNAPSHOT ? RemovalPolicy.RETAIN : policy,
-  };
+  return policy === RemovalPolicy.SNAPSHOT ? RemovalPolicy.RETAIN : policy;
+}
+
+/** What `removalPolicy: SNAPSHOT` keeps and how, for the info annotation (`idv:removal-policy-snapshot`). */
+export function snapshotKeeps(recoveryDays: number): string {
+  return (
+    'removalPolicy SNAPSHOT: CloudFormation cannot snapshot a DynamoDB table, S3 bucket or KMS key, so ' +
+    'they are retained (DeletionPolicy: Retain) instead of deleted when the stack goes: the results table ' +
+    `with its items and point-in-time recovery (${recoveryDays} days back, deletion protection on), the ` +
+    'data and analytics buckets with every object version, the KMS key that decrypts them, the secrets ' +
+    'and the log groups. Delete them by hand once no longer needed; RemovalPolicy.DESTROY deletes them ' +
+    'with the stack.'
+  );
 }
 
 function integerIn(prop: string, value: number | undefined, fallback: number, min: number, max?: number) {

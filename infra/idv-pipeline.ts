@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { Annotations, CfnOutput, Duration, NestedStack, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, NestedStack, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -33,7 +33,8 @@ import {
   IdvPipelineValidationError,
   pipelineSettingsOf,
   placeholderProps,
-  removalPoliciesOf,
+  dataRemovalPolicyOf,
+  snapshotKeeps,
 } from './idv-pipeline-settings';
 import { acknowledgeWildcards, grantAcknowledged } from './nag-findings';
 import { ResourceNames } from './resource-names';
@@ -102,8 +103,7 @@ export class IdvPipeline extends Construct {
     );
     this.settings = config;
     this.#refusePlaceholders(config, props);
-    const removal = removalPoliciesOf(props.removalPolicy);
-    const dataRemoval = removal.other;
+    const dataRemoval = dataRemovalPolicyOf(props.removalPolicy);
 
     if (props.encryptionKey !== undefined) {
       admitPipelineServices(props.encryptionKey);
@@ -135,9 +135,15 @@ export class IdvPipeline extends Construct {
     const copyBounds = resolveCopyBounds(props.copyBounds, config.retentionDays);
     this.resultsTable = new ResultsTable(this, 'ResultsTable', {
       encryptionKey: key,
-      removalPolicy: removal.table,
+      removalPolicy: dataRemoval,
       recoveryPeriodDays: copyBounds.tableRecoveryDays,
     }).table;
+    if (props.removalPolicy === RemovalPolicy.SNAPSHOT) {
+      Annotations.of(this).addInfoV2(
+        'idv:removal-policy-snapshot',
+        snapshotKeeps(copyBounds.tableRecoveryDays),
+      );
+    }
     const data = new DataBucket(this, 'DataBucket', {
       encryptionKey: key,
       retentionDays: config.retentionDays,

@@ -30,10 +30,10 @@ import { defaultEndpoints } from './constructs/vpc-endpoints';
 import { WebhookApi } from './constructs/webhook-api';
 import type { IdvPipelineProps } from './idv-pipeline-props';
 import {
+  dataRemovalPolicyOf,
   IdvPipelineValidationError,
   pipelineSettingsOf,
   placeholderProps,
-  dataRemovalPolicyOf,
   snapshotKeeps,
 } from './idv-pipeline-settings';
 import { acknowledgeWildcards, grantAcknowledged } from './nag-findings';

@@ -101,7 +101,9 @@ describe('IdvPipelineProps removalPolicy', () => {
     expect(new Set(deletionPolicies(template, 'AWS::SecretsManager::Secret'))).toEqual(new Set(['Retain']));
     Annotations.fromStack(stack).hasInfo(
       '/Platform/Verification',
-      Match.stringLikeRegexp('removalPolicy SNAPSHOT: .*results table .*point-in-time recovery .*object version'),
+      Match.stringLikeRegexp(
+        'removalPolicy SNAPSHOT: .*results table .*point-in-time recovery .*object version',
+      ),
     );
   });
 

@@ -1,5 +1,13 @@
 import * as path from 'node:path';
-import { Annotations, CfnOutput, Duration, NestedStack, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  Annotations,
+  CfnOutput,
+  Duration,
+  NestedStack,
+  RemovalPolicy,
+  Token,
+  Validations,
+} from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -30,14 +38,60 @@ import { defaultEndpoints } from './constructs/vpc-endpoints';
 import { WebhookApi } from './constructs/webhook-api';
 import type { IdvPipelineProps } from './idv-pipeline-props';
 import {
-  dataRemovalPolicyOf,
   IdvPipelineValidationError,
-  pipelineSettingsOf,
   placeholderProps,
-  snapshotKeeps,
+  type SettingsInput,
+  settingsOf,
 } from './idv-pipeline-settings';
 import { acknowledgeWildcards, grantAcknowledged } from './nag-findings';
+import { dataRemovalPolicyOf, snapshotKeeps } from './removal-policy';
 import { ResourceNames } from './resource-names';
+
+/**
+ * Runs `build`; an {@link IdvPipelineValidationError} it throws names the construct path too (as
+ * aws-cdk-lib's `ValidationError` does with its scope).
+ */
+function placed<T>(scope: Construct, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof IdvPipelineValidationError && error.where === undefined) {
+      throw error.at(scope.node.path);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The props as the plain input of the one rule set (infra/idv-pipeline-settings.ts), which cdk.json's
+ * decoder (infra/config.ts) gives too: durations in days and minutes, the URL marked when it is a token.
+ */
+export function settingsInputOf(props: IdvPipelineProps): SettingsInput {
+  return {
+    environmentName: props.environmentName,
+    serviceBaseUrl: props.serviceBaseUrl,
+    // A token (the function URL of a simulator in the same app, test/integ/) is known only at deploy time.
+    serviceBaseUrlIsToken: Token.isUnresolved(props.serviceBaseUrl),
+    serviceEnvironment: props.serviceEnvironment,
+    retentionDays: props.retention?.toDays({ integral: false }),
+    logRetentionDays: props.logRetention,
+    pollSchedule: props.pollSchedule,
+    scopes: props.scopes,
+    logLevel: props.logLevel,
+    alarmEmail: props.alarmEmail,
+    alarmTopicGiven: props.alarmTopic !== undefined,
+    serviceRateLimit: props.serviceRateLimit,
+    fetchConcurrency: props.fetchConcurrency,
+    fetchReservedConcurrency: props.fetchReservedConcurrency,
+    fetchResultMemorySize: props.fetchResultMemorySize,
+    webhookProtection: props.webhookProtection,
+    webhookRateLimit: props.webhookRateLimit,
+    webhookBurstLimit: props.webhookBurstLimit,
+    tracing: props.tracing,
+    eventCustomerReference: props.eventCustomerReference,
+    pendingAlarmMinutes: props.pendingAlarmThreshold?.toMinutes({ integral: false }),
+  };
+}
 
 /** CloudFormation's limit of an EventBridge archive's name. */
 const ARCHIVE_NAME_MAX = 48;
@@ -97,13 +151,15 @@ export class IdvPipeline extends Construct {
   constructor(scope: Construct, id: string, props: IdvPipelineProps) {
     super(scope, id);
     const names = new ResourceNames(this, props.namePrefix);
-    const config = pipelineSettingsOf(
-      props,
-      props.metricsServiceName ?? names.optional() ?? names.required('pipeline'),
+    const config = placed(this, () =>
+      settingsOf(
+        settingsInputOf(props),
+        props.metricsServiceName ?? names.optional() ?? names.required('pipeline'),
+      ),
     );
     this.settings = config;
-    this.#refusePlaceholders(config, props);
-    const dataRemoval = dataRemovalPolicyOf(props.removalPolicy);
+    placed(this, () => this.#refusePlaceholders(config, props));
+    const dataRemoval = placed(this, () => dataRemovalPolicyOf(props.removalPolicy));
 
     if (props.encryptionKey !== undefined) {
       admitPipelineServices(props.encryptionKey);
@@ -370,7 +426,11 @@ export class IdvPipeline extends Construct {
    * @throws Error when the pipeline was built with `analytics: false`
    */
   grantReadAnalytics(grantee: iam.IGrantable): void {
-    if (!this.analytics) throw new Error('IdvPipeline: grantReadAnalytics needs analytics (it is false)');
+    if (!this.analytics) {
+      throw new IdvPipelineValidationError('analytics', 'is false: grantReadAnalytics needs analytics', {
+        where: this.node.path,
+      });
+    }
     grantAcknowledged(
       grantee,
       this.analytics.analystStatements,
@@ -460,7 +520,9 @@ export class IdvPipeline extends Construct {
           ? defaultEndpoints(this, vpc, subnets)
           : props.vpcEndpoints;
       if (endpoints.vpc !== vpc) {
-        throw new IdvPipelineValidationError('vpcEndpoints', "must be the endpoints of the pipeline's vpc");
+        throw new IdvPipelineValidationError('vpcEndpoints', "must be the endpoints of the pipeline's vpc", {
+          where: this.node.path,
+        });
       }
       endpoints.allowFrom(securityGroup);
     }

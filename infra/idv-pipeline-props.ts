@@ -133,10 +133,11 @@ export interface IdvPipelineProps {
   /** Whether result events carry `customerReference`. @default 'omit' for production, else 'include' */
   readonly eventCustomerReference?: CustomerReferenceMode;
   /**
-   * What happens to the key, table, buckets, secrets and logs when the stack goes, as CloudFormation
-   * honours it: `SNAPSHOT` gives the table `DeletionPolicy: Snapshot` (a backup, then the table goes)
-   * and retains what cannot be snapshotted (key, buckets, secrets, logs); `RETAIN_ON_UPDATE_OR_DELETE`
-   * and `RETAIN` keep everything; only `DESTROY` deletes. @default RETAIN
+   * What happens to the key, tables, buckets, secrets and logs when the stack goes. Only `DESTROY`
+   * deletes them. `RETAIN` keeps them (and turns on the results table's deletion protection);
+   * `RETAIN_ON_UPDATE_OR_DELETE` keeps them unless their creation failed. `SNAPSHOT` is kept as
+   * `RETAIN`: CloudFormation snapshots no DynamoDB table, S3 bucket or KMS key, and the table keeps its
+   * point-in-time recovery (an info annotation says what stays). @default RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
   /**

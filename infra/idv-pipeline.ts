@@ -1,5 +1,13 @@
 import * as path from 'node:path';
-import { Annotations, CfnOutput, Duration, NestedStack, Validations } from 'aws-cdk-lib';
+import {
+  Annotations,
+  CfnOutput,
+  Duration,
+  NestedStack,
+  RemovalPolicy,
+  Token,
+  Validations,
+} from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -31,13 +39,60 @@ import { WebhookApi } from './constructs/webhook-api';
 import type { IdvPipelineProps } from './idv-pipeline-props';
 import {
   IdvPipelineValidationError,
-  pipelineSettingsOf,
   placeholderProps,
-  removalPoliciesOf,
-  storageClassesOf,
+  type SettingsInput,
+  settingsOf,
 } from './idv-pipeline-settings';
 import { acknowledgeWildcards, grantAcknowledged } from './nag-findings';
+import { dataRemovalPolicyOf, snapshotKeeps } from './removal-policy';
 import { ResourceNames } from './resource-names';
+
+/**
+ * Runs `build`; an {@link IdvPipelineValidationError} it throws names the construct path too (as
+ * aws-cdk-lib's `ValidationError` does with its scope).
+ */
+function placed<T>(scope: Construct, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof IdvPipelineValidationError && error.where === undefined) {
+      throw error.at(scope.node.path);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The props as the plain input of the one rule set (infra/idv-pipeline-settings.ts), which cdk.json's
+ * decoder (infra/config.ts) gives too: durations in days and minutes, the URL marked when it is a token.
+ */
+export function settingsInputOf(props: IdvPipelineProps): SettingsInput {
+  return {
+    environmentName: props.environmentName,
+    serviceBaseUrl: props.serviceBaseUrl,
+    // A token (the function URL of a simulator in the same app, test/integ/) is known only at deploy time.
+    serviceBaseUrlIsToken: Token.isUnresolved(props.serviceBaseUrl),
+    serviceEnvironment: props.serviceEnvironment,
+    retentionDays: props.retention?.toDays({ integral: false }),
+    logRetentionDays: props.logRetention,
+    pollSchedule: props.pollSchedule,
+    scopes: props.scopes,
+    logLevel: props.logLevel,
+    alarmEmail: props.alarmEmail,
+    alarmTopicGiven: props.alarmTopic !== undefined,
+    serviceRateLimit: props.serviceRateLimit,
+    fetchConcurrency: props.fetchConcurrency,
+    fetchReservedConcurrency: props.fetchReservedConcurrency,
+    fetchResultMemorySize: props.fetchResultMemorySize,
+    webhookProtection: props.webhookProtection,
+    webhookRateLimit: props.webhookRateLimit,
+    webhookBurstLimit: props.webhookBurstLimit,
+    tracing: props.tracing,
+    eventCustomerReference: props.eventCustomerReference,
+    pendingAlarmMinutes: props.pendingAlarmThreshold?.toMinutes({ integral: false }),
+    storageClasses: props.storageClasses,
+  };
+}
 
 /** CloudFormation's limit of an EventBridge archive's name. */
 const ARCHIVE_NAME_MAX = 48;
@@ -97,14 +152,15 @@ export class IdvPipeline extends Construct {
   constructor(scope: Construct, id: string, props: IdvPipelineProps) {
     super(scope, id);
     const names = new ResourceNames(this, props.namePrefix);
-    const config = pipelineSettingsOf(
-      props,
-      props.metricsServiceName ?? names.optional() ?? names.required('pipeline'),
+    const config = placed(this, () =>
+      settingsOf(
+        settingsInputOf(props),
+        props.metricsServiceName ?? names.optional() ?? names.required('pipeline'),
+      ),
     );
     this.settings = config;
-    this.#refusePlaceholders(config, props);
-    const removal = removalPoliciesOf(props.removalPolicy);
-    const dataRemoval = removal.other;
+    placed(this, () => this.#refusePlaceholders(config, props));
+    const dataRemoval = placed(this, () => dataRemovalPolicyOf(props.removalPolicy));
 
     if (props.encryptionKey !== undefined) {
       admitPipelineServices(props.encryptionKey);
@@ -136,16 +192,22 @@ export class IdvPipeline extends Construct {
     const copyBounds = resolveCopyBounds(props.copyBounds, config.retentionDays);
     this.resultsTable = new ResultsTable(this, 'ResultsTable', {
       encryptionKey: key,
-      removalPolicy: removal.table,
+      removalPolicy: dataRemoval,
       recoveryPeriodDays: copyBounds.tableRecoveryDays,
     }).table;
+    if (props.removalPolicy === RemovalPolicy.SNAPSHOT) {
+      Annotations.of(this).addInfoV2(
+        'idv:removal-policy-snapshot',
+        snapshotKeeps(copyBounds.tableRecoveryDays),
+      );
+    }
     const data = new DataBucket(this, 'DataBucket', {
       encryptionKey: key,
       retentionDays: config.retentionDays,
       accessLogRetentionDays: Math.max(config.logRetentionDays, 90),
       removalPolicy: dataRemoval,
       ...(props.dataBucket !== undefined && { existingBucket: props.dataBucket }),
-      storageClasses: storageClassesOf(props.storageClasses),
+      storageClasses: config.storageClasses,
     });
     this.dataBucket = data.bucket;
 
@@ -366,7 +428,11 @@ export class IdvPipeline extends Construct {
    * @throws Error when the pipeline was built with `analytics: false`
    */
   grantReadAnalytics(grantee: iam.IGrantable): void {
-    if (!this.analytics) throw new Error('IdvPipeline: grantReadAnalytics needs analytics (it is false)');
+    if (!this.analytics) {
+      throw new IdvPipelineValidationError('analytics', 'is false: grantReadAnalytics needs analytics', {
+        where: this.node.path,
+      });
+    }
     grantAcknowledged(
       grantee,
       this.analytics.analystStatements,
@@ -456,7 +522,9 @@ export class IdvPipeline extends Construct {
           ? defaultEndpoints(this, vpc, subnets)
           : props.vpcEndpoints;
       if (endpoints.vpc !== vpc) {
-        throw new IdvPipelineValidationError('vpcEndpoints', "must be the endpoints of the pipeline's vpc");
+        throw new IdvPipelineValidationError('vpcEndpoints', "must be the endpoints of the pipeline's vpc", {
+          where: this.node.path,
+        });
       }
       endpoints.allowFrom(securityGroup);
     }

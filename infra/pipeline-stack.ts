@@ -114,7 +114,7 @@ function pipelinePropsOf(scope: Construct, config: EnvironmentConfig): IdvPipeli
     pendingAlarmThreshold: Duration.minutes(config.pendingAlarmMinutes),
     eventCustomerReference: config.eventCustomerReference,
     removalPolicy: REMOVAL_POLICIES[config.removalPolicy],
-    ...(config.storageClasses !== undefined && { storageClasses: config.storageClasses }),
+    storageClasses: config.storageClasses,
     // The dimension the app's alarms and dashboards have watched since the start.
     metricsServiceName: config.metricsServiceName,
   };

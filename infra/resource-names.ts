@@ -1,5 +1,6 @@
 import { Names } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
+import { IdvPipelineValidationError } from './idv-pipeline-settings';
 
 /** What a physical name may hold: letters, digits and dashes, starting with a letter (lower case). */
 const NAME_PREFIX = /^[a-z][a-z0-9-]{0,39}$/;
@@ -20,8 +21,10 @@ export class ResourceNames {
 
   constructor(scope: IConstruct, prefix: string | undefined) {
     if (prefix !== undefined && !NAME_PREFIX.test(prefix)) {
-      throw new Error(
-        `namePrefix "${prefix}" must be 1-40 lower-case letters, digits and dashes, starting with a letter`,
+      throw new IdvPipelineValidationError(
+        'namePrefix',
+        'must be 1-40 lower-case letters, digits and dashes, starting with a letter',
+        { where: scope.node.path },
       );
     }
     this.prefix = prefix;

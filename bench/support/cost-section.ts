@@ -9,7 +9,6 @@ import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseEnvironmentConfig } from '../../infra/config';
-import { storageClassesOf } from '../../infra/idv-pipeline-settings';
 import { DEFAULT_LATE_READS_PER_OBJECT, S3_STORAGE_PRICES } from '../../shared/storage-plan';
 import type { BundleFigures } from '../bundles';
 import { runSizeBench, SIZE_PROFILES, type SizeFigures, type SizeProfile } from '../sizes';
@@ -54,7 +53,7 @@ export function costAssumptions(run: RunFigures): { assumptions: CostAssumptions
   // INIT is the bundle's import and the clients' set-up, CPU-bound: this machine's import time at the
   // function's vCPU share (an upper bound: Lambda gives INIT the same share or more).
   const initSeconds = round((run.fetchResultImportMs ?? 140) / 1000 / vcpu, 2);
-  const storageClasses = storageClassesOf(config.storageClasses);
+  const storageClasses = config.storageClasses;
   const assumptions: CostAssumptions = {
     retentionDays: config.retentionDays,
     logRetentionDays: config.logRetentionDays,

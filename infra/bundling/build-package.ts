@@ -249,18 +249,24 @@ function emitDeclarations(): void {
   writeFileSync(path.join(commonjs, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 }
 
-/** `from './x'` → `from './x.js'` (or `./x/index.js`), as Node's ESM resolution and `nodenext` need. */
+/**
+ * `from './x'`, `import('./x')` and the side-effect `import './x'` → `./x.js` (or `./x/index.js`), as Node's
+ * ESM resolution and `nodenext` need (an ESM consumer's tsc otherwise stops at TS2834, skipLibCheck off).
+ */
 function withJsExtensions(file: string, text: string): string {
-  return text.replace(/(from\s+|import\s*\(\s*)(['"])(\.{1,2}\/[^'"]*)\2/g, (whole, lead, quote, spec) => {
-    if (/\.(js|json)$/.test(spec)) return whole;
-    const target = path.resolve(path.dirname(file), spec);
-    const resolved = existsSync(`${target}.d.ts`)
-      ? `${spec}.js`
-      : existsSync(path.join(target, 'index.d.ts'))
-        ? `${spec}/index.js`
-        : spec;
-    return `${lead}${quote}${resolved}${quote}`;
-  });
+  return text.replace(
+    /(from\s+|import\s*\(\s*|import\s+)(['"])(\.{1,2}\/[^'"]*)\2/g,
+    (whole, lead, quote, spec) => {
+      if (/\.(js|json)$/.test(spec)) return whole;
+      const target = path.resolve(path.dirname(file), spec);
+      const resolved = existsSync(`${target}.d.ts`)
+        ? `${spec}.js`
+        : existsSync(path.join(target, 'index.d.ts'))
+          ? `${spec}/index.js`
+          : spec;
+      return `${lead}${quote}${resolved}${quote}`;
+    },
+  );
 }
 
 function filesUnder(dir: string): string[] {

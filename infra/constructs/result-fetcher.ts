@@ -12,6 +12,7 @@ import { ENV } from '../../shared/config';
 import { budgetProblems, FETCH_BUDGET } from '../../shared/pipeline/fetch-budget';
 import { RESULTS_PREFIX, STAGING_PREFIX } from '../../shared/store/keys';
 import type { PipelineSettings } from '../config';
+import { IdvPipelineValidationError } from '../idv-pipeline-settings';
 import { wildcardResourceFinding } from '../nag-findings';
 import { keyUseThrough } from './encryption-key';
 import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from './pipeline-function';
@@ -70,7 +71,14 @@ export class ResultFetcher extends Construct {
     super(scope, id);
     const { config } = props;
     const problems = budgetProblems();
-    if (problems.length > 0) throw new Error(`fetch-result time budget inconsistent: ${problems.join('; ')}`);
+    if (problems.length > 0) {
+      // The budget is the package's constants (shared/pipeline/fetch-budget.ts), not a prop: a build error.
+      throw new IdvPipelineValidationError(
+        'fetchResultTimeBudget',
+        `is inconsistent: ${problems.join('; ')}`,
+        { where: this.node.path },
+      );
+    }
 
     this.fetchResultFunction = new PipelineFunction(this, 'FetchResultFunction', {
       entry: 'functions/fetch-result/handler.ts',

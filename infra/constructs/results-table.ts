@@ -4,6 +4,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
 import { RESULTS_TABLE } from '../../shared/store/table-schema';
+import { IdvPipelineValidationError } from '../idv-pipeline-settings';
 
 /** Properties of {@link ResultsTable}. */
 export interface ResultsTableProps {
@@ -32,8 +33,10 @@ export class ResultsTable extends Construct {
     super(scope, id);
     const recoveryPeriodInDays = props.recoveryPeriodDays ?? DEFAULT_COPY_BOUNDS.tableRecoveryDays;
     if (!Number.isInteger(recoveryPeriodInDays) || recoveryPeriodInDays < 1 || recoveryPeriodInDays > 35)
-      throw new Error(
-        `${this.node.path}: recoveryPeriodDays must be a whole number of days from 1 to 35 (got ${recoveryPeriodInDays})`,
+      throw new IdvPipelineValidationError(
+        'copyBounds.tableRecoveryDays',
+        'must be a whole number of days from 1 to 35 (the point-in-time recovery period)',
+        { where: this.node.path },
       );
     this.table = new dynamodb.Table(this, 'Table', {
       partitionKey: { name: RESULTS_TABLE.partitionKey, type: dynamodb.AttributeType.STRING },

@@ -1,6 +1,6 @@
-import { Stack } from 'aws-cdk-lib';
+import { Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 
 /** Properties of {@link IdvPipelineVpcEndpoints}. */
 export interface IdvPipelineVpcEndpointsProps {
@@ -50,26 +50,30 @@ function allowFrom(endpoints: ec2.InterfaceVpcEndpoint[], peer: ec2.IConnectable
   }
 }
 
-/** Endpoints a pipeline created by default, by stack and VPC: the next pipeline in that VPC shares them. */
-const CREATED_BY_PIPELINES = new WeakMap<Stack, Map<ec2.IVpc, IIdvPipelineVpcEndpoints>>();
+/**
+ * Endpoints a pipeline created by default, by app and VPC (its id when known at synth time, else the
+ * object): the next pipeline in that VPC shares them, in the same stack or in another stack of the app.
+ */
+const CREATED_BY_PIPELINES = new WeakMap<IConstruct, Map<unknown, IIdvPipelineVpcEndpoints>>();
 
 /**
- * The endpoints of `vpc` for a pipeline that was given none: those an earlier pipeline of the same
- * stack created in that VPC, else new ones in `scope` (the pipeline, with the ids it always had).
+ * The endpoints of `vpc` for a pipeline that was given none: those an earlier pipeline of the app created
+ * in that VPC, else new ones in `scope` (the pipeline, with the ids it always had).
  */
 export function defaultEndpoints(
   scope: Construct,
   vpc: ec2.IVpc,
   subnets: ec2.SubnetSelection,
 ): IIdvPipelineVpcEndpoints {
-  const stack = Stack.of(scope);
-  const byVpc = CREATED_BY_PIPELINES.get(stack) ?? new Map<ec2.IVpc, IIdvPipelineVpcEndpoints>();
-  CREATED_BY_PIPELINES.set(stack, byVpc);
-  const found = byVpc.get(vpc);
-  if (found !== undefined) return found;
+  const root = scope.node.root;
+  const byVpc = CREATED_BY_PIPELINES.get(root) ?? new Map<unknown, IIdvPipelineVpcEndpoints>();
+  CREATED_BY_PIPELINES.set(root, byVpc);
+  const key = Token.isUnresolved(vpc.vpcId) ? vpc : vpc.vpcId;
+  const found = byVpc.get(key);
+  if (found !== undefined) return { vpc, allowFrom: (peer) => found.allowFrom(peer) };
   const endpoints = addEndpoints(scope, vpc, subnets);
   const created: IIdvPipelineVpcEndpoints = { vpc, allowFrom: (peer) => allowFrom(endpoints, peer) };
-  byVpc.set(vpc, created);
+  byVpc.set(key, created);
   return created;
 }
 

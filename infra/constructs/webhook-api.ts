@@ -1,14 +1,33 @@
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import type { PipelineSettings } from '../config';
 import type { ResourceNames } from '../resource-names';
 import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from './pipeline-function';
 import type { ResultsQueue } from './results-queue';
 import type { Secrets } from './secrets';
 import { WebhookProtection } from './webhook-protection';
+
+/**
+ * The API Gateway account settings (`AWS::ApiGateway::Account` and its CloudWatch Logs role) created by a
+ * pipeline, by app and by the account and region of its stack: one setting per account and region, which
+ * a second copy would overwrite and, when its stack goes, take from under the first. The first pipeline of
+ * an app in an account and region creates it; every later one (same stack, or another stack of the app)
+ * deploys its stage after it. Environment-agnostic stacks count as one account and region.
+ */
+const ACCOUNT_SETTINGS = new WeakMap<IConstruct, Map<string, Construct>>();
+
+/** The account settings an earlier pipeline of this app created for the account and region of `scope`. */
+function accountSettingsOf(scope: Construct): { readonly key: string; readonly created?: Construct } {
+  const stack = Stack.of(scope);
+  const byEnvironment = ACCOUNT_SETTINGS.get(scope.node.root) ?? new Map<string, Construct>();
+  ACCOUNT_SETTINGS.set(scope.node.root, byEnvironment);
+  const key = `${stack.account}/${stack.region}`;
+  const created = byEnvironment.get(key);
+  return created === undefined ? { key } : { key, created };
+}
 
 /** The API's one stage, the first segment of every webhook path. */
 const STAGE_NAME = 'v1';
@@ -80,15 +99,18 @@ export class WebhookApi extends Construct {
       removalPolicy: props.logRemovalPolicy,
     });
 
+    // One account setting per account and region: the first pipeline of the app there creates it.
+    const accountSettings = props.accountCloudWatchRole === false ? undefined : accountSettingsOf(this);
+    const createsAccountRole = accountSettings !== undefined && accountSettings.created === undefined;
     this.api = new apigateway.RestApi(this, 'Api', {
       restApiName: props.names.optional('webhooks'),
       description: 'Result and upload webhooks of the identity verification service.',
       endpointTypes: [apigateway.EndpointType.REGIONAL],
       // Access logs need the account-level API Gateway CloudWatch role; kept when the stack goes,
       // because other stacks of the account may rely on it.
-      ...(props.accountCloudWatchRole === false
-        ? { cloudWatchRole: false }
-        : { cloudWatchRole: true, cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN }),
+      ...(createsAccountRole
+        ? { cloudWatchRole: true, cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN }
+        : { cloudWatchRole: false }),
       deployOptions: {
         stageName: STAGE_NAME,
         throttlingRateLimit: config.webhookRateLimit,
@@ -117,6 +139,15 @@ export class WebhookApi extends Construct {
         metricsEnabled: true,
       },
     });
+
+    if (accountSettings !== undefined) {
+      if (createsAccountRole) {
+        ACCOUNT_SETTINGS.get(this.node.root)!.set(accountSettings.key, this.api.node.findChild('Account'));
+      } else {
+        // The stage's access logs need the role set first (another stack: CDK orders the stacks).
+        this.api.deploymentStage.node.addDependency(accountSettings.created!);
+      }
+    }
 
     const validator = this.api.addRequestValidator('BodyValidator', {
       requestValidatorName: 'json-object-body',

@@ -2,28 +2,26 @@ import { App, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import {
-  EnvironmentConfigError,
-  isPlaceholderHost,
-  loadEnvironments,
-  parseEnvironmentConfig,
-} from '../../infra/config';
+import { isPlaceholderHost, loadEnvironments, parseEnvironmentConfig } from '../../infra/config';
+import { IdvPipelineValidationError } from '../../infra/idv-pipeline-settings';
 import { PipelineStack, stackName } from '../../infra/pipeline-stack';
 import { cdkJsonContext, synthesise } from './stack-fixture';
 
-const minimal = { serviceBaseUrl: 'https://service.example' };
+const minimal = { serviceBaseUrl: 'https://service.example', retentionDays: 30 };
 
 describe('environment configuration', () => {
-  it('rejects production without an explicit retention, saying so', () => {
+  it.each(['production', 'staging'])('rejects %s without an explicit retention, saying so', (name) => {
     // Prepare
-    const raw = { ...minimal };
+    const raw = { serviceBaseUrl: 'https://service.example', alarmEmail: 'a@b.example' };
 
     // Act
-    const parse = () => parseEnvironmentConfig('production', raw);
+    const parse = () => parseEnvironmentConfig(name, raw);
 
     // Assess
-    expect(parse).toThrow(EnvironmentConfigError);
-    expect(parse).toThrow('production: retentionDays must be set explicitly (days results are kept)');
+    expect(parse).toThrow(IdvPipelineValidationError);
+    expect(parse).toThrow(
+      `IdvPipeline: retention must be set (how long results are kept, whole days) (cdk.json context.environments.${name}.retentionDays)`,
+    );
   });
 
   it('rejects a production stack built from settings lacking retentionDays', () => {
@@ -36,7 +34,7 @@ describe('environment configuration', () => {
     const build = () => loadEnvironments({ production }, 'production');
 
     // Assess
-    expect(build).toThrow(/retentionDays must be set explicitly/);
+    expect(build).toThrow(/retention must be set .*production\.retentionDays/);
   });
 
   it('applies the defaults for staging', () => {
@@ -112,35 +110,38 @@ describe('environment configuration', () => {
   });
 
   it.each([
-    [{ serviceBaseUrl: 'http://service.example' }, 'serviceBaseUrl must use https'],
-    [{ serviceBaseUrl: 'https://user:pw@service.example' }, 'serviceBaseUrl must not contain user info'],
-    [{}, 'serviceBaseUrl must be set'],
-    [{ ...minimal, fetchConcurrency: 1 }, 'fetchConcurrency must be an integer >= 2'],
-    [{ ...minimal, fetchConcurrency: 1001 }, 'fetchConcurrency must be at most 1000'],
-    [{ ...minimal, serviceRateLimit: 0 }, 'serviceRateLimit must be an integer >= 1'],
-    [{ ...minimal, serviceRateLimit: 2.5 }, 'serviceRateLimit must be an integer >= 1'],
+    [{ ...minimal, serviceBaseUrl: 'http://service.example' }, 'serviceBaseUrl', 'serviceBaseUrl'],
+    [{ ...minimal, serviceBaseUrl: 'https://user:pw@service.example' }, 'serviceBaseUrl', 'serviceBaseUrl'],
+    [{ retentionDays: 30 }, 'serviceBaseUrl', 'serviceBaseUrl'],
+    [{ ...minimal, fetchConcurrency: 1 }, 'fetchConcurrency', 'fetchConcurrency'],
+    [{ ...minimal, fetchConcurrency: 1001 }, 'fetchConcurrency', 'fetchConcurrency'],
+    [{ ...minimal, serviceRateLimit: 0 }, 'serviceRateLimit', 'serviceRateLimit'],
+    [{ ...minimal, serviceRateLimit: 2.5 }, 'serviceRateLimit', 'serviceRateLimit'],
     [
       { ...minimal, fetchConcurrency: 8, fetchReservedConcurrency: 4 },
-      'fetchReservedConcurrency must be at least fetchConcurrency (8)',
+      'fetchReservedConcurrency',
+      'fetchReservedConcurrency',
     ],
-    [{ ...minimal, retentionDays: 0 }, 'retentionDays must be an integer >= 1'],
-    [{ ...minimal, logRetentionDays: 31 }, 'logRetentionDays must be one of'],
-    [{ ...minimal, scopes: ['admin'] }, 'scopes may only contain'],
-    [{ ...minimal, logLevel: 'LOUD' }, 'logLevel must be one of'],
-    [{ ...minimal, pollSchedule: 'every minute' }, 'pollSchedule must be an EventBridge'],
-    [{ ...minimal, pollSchedule: 'rate(1 hour)' }, 'pollSchedule must run at least every 10 minutes'],
-    [{ ...minimal, pollSchedule: 'rate(30 minutes)' }, 'pollSchedule must run at least every 10 minutes'],
-    [{ ...minimal, serviceEnvironment: 'dev' }, 'serviceEnvironment must be one of'],
-    [{ ...minimal, eventCustomerReference: 'hash' }, 'eventCustomerReference must be one of include, omit'],
-  ])('rejects %j naming the setting', (raw, message) => {
-    // Prepare
-    const name = 'staging';
-
+    [{ ...minimal, retentionDays: 0 }, 'retention', 'retentionDays'],
+    [{ ...minimal, retentionDays: 'ninety' }, 'retention', 'retentionDays'],
+    [{ ...minimal, logRetentionDays: 31 }, 'logRetention', 'logRetentionDays'],
+    [{ ...minimal, scopes: ['admin'] }, 'scopes', 'scopes'],
+    [{ ...minimal, logLevel: 'LOUD' }, 'logLevel', 'logLevel'],
+    [{ ...minimal, pollSchedule: 'every minute' }, 'pollSchedule', 'pollSchedule'],
+    [{ ...minimal, pollSchedule: 'rate(1 hour)' }, 'pollSchedule', 'pollSchedule'],
+    [{ ...minimal, pollSchedule: 'rate(30 minutes)' }, 'pollSchedule', 'pollSchedule'],
+    [{ ...minimal, serviceEnvironment: 'dev' }, 'serviceEnvironment', 'serviceEnvironment'],
+    [{ ...minimal, eventCustomerReference: 'hash' }, 'eventCustomerReference', 'eventCustomerReference'],
+    [{ ...minimal, removalPolicy: 'keep' }, 'removalPolicy', 'removalPolicy'],
+  ])('rejects %j naming the prop and the cdk.json setting', (raw, prop, key) => {
     // Act
-    const parse = () => parseEnvironmentConfig(name, raw);
+    const parse = () => parseEnvironmentConfig('staging', raw);
 
     // Assess
-    expect(parse).toThrow(`staging: ${message}`);
+    expect(parse).toThrow(IdvPipelineValidationError);
+    expect(parse).toThrow(
+      new RegExp(`^IdvPipeline: ${prop} .*\\(cdk\\.json context\\.environments\\.staging\\.${key}\\)$`),
+    );
   });
 
   it('selects one environment, all of them, or fails on an unknown name', () => {
@@ -166,8 +167,8 @@ describe('alarm target', () => {
     const parse = () => parseEnvironmentConfig('production', production);
 
     // Assess
-    expect(parse).toThrow(EnvironmentConfigError);
-    expect(parse).toThrow('production: an alarm target must be set: "alarmEmail"');
+    expect(parse).toThrow(IdvPipelineValidationError);
+    expect(parse).toThrow('IdvPipeline: alarmEmail or alarmTopic must be set in production');
   });
 
   it('refuses a topic ARN that is not one', () => {

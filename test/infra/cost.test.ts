@@ -1,7 +1,8 @@
 import { Stack } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { EnvironmentConfigError, parseEnvironmentConfig } from '../../infra/config';
+import { parseEnvironmentConfig } from '../../infra/config';
+import { IdvPipelineValidationError } from '../../infra/idv-pipeline-settings';
 import { RESULTS_TABLE } from '../../shared/store/table-schema';
 import { synthesise } from './stack-fixture';
 
@@ -26,20 +27,23 @@ describe('the cost settings of the functions', () => {
   });
 
   it.each([
-    [127, 'fetchResultMemoryMb must be an integer >= 128'],
-    [10_241, 'fetchResultMemoryMb must be at most 10240'],
-    ['lots', 'fetchResultMemoryMb must be an integer >= 128'],
+    [127, 'must be an integer from 128 to 10240'],
+    [10_241, 'must be an integer from 128 to 10240'],
+    ['lots', 'must be a number'],
   ])('refuses fetchResultMemoryMb %j naming the setting', (value, message) => {
     // Act
     const parse = () =>
       parseEnvironmentConfig('staging', {
         serviceBaseUrl: 'https://service.example',
+        retentionDays: 30,
         fetchResultMemoryMb: value,
       });
 
     // Assess
-    expect(parse).toThrow(EnvironmentConfigError);
-    expect(parse).toThrow(message);
+    expect(parse).toThrow(IdvPipelineValidationError);
+    expect(parse).toThrow(
+      `IdvPipeline: fetchResultMemorySize ${message} (cdk.json context.environments.staging.fetchResultMemoryMb)`,
+    );
   });
 
   it('projects keys only into the transaction and reference indexes, and the two filter attributes into the day index', () => {

@@ -213,7 +213,10 @@ describe('IdvPipeline, side by side', () => {
     const build = () => new IdvPipeline(new Stack(newApp(), 'S'), 'P', { ...BASE, namePrefix: 'Team_A' });
 
     // Assess
-    expect(build).toThrow('namePrefix "Team_A" must be 1-40 lower-case letters, digits and dashes');
+    expect(build).toThrow(IdvPipelineValidationError);
+    expect(build).toThrow(
+      'IdvPipeline: namePrefix must be 1-40 lower-case letters, digits and dashes, starting with a letter (S/P)',
+    );
   });
 
   it("fixes today's names only when a prefix is given", () => {

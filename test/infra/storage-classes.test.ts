@@ -3,7 +3,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { describe, expect, it } from 'vitest';
-import { EnvironmentConfigError, parseEnvironmentConfig } from '../../infra/config';
+import { parseEnvironmentConfig } from '../../infra/config';
 import { DataBucket } from '../../infra/constructs/data-bucket';
 import { IdvPipelineValidationError, storageClassesOf } from '../../infra/idv-pipeline-settings';
 import { storagePlan } from '../../shared/storage-plan';
@@ -144,40 +144,45 @@ describe('the storage classes of the result objects', () => {
   it.each([
     ['false', false],
     [false, false],
-    [{ lateReadsPerObject: 1 }, { lateReadsPerObject: 1 }],
-  ])('decodes cdk.json storageClasses %j', (value, decoded) => {
+    [{ lateReadsPerObject: 1 }, { standardDays: 1, lateReadsPerObject: 1 }],
+  ])("reads cdk.json storageClasses %j through the props' rules", (value, settings) => {
     // Act
     const config = parseEnvironmentConfig('staging', {
       serviceBaseUrl: 'https://service.example',
+      retentionDays: 30,
       storageClasses: value,
     });
 
     // Assess
-    expect(config.storageClasses).toEqual(decoded);
+    expect(config.storageClasses).toEqual(settings);
   });
 
-  it.each([[{ standardDays: '1' }], [{ lateReads: 1 }], [7]])(
-    'refuses cdk.json storageClasses %j by its shape',
-    (value) => {
-      // Act
-      const parse = () =>
-        parseEnvironmentConfig('staging', {
-          serviceBaseUrl: 'https://service.example',
-          storageClasses: value,
-        });
+  it.each([
+    [{ standardDays: '1' }, 'storageClasses.standardDays'],
+    [{ lateReads: 1 }, 'storageClasses'],
+    [7, 'storageClasses'],
+  ])('refuses cdk.json storageClasses %j naming %s, as the prop would be', (value, prop) => {
+    // Act
+    const parse = () =>
+      parseEnvironmentConfig('staging', {
+        serviceBaseUrl: 'https://service.example',
+        retentionDays: 30,
+        storageClasses: value,
+      });
 
-      // Assess
-      expect(parse).toThrow(EnvironmentConfigError);
-      expect(parse).toThrow('staging: storageClasses must be false or');
-    },
-  );
+    // Assess
+    expect(parse).toThrow(IdvPipelineValidationError);
+    expect(parse).toThrow(`IdvPipeline: ${prop} `);
+  });
 
   it('keeps the default on when cdk.json says nothing', () => {
     // Act
-    const config = parseEnvironmentConfig('staging', { serviceBaseUrl: 'https://service.example' });
+    const config = parseEnvironmentConfig('staging', {
+      serviceBaseUrl: 'https://service.example',
+      retentionDays: 30,
+    });
 
     // Assess
-    expect(config.storageClasses).toBeUndefined();
-    expect(storageClassesOf(config.storageClasses)).toEqual({ standardDays: 1, lateReadsPerObject: 0.1 });
+    expect(config.storageClasses).toEqual({ standardDays: 1, lateReadsPerObject: 0.1 });
   });
 });

@@ -2,7 +2,8 @@ import type { CfnResource } from 'aws-cdk-lib';
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EnvironmentConfigError, parseEnvironmentConfig } from '../../infra/config';
+import { parseEnvironmentConfig } from '../../infra/config';
+import { IdvPipelineValidationError } from '../../infra/idv-pipeline-settings';
 import { type IamStatement, type SynthesisedStack, statementsOfRole, synthesise } from './stack-fixture';
 
 let production: SynthesisedStack;
@@ -246,8 +247,10 @@ describe('webhook protection (WAF rate limit per source IP)', () => {
     expect(stagingDefault).toBe(false);
     expect(parse('false')()).toMatchObject({ webhookProtection: false });
     for (const bad of [{ wafRateLimitPer5Min: 9 }, { wafRateLimitPer5Min: 'lots' }, {}, true, 'yes']) {
-      expect(parse(bad)).toThrow(EnvironmentConfigError);
-      expect(parse(bad)).toThrow('staging: webhookProtection must be false or { "wafRateLimitPer5Min":');
+      expect(parse(bad)).toThrow(IdvPipelineValidationError);
+      expect(parse(bad)).toThrow(
+        /^IdvPipeline: webhookProtection[ .].*\(cdk\.json context\.environments\.staging\.webhookProtection/,
+      );
     }
   });
 });

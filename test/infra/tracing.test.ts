@@ -1,8 +1,9 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { EnvironmentConfigError, parseEnvironmentConfig } from '../../infra/config';
+import { parseEnvironmentConfig } from '../../infra/config';
 import { tracedFunctionOf } from '../../infra/constructs/pipeline-function';
+import { IdvPipelineValidationError } from '../../infra/idv-pipeline-settings';
 import { synthesise } from './stack-fixture';
 
 /** Tracing mode and tracer switch of every function, by its entry folder (from the function's description). */
@@ -17,7 +18,7 @@ function tracingByFunction(overrides: Record<string, unknown>) {
   return { stack, template, byDescription };
 }
 
-const BASE = { serviceBaseUrl: 'https://service.example' };
+const BASE = { serviceBaseUrl: 'https://service.example', retentionDays: 30 };
 
 describe('tracing by function (issue 25, item 2)', () => {
   it('traces every function actively by default', () => {
@@ -77,8 +78,8 @@ describe('tracing by function (issue 25, item 2)', () => {
       const parse = () => parseEnvironmentConfig('staging', { ...BASE, tracing });
 
       // Assess
-      expect(parse).toThrow(EnvironmentConfigError);
-      expect(parse).toThrow('staging: tracing must be one of active, pass-through, off');
+      expect(parse).toThrow(IdvPipelineValidationError);
+      expect(parse).toThrow('IdvPipeline: tracing must be one of active, pass-through, off');
     },
   );
 

@@ -5,6 +5,11 @@
  * `npm install --offline` cannot resolve version ranges without the registry's metadata, which the
  * offline cache does not hold) plus cdk-nag and @types/node for the consumer. A dependency the compiled
  * code uses without declaring it fails here.
+ *
+ * Then the platform team's own app is the harness (test/integration/cdk-init-app.ts): the app `cdk init app
+ * --language typescript` generates, installed once with `npm install` of the tarball, runs every documented
+ * snippet that composes the construct and every RemovalPolicy through `cdk synth`, as CommonJS and ESM,
+ * type-checks the package with TypeScript 7 and 5.9 (skipLibCheck off), and cfn-lints what it wrote.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -15,6 +20,18 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/constructs/pipeline-function';
 import { DETAIL_TYPES } from '../../shared/events/names';
+import { CFN_LINT_MISSING, cfnLintAvailable, cfnLintErrors } from '../infra/cfn-lint';
+import {
+  appEntry,
+  type CfnResource,
+  cdkSynth,
+  docSnippets,
+  esmCopyOf,
+  generateApp,
+  importedPackages,
+  runIn,
+  templatesIn,
+} from './cdk-init-app';
 
 const run = promisify(execFile);
 const MINUTES = 60_000;
@@ -187,24 +204,6 @@ describe('the packed idv-pipeline', () => {
   );
 
   it(
-    'types a TypeScript consumer under nodenext resolution without skipLibCheck',
-    async () => {
-      // Prepare
-      await writeFile(join(dir, 'tsconfig.json'), JSON.stringify(CONSUMER_TSCONFIG));
-      await writeFile(join(dir, 'typed.ts'), TYPED_CONSUMER);
-
-      // Act
-      const tsc = await inConsumer(process.execPath, [
-        join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-      ]);
-
-      // Assess
-      expect(tsc.code, tsc.stdout).toBe(0);
-    },
-    3 * MINUTES,
-  );
-
-  it(
     'gives a plain Node script the client and the events, loading neither aws-cdk-lib nor the AWS SDK',
     async () => {
       // Prepare
@@ -233,76 +232,6 @@ describe('the packed idv-pipeline', () => {
       expect(cjs.stdout.trim()).toBe('function function');
     },
     MINUTES,
-  );
-
-  it(
-    'serves the app `cdk init app --language typescript` generates (CommonJS, NodeNext), long ids, valid names',
-    async () => {
-      // Prepare: the generated app, untouched but for its stack's body (what a platform engineer writes).
-      let init: Awaited<ReturnType<typeof nodeIn>> | undefined;
-      const app = await commonJsConsumer(
-        'platform-app-stack-with-a-very-long-name-for-testing',
-        async (folder) => {
-          init = await nodeIn(
-            folder,
-            [
-              join(PROJECT_ROOT, 'node_modules', 'aws-cdk', 'bin', 'cdk'),
-              'init',
-              'app',
-              '--language',
-              'typescript',
-              '--generate-only',
-            ],
-            { CDK_DISABLE_VERSION_CHECK: '1' },
-          );
-        },
-      );
-      expect(init?.code, init?.stderr).toBe(0);
-      // The template's tsconfig names the jest types of its devDependencies; a stand-in keeps it unchanged.
-      await mkdir(join(app, 'node_modules', '@types', 'jest'), { recursive: true });
-      await writeFile(
-        join(app, 'node_modules', '@types', 'jest', 'index.d.ts'),
-        'declare function test(name: string, fn: () => void): void;\n',
-      );
-      const manifest = JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as { type?: string };
-      const stackFile = readdirSync(join(app, 'lib')).find((f) => f.endsWith('-stack.ts'))!;
-      const generated = await readFile(join(app, 'lib', stackFile), 'utf8');
-      await writeFile(
-        join(app, 'lib', stackFile),
-        generated
-          .replace("import { Construct } from 'constructs';", `$&\n${CDK_INIT_IMPORTS}`)
-          .replace('// The code that defines your stack goes here', CDK_INIT_STACK_BODY),
-      );
-
-      // Act: the template's `app` command is `tsc && tsx bin/<name>.ts`.
-      const tsc = await nodeIn(app, [TSC]);
-      const synth = await nodeIn(
-        app,
-        [
-          join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
-          'bin/platform-app-stack-with-a-very-long-name-for-testing.ts',
-        ],
-        { CDK_OUTDIR: 'cdk.out' },
-      );
-      const template = readdirSync(join(app, 'cdk.out')).find((f) => f.endsWith('.template.json'));
-      const resources = Object.values(
-        (
-          JSON.parse(readFileSync(join(app, 'cdk.out', template ?? 'missing'), 'utf8')) as {
-            Resources: Record<string, Resource>;
-          }
-        ).Resources,
-      );
-      const archive = resources.find((r) => r.Type === 'AWS::Events::Archive');
-
-      // Assess
-      expect(manifest.type).toBeUndefined();
-      expect(tsc.code, tsc.stdout).toBe(0);
-      expect(synth.code, synth.stderr).toBe(0);
-      expect(synth.stdout).toContain(`client function, events ${Object.keys(DETAIL_TYPES).length}`);
-      expect(synth.stderr).not.toContain('exceeds maximum');
-      expect(String(archive?.Properties['ArchiveName']).length).toBeLessThanOrEqual(48);
-    },
-    5 * MINUTES,
   );
 
   it(
@@ -342,6 +271,261 @@ describe('the packed idv-pipeline', () => {
     MINUTES,
   );
 });
+
+/** Context the documented apps read (`app.node.getContext`): real-looking addresses, no placeholders. */
+const SNIPPET_CONTEXT = {
+  idvServiceBaseUrl: 'https://verification.acme-corp.io',
+  oncallEmail: 'idv-oncall@acme-corp.io',
+};
+
+/** The stores that keep results, keys and logs: what no removal policy but DESTROY may delete. */
+const STORE_TYPES = [
+  'AWS::KMS::Key',
+  'AWS::DynamoDB::Table',
+  'AWS::S3::Bucket',
+  'AWS::SecretsManager::Secret',
+  'AWS::Logs::LogGroup',
+];
+
+/** Resources of `templates` of `type`; the enqueue-markers table (transient, always deleted) left out. */
+function stores(templates: ReturnType<typeof templatesIn>): CfnResource[] {
+  return Object.values(templates)
+    .flatMap((t) => Object.values(t.Resources ?? {}))
+    .filter((r) => STORE_TYPES.includes(r.Type))
+    .filter(
+      (r) => r.Type !== 'AWS::DynamoDB::Table' || r.Properties?.['GlobalSecondaryIndexes'] !== undefined,
+    );
+}
+
+/** How many `type` resources the assembly in `outdir` holds, over every stack. */
+function countOf(outdir: string, type: string): number {
+  return Object.values(templatesIn(outdir))
+    .flatMap((t) => Object.values(t.Resources ?? {}))
+    .filter((r) => r.Type === type).length;
+}
+
+describe('the app `cdk init app --language typescript` generates, as the harness', () => {
+  const snippets = docSnippets();
+  let app: string;
+  let esmApp: string;
+  let generatedDependencies: string[];
+  let install: Awaited<ReturnType<typeof runIn>>;
+  /** The cloud assemblies the CommonJS app wrote, for one cfn-lint run. */
+  const synthesised: string[] = [];
+
+  beforeAll(async () => {
+    // One app, generated by the CDK CLI as `cdk init` writes it, installed once with `npm install`: the
+    // tarball and every package the documents' install lines name.
+    app = await generateApp(dir, 'platform-app');
+    generatedDependencies = Object.keys(
+      (JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as { dependencies: object })
+        .dependencies,
+    );
+    const lines = new Set(snippets.flatMap((s) => s.installs).filter((p) => p !== 'idv-pipeline'));
+    install = await runIn(app, 'npm', [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      tarball,
+      ...lines,
+    ]);
+    esmApp = esmCopyOf(app, join(dir, 'platform-app-esm'));
+  }, 10 * MINUTES);
+
+  it('is the generated app with every feature flag of cdk init, installed with the tarball', async () => {
+    // Act
+    const cdkJson = JSON.parse(await readFile(join(app, 'cdk.json'), 'utf8')) as {
+      app: string;
+      context: Record<string, unknown>;
+    };
+    const manifest = JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as {
+      type?: string;
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+
+    // Assess
+    expect(install.code, install.stderr).toBe(0);
+    expect(cdkJson.app).toMatch(/^npx tsc && npx tsx bin\/platform-app\.ts$/);
+    expect(cdkJson.context['@aws-cdk/core:validateSnapshotRemovalPolicy']).toBe(true);
+    expect(Object.keys(cdkJson.context).filter((k) => k.startsWith('@aws-cdk')).length).toBeGreaterThan(50);
+    expect(manifest.type).toBeUndefined();
+    expect(manifest.dependencies['idv-pipeline']).toMatch(/\.tgz$/);
+    expect(Object.keys(manifest.devDependencies)).toEqual(
+      expect.arrayContaining(['aws-cdk', 'typescript', 'tsx']),
+    );
+  });
+
+  it('finds the snippets that compose the construct, each under an install line', () => {
+    // Assess
+    expect(snippets.map((s) => s.doc)).toEqual(expect.arrayContaining(['README.md', 'docs/construct.md']));
+    for (const snippet of snippets) expect(snippet.installs, snippet.doc).toContain('idv-pipeline');
+  });
+
+  it.each(snippets.map((s) => [`${s.doc}:${s.line}`, s] as const))(
+    'synthesises %s as written through the CDK CLI (CommonJS): one API Gateway account setting, cfn-lint clean',
+    async (_, snippet) => {
+      // Prepare: the snippet is the app's entry; what it imports must be what its document installs.
+      const missing = importedPackages(snippet.code).filter(
+        (p) => !snippet.installs.includes(p) && !generatedDependencies.includes(p),
+      );
+      await writeFile(appEntry(app), snippet.code);
+      const outdir = join(app, `cdk.out.${snippet.doc.replace(/\W/g, '-')}-${snippet.line}`);
+
+      // Act
+      const synth = await cdkSynth(app, outdir, SNIPPET_CONTEXT);
+
+      // Assess
+      expect(missing, `imported, but not in ${snippet.doc}'s install line`).toEqual([]);
+      expect(synth.code, `${synth.stdout}\n${synth.stderr}`).toBe(0);
+      expect(countOf(outdir, 'AWS::ApiGateway::Stage')).toBeGreaterThanOrEqual(1);
+      expect(countOf(outdir, 'AWS::ApiGateway::Account')).toBe(1);
+      synthesised.push(outdir);
+    },
+    8 * MINUTES,
+  );
+
+  it(
+    'synthesises every RemovalPolicy through the CDK CLI, deleting no store unless DESTROY was asked',
+    async () => {
+      // Prepare
+      await writeFile(appEntry(app), REMOVAL_POLICY_APP);
+      const outdir = join(app, 'cdk.out.removal');
+
+      // Act
+      const synth = await cdkSynth(app, outdir);
+      const templates = templatesIn(outdir);
+      const policiesOf = (stack: string) =>
+        new Set(
+          stores(
+            Object.fromEntries(Object.entries(templates).filter(([file]) => file.startsWith(stack))),
+          ).map((r) => r.DeletionPolicy),
+        );
+
+      // Assess
+      expect(synth.code, `${synth.stdout}\n${synth.stderr}`).toBe(0);
+      expect(policiesOf('Policy1')).toEqual(new Set(['Delete']));
+      expect(policiesOf('Policy2')).toEqual(new Set(['Retain']));
+      expect(policiesOf('Policy3')).toEqual(new Set(['Retain']));
+      expect(policiesOf('Policy4')).toEqual(new Set(['RetainExceptOnCreate']));
+      expect(countOf(outdir, 'AWS::ApiGateway::Account')).toBe(1);
+      // Long stack and construct ids: every derived name stays within its resource's limit.
+      expect(`${synth.stdout}${synth.stderr}`).not.toContain('exceeds maximum');
+      for (const archive of Object.values(templates).flatMap((t) => Object.values(t.Resources ?? {}))) {
+        if (archive.Type !== 'AWS::Events::Archive') continue;
+        expect(String(archive.Properties?.['ArchiveName']).length).toBeLessThanOrEqual(48);
+      }
+      synthesised.push(outdir);
+    },
+    8 * MINUTES,
+  );
+
+  it(
+    'synthesises the README snippet in the ESM form of the app',
+    async () => {
+      // Prepare
+      const readme = snippets.find((s) => s.doc === 'README.md')!;
+      await writeFile(appEntry(esmApp), readme.code);
+      const outdir = join(esmApp, 'cdk.out');
+
+      // Act
+      const synth = await cdkSynth(esmApp, outdir, SNIPPET_CONTEXT);
+
+      // Assess
+      expect(synth.code, `${synth.stdout}\n${synth.stderr}`).toBe(0);
+      expect(countOf(outdir, 'AWS::ApiGateway::Stage')).toBe(2);
+      expect(countOf(outdir, 'AWS::ApiGateway::Account')).toBe(1);
+    },
+    8 * MINUTES,
+  );
+
+  it(
+    'writes templates cfn-lint passes but for the listed schema lag (every synth above, one run)',
+    async () => {
+      // Prepare
+      expect(await cfnLintAvailable(), CFN_LINT_MISSING).toBe(true);
+      const files = synthesised.flatMap((outdir) =>
+        Object.keys(templatesIn(outdir)).map((f) => join(outdir, f)),
+      );
+
+      // Act
+      const { errors } = await cfnLintErrors(files);
+
+      // Assess
+      expect(synthesised.length).toBe(snippets.length + 1);
+      expect(errors).toEqual([]);
+    },
+    8 * MINUTES,
+  );
+
+  it.each([
+    ["TypeScript 7 (the app's)", 'app'],
+    ['TypeScript 5.9', 'project'],
+  ] as const)(
+    'types the package for CommonJS and ESM with %s, skipLibCheck off',
+    async (_, compiler) => {
+      // Prepare
+      const tsc =
+        compiler === 'app'
+          ? join(app, 'node_modules', 'typescript', 'bin', 'tsc')
+          : join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+      await writeFile(appEntry(app), TYPED_APP);
+      await writeFile(appEntry(esmApp), TYPED_APP);
+
+      // Act
+      const [commonjs, esm] = await Promise.all(
+        [app, esmApp].map((folder) =>
+          runIn(folder, process.execPath, [tsc, '-p', '.', '--skipLibCheck', 'false']),
+        ),
+      );
+
+      // Assess
+      expect(commonjs!.code, commonjs!.stdout).toBe(0);
+      expect(esm!.code, esm!.stdout).toBe(0);
+    },
+    5 * MINUTES,
+  );
+});
+
+/** One pipeline per RemovalPolicy, in one app (one synth). */
+const REMOVAL_POLICY_APP = `import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { IdvPipeline } from 'idv-pipeline/cdk';
+
+const app = new App();
+const policies = [
+  RemovalPolicy.DESTROY,
+  RemovalPolicy.RETAIN,
+  RemovalPolicy.SNAPSHOT,
+  RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+];
+policies.forEach((removalPolicy, i) => {
+  const stack = new Stack(app, \`Policy\${i + 1}PlatformAppStackWithAVeryLongNameForTesting\`);
+  new IdvPipeline(stack, 'VerificationPipelineForTheWholeCompany', {
+    environmentName: 'staging',
+    serviceBaseUrl: 'https://verification.acme-corp.io',
+    retention: Duration.days(30),
+    removalPolicy,
+  });
+});
+`;
+
+/** Every entry of the package, typed: the client's schemas and the events' too. */
+const TYPED_APP = `import { App, Duration, Stack } from 'aws-cdk-lib';
+import { IdvPipeline, type IdvPipelineProps, IdvPipelineValidationError } from 'idv-pipeline/cdk';
+import { IdvClient, NotFoundError } from 'idv-pipeline/client';
+import { EVENT_DETAIL_SCHEMAS, type ResultStoredDetail, testEventPattern } from 'idv-pipeline/events';
+
+const props: IdvPipelineProps = {
+  environmentName: 'staging', serviceBaseUrl: 'https://s.acme-corp.io', retention: Duration.days(1),
+};
+const pipeline = new IdvPipeline(new Stack(new App(), 'S'), 'P', props);
+export const url: string = pipeline.webhookUrlWithoutSecret;
+export const schema = EVENT_DETAIL_SCHEMAS.VerificationResultStored;
+export const matches: (detail: ResultStoredDetail) => boolean = (detail) =>
+  testEventPattern({ detail: { result: ['APPROVED'] } }, { detail });
+export { IdvClient, IdvPipelineValidationError, NotFoundError };
+`;
 
 interface Resource {
   readonly Type: string;
@@ -390,17 +574,6 @@ app.synth();
 console.log('synthesised');
 `;
 
-const CDK_INIT_IMPORTS = `import { IdvPipeline } from 'idv-pipeline/cdk';
-import { IdvClient } from 'idv-pipeline/client';
-import { EVENT_DETAIL_SCHEMAS } from 'idv-pipeline/events';`;
-
-const CDK_INIT_STACK_BODY = `new IdvPipeline(this, 'VerificationPipelineForTheWholeCompany', {
-      environmentName: 'staging',
-      serviceBaseUrl: 'https://staging.service.example',
-      retention: cdk.Duration.days(30),
-    });
-    console.log(\`client \${typeof IdvClient}, events \${Object.keys(EVENT_DETAIL_SCHEMAS).length}\`);`;
-
 /**
  * The tsconfig of `cdk init app --language typescript` before the CLI moved to NodeNext. ts-node reports
  * the diagnostics of the files it compiles, not of the libraries' declarations (zod's own fail without
@@ -445,39 +618,6 @@ const pipeline = new IdvPipeline(stack, 'Verification', props);
 pipeline.grantReadResults(new iam.Role(stack, 'Reader', { assumedBy: new iam.AccountRootPrincipal() }));
 app.synth();
 console.log(\`synthesised: client \${typeof IdvClient}, events \${Object.keys(EVENT_DETAIL_SCHEMAS).length}\`);
-`;
-
-const CONSUMER_TSCONFIG = {
-  compilerOptions: {
-    target: 'ES2022',
-    module: 'nodenext',
-    moduleResolution: 'nodenext',
-    strict: true,
-    noEmit: true,
-    skipLibCheck: false,
-    types: ['node'],
-  },
-  files: ['typed.ts'],
-};
-
-const TYPED_CONSUMER = `
-import { App, Duration, Stack } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import { IdvPipeline, type IdvPipelineProps } from 'idv-pipeline/cdk';
-import { IdvClient, NotFoundError } from 'idv-pipeline/client';
-import { EVENT_DETAIL_SCHEMAS, type ResultStoredDetail, testEventPattern } from 'idv-pipeline/events';
-
-const props: IdvPipelineProps = {
-  environmentName: 'staging', serviceBaseUrl: 'https://s.example', retention: Duration.days(1),
-};
-const stack = new Stack(new App(), 'S');
-const pipeline = new IdvPipeline(stack, 'P', props);
-pipeline.grantReadResults(new iam.Role(stack, 'R', { assumedBy: new iam.AccountRootPrincipal() }));
-export const url: string = pipeline.webhookUrlWithoutSecret;
-export const schema = EVENT_DETAIL_SCHEMAS.VerificationResultStored;
-export const matches: (detail: ResultStoredDetail) => boolean = (detail) =>
-  testEventPattern({ detail: { result: ['APPROVED'] } }, { detail });
-export { IdvClient, NotFoundError };
 `;
 
 const FORBID_HOOK = `

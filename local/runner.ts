@@ -53,6 +53,11 @@ export interface RunOptions {
   pollIntervalSeconds: number;
   /** Webhook endpoint port; 0 picks a free one. */
   port: number;
+  /**
+   * Port of the simulator; 0 picks a free one. @default {@link SIMULATOR_PORT}, or a free one when it is
+   * taken (a port given is that port or an error)
+   */
+  simulatorPort?: number;
   /** External service instead of the simulator. */
   serviceUrl?: string;
   clientId?: string;
@@ -88,7 +93,8 @@ export interface RunIo {
 
 export { RunDependencyError } from './service-access';
 
-const SIMULATOR_PORT = 4010;
+/** The simulator's port when `--simulator-port` does not say: fixed, so printed commands stay valid. */
+export const SIMULATOR_PORT = 4010;
 
 /** What the local run needs of a simulator it starts (`simulator/server.ts` `startSimulator` fits). */
 export interface LocalSimulator {
@@ -374,8 +380,16 @@ async function startService(run: Run, modules: LocalModules, webhooks: Webhooks)
       ...(options.linksAwaitBrowser ? { linksAwaitBrowser: true } : {}),
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
     });
-  // A fixed port keeps the printed `idv` instructions valid across restarts; any port will do.
-  const simulator = await start(SIMULATOR_PORT).catch(() => start(0));
+  // A fixed port keeps the printed `idv` instructions valid across restarts; any port will do, unless
+  // --simulator-port named one.
+  const simulator =
+    options.simulatorPort === undefined
+      ? await start(SIMULATOR_PORT).catch(() => start(0))
+      : await start(options.simulatorPort).catch((error: unknown) => {
+          throw new RunDependencyError(
+            `the simulator cannot listen on port ${options.simulatorPort} (${(error as NodeJS.ErrnoException).code ?? 'error'}): pass another --simulator-port, or 0 for a free one`,
+          );
+        });
   run.cleanups.push(() => simulator.close());
   return { url: simulator.url, simulator };
 }

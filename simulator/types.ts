@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CommunicationStatus, MockTestValue, Product, ServiceEnvironment } from '../shared/api/enums';
 import type { FaultCounts, FaultOptions, ResultFault } from './faults';
+import type { RestoredState } from './persisted-state';
 import type { ResultControls } from './result-checks';
 import type { WebhookCounts, WebhookRetryOptions } from './webhooks';
 
@@ -23,6 +24,11 @@ export interface SimulatorOptions {
   controlSecret?: string;
   /** @default 0 (a free port) */
   port?: number;
+  /**
+   * Keep the state in this directory across restarts (`simulator/persisted-state.ts`): pending
+   * transactions stay pending, links keep working, results stay retrievable. @default none (in memory)
+   */
+  stateDir?: string;
   /** Seed of ids, outcomes, fake data and faults. @default a random seed (see `RunningSimulator.seed`) */
   seed?: number;
   /** Lifetime of access tokens. @default 3600 */
@@ -176,4 +182,6 @@ export interface RunningSimulator {
   /** Requests to the service endpoints, oldest first (not `/__sim`). */
   requests: RecordedRequest[];
   control: SimulatorControl;
+  /** What the start found in `stateDir` of an earlier run (undefined: nothing, or no `stateDir`). */
+  restored?: RestoredState;
 }

@@ -1,0 +1,273 @@
+/**
+ * A simulator's state on disk, so a restart is not a loss (the simulator of `npm start` keeps it in
+ * `<data-dir>/simulator/`): transactions (pending ones stay pending, a secure link keeps its key), access
+ * and SDK tokens, poll records, result faults and the virtual clock's offset in `state.json`, and each
+ * result document once in `results/<resultId>.json`. Every write is atomic (a temporary file, fsync,
+ * rename, then fsync of the directory), files 0600 and directories 0700: a SIGKILL at any moment leaves
+ * either the old or the new file, never a torn one.
+ *
+ * The store writes before each answer goes out (`simulator/server.ts`), so what a client was told
+ * (a secureId, a transactionId, a removed poll record) is on disk first; and after a tick of the
+ * lifecycle that completed or expired something. It writes only what changed.
+ */
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import type { VerificationResultDocument } from '../shared/api/schemas';
+import type { ResultFault } from './faults';
+import type { IssuedToken, SimulatorState, StoredResult, Transaction } from './state';
+
+/** The state file's name in the store's directory. */
+export const STATE_FILE = 'state.json';
+const RESULTS_DIR = 'results';
+const FORMAT = 1;
+
+/** What a start found of an earlier run's state. */
+export interface RestoredState {
+  transactions: number;
+  /** Transactions not completed yet (pending, or waiting for an upload or their end user). */
+  open: number;
+  /** Results still retrievable. */
+  results: number;
+  /** Problems met and repaired (a damaged file moved aside, a result whose document was missing). */
+  notes: string[];
+}
+
+/** `state.json`: everything but the result documents. */
+interface StateFile {
+  format: number;
+  offsetMs: number;
+  createdCount: number;
+  completedCount: number;
+  tokensIssued: number;
+  communicationStatus: SimulatorState['communicationStatus'];
+  transactions: Transaction[];
+  pending: string[];
+  tokens: [string, IssuedToken][];
+  sdkTokens: [string, string][];
+  faceLinkTokens: [string, string][];
+  results: Omit<StoredResult, 'doc'>[];
+  resultFetches: Record<string, number>;
+  resultFaults: ResultFault[];
+}
+
+/** Bytes survive JSON as `{ "$bytes": base64 }` (an upload's own bytes, if a transaction keeps them). */
+function replacer(this: unknown, key: string, value: unknown): unknown {
+  const raw = (this as Record<string, unknown>)[key];
+  if (raw instanceof Uint8Array) return { $bytes: Buffer.from(raw).toString('base64') };
+  return value;
+}
+
+function reviver(_key: string, value: unknown): unknown {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const keys = Object.keys(value);
+    const bytes = (value as { $bytes?: unknown }).$bytes;
+    if (keys.length === 1 && typeof bytes === 'string') return Buffer.from(bytes, 'base64');
+  }
+  return value;
+}
+
+/** Writes `text` to `file` atomically: a temporary file beside it, fsync, rename, fsync of the directory. */
+export function writeFileAtomic(file: string, text: string): void {
+  const dir = join(file, '..');
+  const temp = `${file}.${process.pid}.tmp`;
+  const fd = openSync(temp, 'w', 0o600);
+  try {
+    const bytes = Buffer.from(text, 'utf8');
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, file);
+  syncDirectory(dir);
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The persisted state of one simulator. */
+export class StateStore {
+  readonly #dir: string;
+  readonly #state: SimulatorState;
+  #lastState = '';
+  /** Result documents on disk. */
+  readonly #savedResults = new Set<string>();
+  #fingerprint = '';
+
+  constructor(dir: string, state: SimulatorState) {
+    this.#dir = dir;
+    this.#state = state;
+    mkdirSync(join(dir, RESULTS_DIR), { recursive: true, mode: 0o700 });
+  }
+
+  /**
+   * Loads what an earlier run left into the (fresh) state; undefined when there was nothing. A damaged
+   * state file is moved aside (named in a note) and the simulator starts empty.
+   */
+  load(): RestoredState | undefined {
+    const file = join(this.#dir, STATE_FILE);
+    this.#removeTemporaries();
+    if (!existsSync(file)) return undefined;
+    const notes: string[] = [];
+    let saved: StateFile;
+    try {
+      saved = JSON.parse(readFileSync(file, 'utf8'), reviver) as StateFile;
+      if (saved.format !== FORMAT || !Array.isArray(saved.transactions)) throw new Error('unknown format');
+    } catch {
+      const aside = `${file}.damaged-${Date.now()}`;
+      renameSync(file, aside);
+      notes.push(`the simulator's state file could not be read: moved to ${aside}, starting empty`);
+      return { transactions: 0, open: 0, results: 0, notes };
+    }
+    const s = this.#state;
+    for (const t of saved.transactions) {
+      s.transactions.set(t.transactionId, t);
+      if (t.secureId !== undefined) s.secureLinks.set(t.secureId, t.transactionId);
+    }
+    for (const id of saved.pending) {
+      const t = s.transactions.get(id);
+      if (t) s.pending.add(t);
+    }
+    for (const [token, issued] of saved.tokens) s.tokens.set(token, issued);
+    for (const [token, id] of saved.sdkTokens) s.sdkTokens.set(token, id);
+    for (const [token, id] of saved.faceLinkTokens) s.faceLinkTokens.set(token, id);
+    let missing = 0;
+    for (const r of saved.results) {
+      const doc = this.#readResult(r.resultId);
+      if (!doc) {
+        missing++;
+        continue;
+      }
+      s.results.set(r.resultId, { ...r, doc });
+      this.#savedResults.add(r.resultId);
+    }
+    if (missing > 0) notes.push(`${missing} result(s) of the simulator's state had no document: left out`);
+    Object.assign(s.resultFetches, saved.resultFetches);
+    s.resultFaults.push(...saved.resultFaults);
+    s.createdCount = saved.createdCount;
+    s.completedCount = saved.completedCount;
+    s.tokensIssued = saved.tokensIssued;
+    s.communicationStatus = saved.communicationStatus;
+    this.#removeStrayResults();
+    // The virtual clock goes on where it was; transactions due meanwhile complete now.
+    s.advance(Math.max(0, saved.offsetMs));
+    this.save();
+    return {
+      transactions: saved.transactions.length,
+      open: [...s.transactions.values()].filter((t) => t.state !== 'completed').length,
+      results: s.results.size,
+      notes,
+    };
+  }
+
+  /** Writes what changed since the last save: new result documents, then the state file. */
+  save(): void {
+    const s = this.#state;
+    for (const [resultId, r] of s.results) {
+      if (this.#savedResults.has(resultId)) continue;
+      writeFileAtomic(this.#resultFile(resultId), JSON.stringify(r.doc, replacer));
+      this.#savedResults.add(resultId);
+    }
+    const text = JSON.stringify(this.#snapshot(), replacer);
+    if (text !== this.#lastState) {
+      writeFileAtomic(join(this.#dir, STATE_FILE), text);
+      this.#lastState = text;
+    }
+    // Results past retention: their documents go once the state no longer names them.
+    for (const resultId of this.#savedResults) {
+      if (s.results.has(resultId)) continue;
+      rmSync(this.#resultFile(resultId), { force: true });
+      this.#savedResults.delete(resultId);
+    }
+    this.#fingerprint = this.#currentFingerprint();
+  }
+
+  /** Saves when the lifecycle changed something since the last save (cheap to call on every tick). */
+  saveIfChanged(): void {
+    if (this.#currentFingerprint() !== this.#fingerprint) this.save();
+  }
+
+  #currentFingerprint(): string {
+    const s = this.#state;
+    return [
+      s.transactions.size,
+      s.pending.size,
+      s.completedCount,
+      s.results.size,
+      s.tokens.size,
+      s.faceLinkTokens.size,
+    ].join('/');
+  }
+
+  #snapshot(): StateFile {
+    const s = this.#state;
+    return {
+      format: FORMAT,
+      offsetMs: s.offsetMs,
+      createdCount: s.createdCount,
+      completedCount: s.completedCount,
+      tokensIssued: s.tokensIssued,
+      communicationStatus: s.communicationStatus,
+      transactions: [...s.transactions.values()],
+      pending: [...s.pending].map((t) => t.transactionId),
+      tokens: [...s.tokens],
+      sdkTokens: [...s.sdkTokens],
+      faceLinkTokens: [...s.faceLinkTokens],
+      results: [...s.results.values()].map(({ doc: _, ...r }) => r),
+      resultFetches: s.resultFetches,
+      resultFaults: s.resultFaults,
+    };
+  }
+
+  #resultFile(resultId: string): string {
+    // resultIds are the simulator's own UUIDs; anything else never becomes a file name.
+    if (!/^[0-9a-f-]{36}$/.test(resultId)) throw new Error('not a resultId of the simulator');
+    return join(this.#dir, RESULTS_DIR, `${resultId}.json`);
+  }
+
+  #readResult(resultId: string): VerificationResultDocument | undefined {
+    try {
+      return JSON.parse(
+        readFileSync(this.#resultFile(resultId), 'utf8'),
+        reviver,
+      ) as VerificationResultDocument;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Documents no result names (written just before a kill, or of results past retention). */
+  #removeStrayResults(): void {
+    for (const name of readdirSync(join(this.#dir, RESULTS_DIR))) {
+      const resultId = name.replace(/\.json$/, '');
+      if (!this.#state.results.has(resultId)) rmSync(join(this.#dir, RESULTS_DIR, name), { force: true });
+    }
+  }
+
+  /** Temporary files a kill left between their write and their rename. */
+  #removeTemporaries(): void {
+    for (const dir of [this.#dir, join(this.#dir, RESULTS_DIR)]) {
+      for (const name of readdirSync(dir)) {
+        if (name.endsWith('.tmp')) rmSync(join(dir, name), { force: true });
+      }
+    }
+  }
+}

@@ -1,5 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
 import { createDynamoDocumentClient, createS3Client, createSqsClient } from '../shared/aws-clients';
@@ -15,7 +15,13 @@ import { captureHandlerLogs } from './handler-logs';
 import { lambdaContext } from './lambda-context';
 import { clientConfig, type LocalAws, startLocalAws } from './local-aws';
 import { createPipelineResources, type PipelineResources, pipelineEnv } from './pipeline-resources';
-import { printBanner, printHints, reportError, reportRestored } from './run-messages';
+import {
+  printBanner,
+  printHints,
+  reportError,
+  reportRestored,
+  reportSimulatorRestored,
+} from './run-messages';
 import {
   dataDirFlag,
   EventTally,
@@ -106,6 +112,8 @@ export interface LocalSimulator {
     resultIdsOf?(transactionId: string): string[];
   };
   close(): Promise<void>;
+  /** What the simulator found of the earlier run's state in the data directory. */
+  restored?: { transactions: number; open: number; results: number; notes: string[] };
 }
 
 /** Options the local run hands to the simulator it starts. */
@@ -122,6 +130,8 @@ export interface LocalSimulatorOptions extends Pick<RunOptions, 'linksAwaitBrows
   enforceScopes?: boolean;
   /** Needed on the simulator's `/__sim/*` routes (its port is reachable by every user of the machine). */
   controlSecret: string;
+  /** Where the simulator keeps its state across restarts: `<data-dir>/simulator`. */
+  stateDir: string;
 }
 
 /** The three Lambda handlers, as their modules export them. */
@@ -377,6 +387,8 @@ async function startService(run: Run, modules: LocalModules, webhooks: Webhooks)
       resultWebhookUrl: webhooks.resultUrl,
       uploadWebhookUrl: webhooks.uploadUrl,
       enforceScopes: true,
+      // Pending transactions and open links survive a restart (or a kill) of the run.
+      stateDir: join(run.dataDir, 'simulator'),
       ...(options.linksAwaitBrowser ? { linksAwaitBrowser: true } : {}),
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
     });
@@ -391,6 +403,7 @@ async function startService(run: Run, modules: LocalModules, webhooks: Webhooks)
           );
         });
   run.cleanups.push(() => simulator.close());
+  reportSimulatorRestored(run.io, simulator.restored);
   return { url: simulator.url, simulator };
 }
 

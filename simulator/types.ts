@@ -29,7 +29,10 @@ export interface SimulatorOptions {
    * transactions stay pending, links keep working, results stay retrievable. @default none (in memory)
    */
   stateDir?: string;
-  /** Seed of ids, outcomes, fake data and faults. @default a random seed (see `RunningSimulator.seed`) */
+  /**
+   * Seed of the content: outcomes, fake data, images and faults. Never of ids, which always come from
+   * `node:crypto`. @default a random seed (see `RunningSimulator.seed`)
+   */
   seed?: number;
   /** Lifetime of access tokens. @default 3600 */
   tokenTtlSeconds?: number;

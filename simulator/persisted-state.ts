@@ -8,7 +8,8 @@
  *
  * The store writes before each answer goes out (`simulator/server.ts`), so what a client was told
  * (a secureId, a transactionId, a removed poll record) is on disk first; and after a tick of the
- * lifecycle that completed or expired something. It writes only what changed.
+ * lifecycle that completed or expired something. It writes only what changed (a poll or a repeated
+ * result fetch changes nothing kept: the per-result fetch counts of `stats()` start again at zero).
  */
 import {
   closeSync,
@@ -57,7 +58,6 @@ interface StateFile {
   sdkTokens: [string, string][];
   faceLinkTokens: [string, string][];
   results: Omit<StoredResult, 'doc'>[];
-  resultFetches: Record<string, number>;
   resultFaults: ResultFault[];
 }
 
@@ -160,7 +160,6 @@ export class StateStore {
       this.#savedResults.add(r.resultId);
     }
     if (missing > 0) notes.push(`${missing} result(s) of the simulator's state had no document: left out`);
-    Object.assign(s.resultFetches, saved.resultFetches);
     s.resultFaults.push(...saved.resultFaults);
     s.createdCount = saved.createdCount;
     s.completedCount = saved.completedCount;
@@ -232,7 +231,6 @@ export class StateStore {
       sdkTokens: [...s.sdkTokens],
       faceLinkTokens: [...s.faceLinkTokens],
       results: [...s.results.values()].map(({ doc: _, ...r }) => r),
-      resultFetches: s.resultFetches,
       resultFaults: s.resultFaults,
     };
   }

@@ -27,22 +27,12 @@ import { join } from 'node:path';
 import type { VerificationResultDocument } from '../shared/api/schemas';
 import type { ResultFault } from './faults';
 import type { IssuedToken, SimulatorState, StoredResult, Transaction } from './state';
+import type { RestoredState } from './types';
 
 /** The state file's name in the store's directory. */
 export const STATE_FILE = 'state.json';
 const RESULTS_DIR = 'results';
 const FORMAT = 1;
-
-/** What a start found of an earlier run's state. */
-export interface RestoredState {
-  transactions: number;
-  /** Transactions not completed yet (pending, or waiting for an upload or their end user). */
-  open: number;
-  /** Results still retrievable. */
-  results: number;
-  /** Problems met and repaired (a damaged file moved aside, a result whose document was missing). */
-  notes: string[];
-}
 
 /** `state.json`: everything but the result documents. */
 interface StateFile {

@@ -23,9 +23,9 @@ import { SimulatorState } from './state';
 import type { RunningSimulator, SimulatorOptions } from './types';
 
 export type { FaultOptions, ResultFault } from './faults';
-export type { RestoredState } from './persisted-state';
 export type {
   RecordedRequest,
+  RestoredState,
   RunningSimulator,
   SimulatorControl,
   SimulatorOptions,

@@ -5,7 +5,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CommunicationStatus, MockTestValue, Product, ServiceEnvironment } from '../shared/api/enums';
 import type { FaultCounts, FaultOptions, ResultFault } from './faults';
-import type { RestoredState } from './persisted-state';
 import type { ResultControls } from './result-checks';
 import type { WebhookCounts, WebhookRetryOptions } from './webhooks';
 
@@ -89,6 +88,17 @@ export interface SimulatorOptions {
   onDebug?: (message: string) => void;
   /** Wall clock; the virtual clock adds `advanceTime` offsets to it. @default Date.now */
   now?: () => number;
+}
+
+/** What a start found of an earlier run's state in `stateDir` (`simulator/persisted-state.ts`). */
+export interface RestoredState {
+  transactions: number;
+  /** Transactions not completed yet (pending, or waiting for an upload or their end user). */
+  open: number;
+  /** Results still retrievable. */
+  results: number;
+  /** Problems met and repaired (a damaged file moved aside, a result whose document was missing). */
+  notes: string[];
 }
 
 /** One request as it arrived on the wire. */

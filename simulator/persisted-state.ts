@@ -38,6 +38,8 @@ const FORMAT = 1;
 interface StateFile {
   format: number;
   offsetMs: number;
+  /** The retention results were kept for (transactions older than it with no result left are dropped). */
+  retentionMs?: number;
   createdCount: number;
   completedCount: number;
   tokensIssued: number;
@@ -98,6 +100,11 @@ export class StateStore {
   readonly #dir: string;
   readonly #state: SimulatorState;
   #lastState = '';
+  /**
+   * The JSON of completed transactions, which change no more (a new result or a new field would show in
+   * the key): a save serialises only the open ones again.
+   */
+  readonly #completedJson = new WeakMap<Transaction, { key: string; json: string }>();
   /** Result documents on disk. */
   readonly #savedResults = new Set<string>();
   #fingerprint = '';
@@ -128,7 +135,15 @@ export class StateStore {
       return { transactions: 0, open: 0, results: 0, notes };
     }
     const s = this.#state;
+    const retained = new Set(saved.results.map((r) => r.resultId));
     for (const t of saved.transactions) {
+      // A completed transaction whose every result is past retention is gone, as at the service (its
+      // results were dropped by the last run's lifecycle): the state does not grow run after run.
+      const old =
+        saved.retentionMs !== undefined && t.createdAt + saved.retentionMs < s.now() + saved.offsetMs;
+      if (t.state === 'completed' && !t.resultIds.some((id) => retained.has(id)) && old) {
+        continue;
+      }
       s.transactions.set(t.transactionId, t);
       if (t.secureId !== undefined) s.secureLinks.set(t.secureId, t.transactionId);
     }
@@ -160,7 +175,7 @@ export class StateStore {
     s.advance(Math.max(0, saved.offsetMs));
     this.save();
     return {
-      transactions: saved.transactions.length,
+      transactions: s.transactions.size,
       open: [...s.transactions.values()].filter((t) => t.state !== 'completed').length,
       results: s.results.size,
       notes,
@@ -175,7 +190,7 @@ export class StateStore {
       writeFileAtomic(this.#resultFile(resultId), JSON.stringify(r.doc, replacer));
       this.#savedResults.add(resultId);
     }
-    const text = JSON.stringify(this.#snapshot(), replacer);
+    const text = this.#stateText();
     if (text !== this.#lastState) {
       writeFileAtomic(join(this.#dir, STATE_FILE), text);
       this.#lastState = text;
@@ -206,11 +221,28 @@ export class StateStore {
     ].join('/');
   }
 
+  /** `state.json`'s text: the snapshot with each transaction's JSON (cached while completed). */
+  #stateText(): string {
+    const { transactions, ...rest } = this.#snapshot();
+    const parts = transactions.map((t) => {
+      if (t.state !== 'completed') return JSON.stringify(t, replacer);
+      const key = `${t.resultIds.length}/${Object.keys(t).length}`;
+      const cached = this.#completedJson.get(t);
+      if (cached?.key === key) return cached.json;
+      const json = JSON.stringify(t, replacer);
+      this.#completedJson.set(t, { key, json });
+      return json;
+    });
+    const head = JSON.stringify(rest, replacer);
+    return `${head.slice(0, -1)},"transactions":[${parts.join(',')}]}`;
+  }
+
   #snapshot(): StateFile {
     const s = this.#state;
     return {
       format: FORMAT,
       offsetMs: s.offsetMs,
+      retentionMs: s.retentionMs,
       createdCount: s.createdCount,
       completedCount: s.completedCount,
       tokensIssued: s.tokensIssued,

@@ -121,6 +121,39 @@ describe('a simulator with a state directory', () => {
     expect(found.filter((f) => f.path.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('forgets a transaction once its results are past retention, so the state does not grow', async () => {
+    // Prepare: one result kept, one past retention
+    const dir = tempDir();
+    const sim = await startSimulator({ ...SIM_CLIENT, seed: 12, stateDir: dir, retentionMs: 60_000 });
+    sims.push(sim);
+    const token = await tokenFor(sim);
+    const create = (customerReference: string) =>
+      fetch(`${sim.url}${PATHS.secureLink}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'mock-test': 'APPROVED',
+        },
+        body: JSON.stringify({ product: 'IDV_STANDARD', customerReference }),
+      });
+    expect((await create('expires')).status).toBe(200);
+    sim.control.advanceTime(61_000);
+    expect((await create('kept')).status).toBe(200);
+    await sim.close();
+
+    // Act
+    const again = await start(dir);
+    const poll = await callSim(again, token, 'GET', PATHS.poll);
+
+    // Assess
+    expect(again.restored).toMatchObject({ transactions: 1, open: 0, results: 1 });
+    expect((poll.body.results as { customerReference?: string }[]).map((r) => r.customerReference)).toEqual([
+      'kept',
+    ]);
+    expect(readdirSync(join(dir, 'results'))).toHaveLength(1);
+  });
+
   it('moves a damaged state file aside, says so, and starts empty', async () => {
     // Prepare
     const dir = tempDir();

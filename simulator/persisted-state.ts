@@ -12,6 +12,7 @@
  * result fetch changes nothing kept: the per-result fetch counts of `stats()` start again at zero).
  */
 import {
+  chmodSync,
   closeSync,
   existsSync,
   fsyncSync,
@@ -113,6 +114,9 @@ export class StateStore {
     this.#dir = dir;
     this.#state = state;
     mkdirSync(join(dir, RESULTS_DIR), { recursive: true, mode: 0o700 });
+    // Owner-only whatever made the directory: it holds tokens, link keys and results.
+    chmodSync(dir, 0o700);
+    chmodSync(join(dir, RESULTS_DIR), 0o700);
   }
 
   /**

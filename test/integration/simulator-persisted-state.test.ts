@@ -96,6 +96,40 @@ describe('a simulator with a state directory', () => {
     expect((await fetch(`${again.url}/link/${link.body.secureId as string}`)).status).toBe(404);
   });
 
+  it('keeps a pending transaction pending across a restart, and it completes when due', async () => {
+    // Prepare: a link its simulated end user completes after the delay
+    const first = tempDir();
+    const sim = await startSimulator({ ...SIM_CLIENT, seed: 13, completionDelayMs: 60_000, stateDir: first });
+    sims.push(sim);
+    const token = await tokenFor(sim);
+    const link = await callSim(sim, token, 'POST', PATHS.secureLink, {
+      product: 'IDV_LITE',
+      customerReference: 'restart-pending',
+    });
+    const second = tempDir();
+    cpSync(first, second, { recursive: true });
+
+    // Act
+    const again = await startSimulator({
+      ...SIM_CLIENT,
+      seed: 13,
+      completionDelayMs: 60_000,
+      stateDir: second,
+    });
+    sims.push(again);
+    const before = again.control.stats().pending;
+    again.control.advanceTime(60_000);
+    const poll = await callSim(again, token, 'GET', PATHS.poll);
+
+    // Assess
+    expect(link.status).toBe(200);
+    expect(before).toBe(1);
+    expect(again.control.resultIdsOf(link.body.transactionId as string)).toHaveLength(1);
+    expect((poll.body.results as { customerReference?: string }[]).map((r) => r.customerReference)).toEqual([
+      'restart-pending',
+    ]);
+  });
+
   it('keeps its files owner-only and writes no temporary file that outlives a save', async () => {
     // Prepare
     const dir = tempDir();

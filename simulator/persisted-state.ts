@@ -131,7 +131,7 @@ export class StateStore {
     let saved: StateFile;
     try {
       saved = JSON.parse(readFileSync(file, 'utf8'), reviver) as StateFile;
-      if (saved.format !== FORMAT || !Array.isArray(saved.transactions)) throw new Error('unknown format');
+      if (!isStateFile(saved)) throw new Error('not a state file of this format');
     } catch {
       const aside = `${file}.damaged-${Date.now()}`;
       renameSync(file, aside);
@@ -294,4 +294,36 @@ export class StateStore {
       }
     }
   }
+}
+
+/** Whether `value` has the shape `save` writes (so loading it cannot fail half-way). */
+function isStateFile(value: unknown): value is StateFile {
+  const v = value as Partial<Record<keyof StateFile, unknown>> | null;
+  const arrays: (keyof StateFile)[] = [
+    'transactions',
+    'pending',
+    'tokens',
+    'sdkTokens',
+    'faceLinkTokens',
+    'results',
+    'resultFaults',
+  ];
+  return (
+    v !== null &&
+    typeof v === 'object' &&
+    v.format === FORMAT &&
+    typeof v.offsetMs === 'number' &&
+    arrays.every((name) => Array.isArray(v[name])) &&
+    (v.transactions as unknown[]).every(
+      (t) =>
+        t !== null &&
+        typeof t === 'object' &&
+        typeof (t as Transaction).transactionId === 'string' &&
+        Array.isArray((t as Transaction).resultIds) &&
+        Array.isArray((t as Transaction).uploads),
+    ) &&
+    (v.results as unknown[]).every(
+      (r) => r !== null && typeof r === 'object' && typeof (r as StoredResult).resultId === 'string',
+    )
+  );
 }

@@ -188,10 +188,13 @@ describe('a simulator with a state directory', () => {
     expect(readdirSync(join(dir, 'results'))).toHaveLength(1);
   });
 
-  it('moves a damaged state file aside, says so, and starts empty', async () => {
+  it.each([
+    ['cut off', '{"format":1,"transac'],
+    ['of another shape', '{"format":1,"offsetMs":0,"transactions":[{"transactionId":"t"}]}'],
+  ])('moves a state file %s aside, says so, and starts empty', async (_, text) => {
     // Prepare
     const dir = tempDir();
-    writeFileSync(join(dir, STATE_FILE), '{"format":1,"transac');
+    writeFileSync(join(dir, STATE_FILE), text);
 
     // Act
     const sim = await start(dir);

@@ -2,8 +2,11 @@
  * A restart is not a loss (docs/local-run.md, "Stopping and starting again"): the simulator of `npm start`
  * keeps its state in the data directory. A secure link created on one run, killed with SIGKILL before the
  * link was used, opens on the next run (on the `--simulator-port` both runs were given), completes, and the
- * pipeline stores and announces its result. The start screen says what the simulator kept.
+ * pipeline stores and announces its result. The start screen says what the simulator kept. Before the
+ * kill, another user of the machine (uid 65534, when the test runs as root) holding the link's ids but not
+ * its key gets 404 trying to complete it.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,6 +24,40 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/**
+ * POSTs a DISAPPROVED completion to each path as uid 65534 (when the test runs as root; undefined
+ * otherwise) and resolves with the statuses.
+ */
+async function asOtherUser(base: string, paths: string[]): Promise<number[] | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  const probe = `
+    const { base, paths } = JSON.parse(process.argv[1]);
+    const statuses = [];
+    for (const path of paths) {
+      const res = await fetch(base + path, { method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ action: 'outcome', outcome: 'DISAPPROVED' }) });
+      statuses.push(res.status);
+    }
+    console.log(JSON.stringify(statuses));`;
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', probe, JSON.stringify({ base, paths })],
+    {
+      uid: 65534,
+      gid: 65534,
+      cwd: '/',
+      env: { PATH: process.env.PATH! },
+    },
+  );
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  await new Promise((resolve) => child.on('close', resolve));
+  return JSON.parse(out) as number[];
 }
 
 /** Every path under `dir` with its permission bits. */
@@ -82,7 +119,12 @@ describe('npm start killed with a link open, then started again', () => {
       }),
     });
     expect(created.status).toBe(200);
-    const link = (await created.json()) as { link: string; transactionId: string };
+    const link = (await created.json()) as { link: string; transactionId: string; secureId: string };
+    // Another user of the machine who learnt the link's ids (not its key) tries to decide it.
+    const neighbour = await asOtherUser(simulator.url, [
+      `/link/${link.secureId}/complete`,
+      `/link/${link.transactionId}/complete`,
+    ]);
 
     // Act: kill -9, start again, complete the link
     first.child.kill('SIGKILL');
@@ -108,6 +150,7 @@ describe('npm start killed with a link open, then started again', () => {
     );
 
     // Assess
+    if (neighbour !== undefined) expect(neighbour).toEqual([404, 404]);
     expect(second.stderr()).toContain(
       "↺ the simulator kept the earlier run's 1 transaction(s): 1 still open (they complete as before)",
     );

@@ -1,12 +1,12 @@
 /**
- * The hosted flow behind a secure link (§4.1 `link`), as an end user meets it: `GET /link/{secureId}`
- * is a page where a tester picks an outcome or uploads sample documents (`simulator/samples.ts`),
- * `POST /link/{secureId}/complete` completes the transaction as the real flow would (upload webhook,
- * then poll record and result webhook), and `GET /samples/{name}.jpg` serves the samples. The form
- * answers with a redirect to the link (which then shows the outcome); a JSON request (what
- * `idv simulator trigger` sends) gets `{ transactionId, resultId, result }`. A link's routes answer only
- * with its key in the path (`/link/{secureId}/{key}`, `simulator/link-access.ts`): without it, 404 before
- * a byte of body is read. Bodies, fields and values are bounded.
+ * The hosted flow behind a secure link (§4.1 `link`), as an end user meets it:
+ * `GET /link/{secureId}/{key}` is a page where a tester picks an outcome or uploads sample documents
+ * (`simulator/samples.ts`), `POST /link/{secureId}/{key}/complete` completes the transaction as the real
+ * flow would (upload webhook, then poll record and result webhook), and `GET /samples/{name}.jpg` serves
+ * the samples. The form answers with a redirect to the link (which then shows the outcome); a JSON
+ * request (what `idv simulator trigger` sends) gets `{ transactionId, resultId, result }`. A link's
+ * routes answer only with its key in the path (`simulator/link-access.ts`): without it, 404 before a byte
+ * of body is read. Bodies, fields and values are bounded.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MOCK_TEST_VALUES } from '../shared/api/enums';
@@ -175,7 +175,6 @@ export function completeFromBrowser(
 
 function factsOf(t: Transaction): LinkFacts {
   return {
-    secureId: t.secureId ?? '',
     linkPath: linkPath(t),
     transactionId: t.transactionId,
     product: t.product ?? 'IDV_STANDARD',

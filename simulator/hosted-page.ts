@@ -71,7 +71,6 @@ function layout(title: string, body: string): string {
 
 /** What the page says about the transaction behind the link. */
 export interface LinkFacts {
-  readonly secureId: string;
   /** The link's own path, with its key (`simulator/link-access.ts`): where its forms post. */
   readonly linkPath: string;
   readonly transactionId: string;

@@ -90,6 +90,20 @@ export function reportRestored(io: RunLines, restored: Record<string, number>): 
   }
 }
 
+/** Says what the simulator kept of the earlier run (its state in the data directory), and any repair. */
+export function reportSimulatorRestored(
+  io: RunLines,
+  restored: { transactions: number; open: number; results: number; notes: string[] } | undefined,
+): void {
+  if (!restored) return;
+  for (const note of restored.notes) io.err(`↺ ${note}`);
+  if (restored.transactions > 0) {
+    io.err(
+      `↺ the simulator kept the earlier run's ${restored.transactions} transaction(s): ${restored.open} still open (they complete as before), ${restored.results} result(s) retrievable`,
+    );
+  }
+}
+
 /** A reporter of a background task's failure: its error's name and message, nothing else. */
 export function reportError(io: RunLines, what: string) {
   return (error: unknown) =>

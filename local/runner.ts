@@ -1,5 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
 import { createDynamoDocumentClient, createS3Client, createSqsClient } from '../shared/aws-clients';
@@ -15,7 +15,13 @@ import { captureHandlerLogs } from './handler-logs';
 import { lambdaContext } from './lambda-context';
 import { clientConfig, type LocalAws, startLocalAws } from './local-aws';
 import { createPipelineResources, type PipelineResources, pipelineEnv } from './pipeline-resources';
-import { printBanner, printHints, reportError, reportRestored } from './run-messages';
+import {
+  printBanner,
+  printHints,
+  reportError,
+  reportRestored,
+  reportSimulatorRestored,
+} from './run-messages';
 import {
   dataDirFlag,
   EventTally,
@@ -53,6 +59,11 @@ export interface RunOptions {
   pollIntervalSeconds: number;
   /** Webhook endpoint port; 0 picks a free one. */
   port: number;
+  /**
+   * Port of the simulator; 0 picks a free one. @default {@link SIMULATOR_PORT}, or a free one when it is
+   * taken (a port given is that port or an error)
+   */
+  simulatorPort?: number;
   /** External service instead of the simulator. */
   serviceUrl?: string;
   clientId?: string;
@@ -88,7 +99,8 @@ export interface RunIo {
 
 export { RunDependencyError } from './service-access';
 
-const SIMULATOR_PORT = 4010;
+/** The simulator's port when `--simulator-port` does not say: fixed, so printed commands stay valid. */
+export const SIMULATOR_PORT = 4010;
 
 /** What the local run needs of a simulator it starts (`simulator/server.ts` `startSimulator` fits). */
 export interface LocalSimulator {
@@ -100,6 +112,8 @@ export interface LocalSimulator {
     resultIdsOf?(transactionId: string): string[];
   };
   close(): Promise<void>;
+  /** What the simulator found of the earlier run's state in the data directory. */
+  restored?: { transactions: number; open: number; results: number; notes: string[] };
 }
 
 /** Options the local run hands to the simulator it starts. */
@@ -116,6 +130,8 @@ export interface LocalSimulatorOptions extends Pick<RunOptions, 'linksAwaitBrows
   enforceScopes?: boolean;
   /** Needed on the simulator's `/__sim/*` routes (its port is reachable by every user of the machine). */
   controlSecret: string;
+  /** Where the simulator keeps its state across restarts: `<data-dir>/simulator`. */
+  stateDir: string;
 }
 
 /** The three Lambda handlers, as their modules export them. */
@@ -371,12 +387,23 @@ async function startService(run: Run, modules: LocalModules, webhooks: Webhooks)
       resultWebhookUrl: webhooks.resultUrl,
       uploadWebhookUrl: webhooks.uploadUrl,
       enforceScopes: true,
+      // Pending transactions and open links survive a restart (or a kill) of the run.
+      stateDir: join(run.dataDir, 'simulator'),
       ...(options.linksAwaitBrowser ? { linksAwaitBrowser: true } : {}),
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
     });
-  // A fixed port keeps the printed `idv` instructions valid across restarts; any port will do.
-  const simulator = await start(SIMULATOR_PORT).catch(() => start(0));
+  // A fixed port keeps the printed `idv` instructions valid across restarts; any port will do, unless
+  // --simulator-port named one.
+  const simulator =
+    options.simulatorPort === undefined
+      ? await start(SIMULATOR_PORT).catch(() => start(0))
+      : await start(options.simulatorPort).catch((error: unknown) => {
+          throw new RunDependencyError(
+            `the simulator cannot listen on port ${options.simulatorPort} (${(error as NodeJS.ErrnoException).code ?? 'error'}): pass another --simulator-port, or 0 for a free one`,
+          );
+        });
   run.cleanups.push(() => simulator.close());
+  reportSimulatorRestored(run.io, simulator.restored);
   return { url: simulator.url, simulator };
 }
 

@@ -24,11 +24,14 @@ Options:
   --once                    one poll, drain the queue (stored, unavailable or dead-lettered), exit
   --poll-interval SECONDS   poll schedule (default 60)
   --port N                  webhook endpoint port, 0–${MAX_PORT} (default 3000; 0 picks a free one)
+  --simulator-port N        simulator port, 0–${MAX_PORT} (default 4010, or a free one when 4010 is
+                            taken; 0 picks a free one; a port given is that port or an error)
   --service-url URL         use this service instead of the simulator (needs the credentials below)
   --client-id ID            client id for --service-url (or IDV_CLIENT_ID)
   --client-secret SECRET    client secret for --service-url (or IDV_CLIENT_SECRET; prefer the
                             variable: flags show in ps)
-  --environment ENV         staging or production (default staging; mock-test needs staging)
+  --environment ENV         staging or production (default staging; mock-test needs staging, so
+                            production needs --demo 0: the demo transactions use mock-test)
   --data-dir DIR            persistent state (default .local)
   --timeout SECONDS         limit of --exit-when-done and --once only (default 300); a plain
                             run goes on until Ctrl-C
@@ -57,6 +60,7 @@ const OPTIONS = {
   once: { type: 'boolean' },
   'poll-interval': { type: 'string' },
   port: { type: 'string' },
+  'simulator-port': { type: 'string' },
   'service-url': { type: 'string' },
   'client-id': { type: 'string' },
   'client-secret': { type: 'string' },
@@ -167,6 +171,17 @@ function parse(argv: readonly string[], env: Readonly<Record<string, string | un
   const seed = wholeNumber('seed', text('seed'), 0, 2 ** 32 - 1);
   if ('problem' in seed) throw new StartUsageError(seed.problem);
   const demo = number('demo', serviceUrl ? 0 : 6, 0, 10_000);
+  if (environment === 'production' && demo > 0) {
+    // The demo transactions use mock-test, which the client refuses to send to production: refuse the
+    // run now rather than start one that creates nothing.
+    throw new StartUsageError(
+      `--environment production cannot run the demo (its transactions use mock-test, which only staging honours): pass --demo 0, or use --environment staging`,
+    );
+  }
+  const simulatorPort = text('simulator-port');
+  if (simulatorPort !== undefined && serviceUrl !== undefined) {
+    throw new StartUsageError('--simulator-port is for the simulator; it cannot apply to --service-url');
+  }
   // The deliberate failure is for a newcomer watching a plain run: a run meant to end by itself
   // (--exit-when-done, --once) must not wait for, or end on, a failure it was asked to produce.
   const demoFailure =
@@ -187,6 +202,7 @@ function parse(argv: readonly string[], env: Readonly<Record<string, string | un
       once: values['once'] === true,
       pollIntervalSeconds: number('poll-interval', 60, 1, maxSeconds),
       port: number('port', 3000, 0, MAX_PORT),
+      ...(simulatorPort !== undefined && { simulatorPort: number('simulator-port', 0, 0, MAX_PORT) }),
       serviceUrl,
       ...credentials,
       environment,

@@ -1,17 +1,19 @@
 /**
- * The hosted flow behind a secure link (§4.1 `link`), as an end user meets it: `GET /link/{secureId}`
- * is a page where a tester picks an outcome or uploads sample documents (`simulator/samples.ts`),
- * `POST /link/{secureId}/complete` completes the transaction as the real flow would (upload webhook,
- * then poll record and result webhook), and `GET /samples/{name}.jpg` serves the samples. The form
- * answers with a redirect to the link (which then shows the outcome); a JSON request (what
- * `idv simulator trigger` sends) gets `{ transactionId, resultId, result }`. No authentication: the
- * secureId is the secret, as for the service's own link. Bodies, fields and values are bounded.
+ * The hosted flow behind a secure link (§4.1 `link`), as an end user meets it:
+ * `GET /link/{secureId}/{key}` is a page where a tester picks an outcome or uploads sample documents
+ * (`simulator/samples.ts`), `POST /link/{secureId}/{key}/complete` completes the transaction as the real
+ * flow would (upload webhook, then poll record and result webhook), and `GET /samples/{name}.jpg` serves
+ * the samples. The form answers with a redirect to the link (which then shows the outcome); a JSON
+ * request (what `idv simulator trigger` sends) gets `{ transactionId, resultId, result }`. A link's
+ * routes answer only with its key in the path (`simulator/link-access.ts`): without it, 404 before a byte
+ * of body is read. Bodies, fields and values are bounded.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MOCK_TEST_VALUES } from '../shared/api/enums';
 import { isJsonObject } from '../shared/json-object';
 import { completedPage, errorPage, type LinkFacts, linkPage, messagingAppPage } from './hosted-page';
 import { CODE, sendError, sendJson } from './http';
+import { linkPath, openLink } from './link-access';
 import { readBody } from './read-body';
 import type { Outcome } from './result-sections';
 import {
@@ -41,9 +43,7 @@ const PAGE_HEADERS = {
   'referrer-policy': 'same-origin',
 } as const;
 
-const LINK_PATH = /^\/link\/([A-Za-z0-9-]{1,64})(\/complete)?$/;
 const SAMPLE_PATH = /^\/samples\/([a-z0-9-]{1,40})\.jpg$/;
-const WHATSAPP_PATH = /^\/whatsapp\/([A-Za-z0-9-]{1,64})$/;
 
 /** Whether `path` belongs to the hosted flow (answered before the API's body parsing and faults). */
 export function isHostedFlowPath(path: string): boolean {
@@ -93,22 +93,24 @@ export async function handleHostedFlow(
     res.end(bytes);
     return;
   }
-  const whatsapp = WHATSAPP_PATH.exec(url.pathname);
-  if (whatsapp) {
-    // §2.3 whatsappRedirectUrl: the hand-over to the messaging app, for a link that exists.
-    const known = method === 'GET' && transactionOfLink(state, whatsapp[1]!) !== undefined;
-    if (!known)
-      return page(res, 404, errorPage('Link not found', 'This link does not exist or has expired.'));
-    return page(res, 200, messagingAppPage(whatsapp[1]!));
-  }
-  const match = LINK_PATH.exec(url.pathname);
-  const t = match ? transactionOfLink(state, match[1]!) : undefined;
+  // The link's key first: without it (or for an unknown link) the same 404, no body read.
+  const opened = openLink(state, url.pathname);
   const wantsJson = (req.headers.accept ?? '').includes('application/json');
-  if (!match || !t) {
+  if (!opened) {
+    res.setHeader('connection', 'close');
     if (wantsJson) return sendError(res, { status: 404, code: CODE.notFound, message: 'NotFound' });
     return page(res, 404, errorPage('Link not found', 'This link does not exist or has expired.'));
   }
-  const completing = match[2] !== undefined;
+  const t = opened.transaction;
+  if (opened.kind === 'whatsapp') {
+    // §2.3 whatsappRedirectUrl: the hand-over to the messaging app.
+    if (method !== 'GET') {
+      res.setHeader('allow', 'GET');
+      return page(res, 405, errorPage('Method not allowed', 'Open the link in a browser.'));
+    }
+    return page(res, 200, messagingAppPage(linkPath(t)));
+  }
+  const completing = opened.kind === 'complete';
   if (method !== (completing ? 'POST' : 'GET')) {
     res.setHeader('allow', completing ? 'POST' : 'GET');
     return page(res, 405, errorPage('Method not allowed', 'Open the link in a browser.'));
@@ -129,7 +131,7 @@ export async function handleHostedFlow(
       });
     }
     // Post/redirect/get: a reload shows the outcome instead of posting again.
-    res.writeHead(303, { location: `/link/${encodeURIComponent(t.secureId!)}`, 'content-length': '0' });
+    res.writeHead(303, { location: linkPath(t), 'content-length': '0' });
     res.end();
   } catch (error) {
     if (!(error instanceof HostedFlowError)) throw error;
@@ -171,15 +173,9 @@ export function completeFromBrowser(
   return state.complete(t);
 }
 
-function transactionOfLink(state: SimulatorState, secureId: string): Transaction | undefined {
-  const transactionId = state.secureLinks.get(secureId);
-  const t = transactionId === undefined ? undefined : state.transactions.get(transactionId);
-  return t?.origin === 'secureLink' ? t : undefined;
-}
-
 function factsOf(t: Transaction): LinkFacts {
   return {
-    secureId: t.secureId ?? '',
+    linkPath: linkPath(t),
     transactionId: t.transactionId,
     product: t.product ?? 'IDV_STANDARD',
     ...(t.customerReference !== undefined ? { customerReference: t.customerReference } : {}),

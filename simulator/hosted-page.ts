@@ -71,7 +71,8 @@ function layout(title: string, body: string): string {
 
 /** What the page says about the transaction behind the link. */
 export interface LinkFacts {
-  readonly secureId: string;
+  /** The link's own path, with its key (`simulator/link-access.ts`): where its forms post. */
+  readonly linkPath: string;
   readonly transactionId: string;
   readonly product: string;
   readonly customerReference?: string;
@@ -105,7 +106,7 @@ function outcomeOptions(withDefault: boolean): string {
 
 /** The page of an open link: pick an outcome, or upload sample documents. */
 export function linkPage(f: LinkFacts, error?: string): string {
-  const action = `/link/${encodeURIComponent(f.secureId)}/complete`;
+  const action = `${f.linkPath}/complete`;
   const faceLink = f.product === 'FACE_LINK';
   const premium = f.product === 'IDV_PREMIUM' || f.product === 'RTW_PREMIUM';
   const wantsLicence = f.additionalDocuments.includes('DRIVING_LICENSE');
@@ -160,10 +161,10 @@ export function errorPage(title: string, message: string): string {
 
 /**
  * The page behind a secure link's `whatsappRedirectUrl` (§2.3): where the service would hand over to the
- * messaging app with the message prefilled, the simulator shows that message and its link.
+ * messaging app with the message prefilled, the simulator shows that message and its link (`href`, the
+ * link's own path with its key).
  */
-export function messagingAppPage(secureId: string): string {
-  const href = `/link/${encodeURIComponent(secureId)}`;
+export function messagingAppPage(href: string): string {
   return layout(
     'Messaging app (simulated)',
     `<p>The messaging app would open here with this message ready to send:</p>

@@ -82,6 +82,18 @@ export function validate<S extends z.ZodMiniType>(
   });
 }
 
+/**
+ * Body limits. Nothing is read before the route has authenticated the request: then at most
+ * `PREAUTH_BODY_BYTES` (enough for an OAuth token request's body), the rest never (401 and the
+ * connection closed). An authenticated request reads what its route needs: `DEFAULT_BODY_BYTES` for a
+ * JSON request without images, `UPLOAD_BODY_BYTES` for the image uploads (the spec states no image or
+ * request size; 64 MiB holds several large base64 images), `BULK_BODY_BYTES` for a bulk CSV.
+ */
+export const PREAUTH_BODY_BYTES = 4 * 1024;
+export const DEFAULT_BODY_BYTES = 64 * 1024;
+export const UPLOAD_BODY_BYTES = 64 * 1024 * 1024;
+export const BULK_BODY_BYTES = 16 * 1024 * 1024;
+
 /** What a handler gets. */
 export interface RouteContext {
   req: IncomingMessage;
@@ -99,6 +111,11 @@ export interface Route {
   auth: 'basic' | 'bearer' | 'none';
   /** OAuth scope a Bearer token needs (when scopes are enforced); none: any live token. */
   scope?: KnownScope;
+  /**
+   * Largest body the route reads once the request is authenticated (larger: 413).
+   * @default DEFAULT_BODY_BYTES, enough for any request without images
+   */
+  maxBodyBytes?: number;
   handler: Handler;
 }
 

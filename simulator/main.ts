@@ -21,7 +21,10 @@ Options:
   --client-id ID              OAuth client id accepted by /api/v2/oauth/token (required)
   --client-secret SECRET      OAuth client secret (required)
   --environment ENV           staging (honours mock-test) or production (default staging)
-  --seed N                    seed of ids, outcomes, fake data and faults (default random, printed)
+  --seed N                    seed of outcomes, fake data, images and faults (default random, printed);
+                              ids are always random
+  --state-dir DIR             keep the state in DIR across restarts (pending transactions, links,
+                              results, tokens; files 0600); default: in memory only
   --completion-delay-ms N     delay before a transaction without mock-test completes (default 5000)
   --token-ttl N               access token lifetime in seconds (default 3600)
   --retention-days N          data retention in days (default 30)
@@ -57,6 +60,7 @@ const OPTIONS = {
   'client-secret': { type: 'string' },
   environment: { type: 'string' },
   seed: { type: 'string' },
+  'state-dir': { type: 'string' },
   'completion-delay-ms': { type: 'string' },
   'token-ttl': { type: 'string' },
   'retention-days': { type: 'string' },
@@ -157,6 +161,11 @@ async function main(): Promise<void> {
     options.outcome = outcome as MockTestValue;
   }
   if (values.debug) options.onDebug = (message) => console.error(`simulator: debug: ${message}`);
+  const stateDir = str('state-dir');
+  if (stateDir !== undefined) {
+    if (stateDir === '') fail('--state-dir needs a directory');
+    options.stateDir = stateDir;
+  }
   const seed = num('seed', str('seed'));
   if (seed !== undefined) options.seed = seed;
   const delay = num('completion-delay-ms', str('completion-delay-ms'));
@@ -185,7 +194,13 @@ async function main(): Promise<void> {
   console.log(`Simulator listening on ${sim.url} (${sim.environment})`);
   // Every user of the machine reaches a loopback port: these credentials guard nothing from them.
   console.log('simulator: for one user: anyone on this machine can use it with the credentials given');
-  console.log(`simulator: seed ${sim.seed} (pass --seed ${sim.seed} to repeat this run)`);
+  console.log(`simulator: seed ${sim.seed} (pass --seed ${sim.seed} to repeat this run's content)`);
+  for (const note of sim.restored?.notes ?? []) console.error(`simulator: ${note}`);
+  if (sim.restored && sim.restored.transactions > 0) {
+    console.log(
+      `simulator: kept ${sim.restored.transactions} transaction(s) of ${options.stateDir}: ${sim.restored.open} open, ${sim.restored.results} result(s)`,
+    );
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,6 +1,9 @@
 /**
- * A small seeded pseudo-random generator (mulberry32). The simulator draws every random choice from one
- * of these, so a run with the same seed and the same request sequence repeats exactly.
+ * A small seeded pseudo-random generator (mulberry32). The simulator draws its content from one of these
+ * (outcomes, fake identities, images, faults), so a run with the same seed and the same request sequence
+ * repeats that content. Never an id: a 32-bit seed and a stream one leaked value reveals are no secret,
+ * so every id that grants access (transactionId, secureId, resultId, tokens, link keys) comes from
+ * `node:crypto` instead.
  */
 
 /** A seeded random source. */
@@ -46,13 +49,4 @@ export function createPrng(seed: number): Prng {
       return out;
     },
   };
-}
-
-/** A UUID (version 4 layout) drawn from `prng`: deterministic, but shaped like the service's ids. */
-export function prngUuid(prng: Prng): string {
-  const h = prng.hex(32).split('');
-  h[12] = '4';
-  h[16] = '89ab'[prng.int(4)]!;
-  const s = h.join('');
-  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
 }

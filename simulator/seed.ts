@@ -7,7 +7,7 @@
  */
 import { MOCK_TEST_VALUES, PRODUCTS } from '../shared/api/enums';
 import { isJsonObject } from '../shared/json-object';
-import { prngUuid } from './prng';
+import { newLinkCapability } from './link-access';
 import type { SimulatorState } from './state';
 import type { SeedGroup } from './types';
 
@@ -67,7 +67,7 @@ export function seedResults(state: SimulatorState, groups: readonly SeedGroup[])
         : state.newTransaction('secureLink', {
             product: group.product ?? 'IDV_STANDARD',
             customerReference,
-            secureId: prngUuid(state.idPrng),
+            ...newLinkCapability(),
             mock: group.mockTest ?? 'APPROVED',
           });
     resultIds.push(state.complete(t).resultId);

@@ -7,11 +7,12 @@
  * Layout: `state.ts` (state and lifecycle), `routes/*` (one file per endpoint family), `router.ts` and
  * `http.ts` (HTTP plumbing), `controls.ts` (`/__sim`), `results.ts` (result documents).
  */
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { type AccessRules, refusal } from './access';
 import { createControl } from './controls';
 import { CODE, type Route, sendError } from './http';
 import { IMAGE_SLOTS, type ImageSlot, POOL_VARIANTS, pooledImage } from './images';
+import { StateStore } from './persisted-state';
 import { createRequestHandler } from './router';
 import { oauthRoutes } from './routes/oauth';
 import { resultRoutes } from './routes/results';
@@ -24,6 +25,7 @@ import type { RunningSimulator, SimulatorOptions } from './types';
 export type { FaultOptions, ResultFault } from './faults';
 export type {
   RecordedRequest,
+  RestoredState,
   RunningSimulator,
   SimulatorControl,
   SimulatorOptions,
@@ -46,6 +48,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     ...resultRoutes(state),
   ];
   const handle = createRequestHandler(state, routes, control);
+  const store = options.stateDir !== undefined ? new StateStore(options.stateDir, state) : undefined;
+  const restored = store?.load();
 
   const host = options.host ?? '127.0.0.1';
   let rules: AccessRules | undefined;
@@ -57,6 +61,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       res.end(JSON.stringify({ message: refused.reason }));
       return;
     }
+    if (store) saveBeforeAnswering(res, store);
     handle(req, res).catch(() => {
       if (!res.headersSent) sendError(res, { status: 500, code: CODE.internal, message: 'Internal' });
       else res.destroy();
@@ -76,7 +81,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   state.baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   // Completions and webhooks happen even when nobody polls; the timer never keeps the process alive.
-  const ticker = setInterval(() => state.tick(), 100);
+  const ticker = setInterval(() => {
+    state.tick();
+    if (store) trySave(() => store.saveIfChanged());
+  }, 100);
   ticker.unref();
   const stopWarming = options.warmImagePool ? warmImagePool() : () => {};
 
@@ -87,8 +95,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     environment: state.environment,
     requests: state.requests,
     control,
+    ...(restored ? { restored } : {}),
     close: async () => {
       clearInterval(ticker);
+      if (store) trySave(() => store.save());
       stopWarming();
       state.webhooks.close();
       await new Promise<void>((resolve) => {
@@ -97,6 +107,33 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       });
     },
   };
+}
+
+/**
+ * Writes the state before the answer's headers go out, whatever answers (a route, a control, the hosted
+ * flow): what the client is told is on disk first, so a kill right after cannot take it back.
+ */
+function saveBeforeAnswering(res: ServerResponse, store: StateStore): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+    trySave(() => store.save());
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
+}
+
+let saveFailureReported = false;
+
+/** Runs a save; a failure (a full disk) is reported once, by its code, and the simulator goes on. */
+function trySave(save: () => void): void {
+  try {
+    save();
+  } catch (error) {
+    if (saveFailureReported) return;
+    saveFailureReported = true;
+    console.error(
+      `simulator: could not save its state (${(error as NodeJS.ErrnoException).code ?? 'error'}): a restart may lose what changed since`,
+    );
+  }
 }
 
 /** Generates the result image pool one image per event-loop turn; returns a function that stops it. */

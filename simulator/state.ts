@@ -3,7 +3,7 @@
  * records, and the §3 lifecycle that moves them (completion after a delay, the upload and result
  * webhooks, retention expiry). Route handlers and controls read and change this one object.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type * as z from 'zod/mini';
 import type {
   CommunicationStatus,
@@ -17,7 +17,7 @@ import type {
 import type { PollRecord, VerificationResultDocument } from '../shared/api/schemas';
 import { FaultInjector, type ResultFault } from './faults';
 import { validate } from './http';
-import { createPrng, deriveSeed, type Prng, prngUuid } from './prng';
+import { createPrng, deriveSeed, type Prng } from './prng';
 import { forcesDisapproval, type ResultControls } from './result-checks';
 import {
   type AdditionalDocumentInput,
@@ -37,6 +37,11 @@ export type TransactionOrigin = 'secureLink' | 'sdk' | 'idverify' | 'vog' | 'bul
 /** A transaction as the simulator tracks it. */
 export interface Transaction {
   transactionId: string;
+  /**
+   * Creation order (from 0): with the seed, what a result's content is drawn from, so a seeded run
+   * repeats its content while every id stays random (`simulator/prng.ts`).
+   */
+  seq: number;
   origin: TransactionOrigin;
   product?: Product;
   customerReference?: string;
@@ -50,6 +55,8 @@ export interface Transaction {
   uploadAt?: number;
   uploadNotified?: boolean;
   secureId?: string;
+  /** The capability in a secure link's address, without which its hosted pages answer 404 (`link-access.ts`). */
+  linkKey?: string;
   mock?: MockTestValue;
   /** Outcome the hosted flow's tester picked; without `mock-test`'s fixed content. */
   outcome?: Outcome;
@@ -107,7 +114,6 @@ export class SimulatorState {
   readonly defaultUserId: string;
   readonly enforceScopes: boolean;
   readonly drivingLicenseCheck: boolean;
-  readonly idPrng: Prng;
   readonly faults: FaultInjector;
   readonly webhooks: WebhookSender;
 
@@ -125,6 +131,8 @@ export class SimulatorState {
   readonly resultFaults: ResultFault[] = [];
   readonly requests: RecordedRequest[] = [];
   tokensIssued = 0;
+  /** Transactions created so far: the next one's `seq`. */
+  createdCount = 0;
   requestCount = 0;
   completedCount = 0;
   /** Base URL once the server listens (links in secure link answers point here). */
@@ -148,7 +156,6 @@ export class SimulatorState {
     this.enforceScopes = options.enforceScopes ?? false;
     this.drivingLicenseCheck = options.drivingLicenseCheck ?? true;
     this.#wallClock = options.now ?? Date.now;
-    this.idPrng = createPrng(deriveSeed(this.seed, 'ids'));
     this.#outcomePrng = createPrng(deriveSeed(this.seed, 'outcomes'));
     this.faults = new FaultInjector(this.seed, this.#wallClock);
     this.faults.set(options.faults);
@@ -215,7 +222,9 @@ export class SimulatorState {
 
   newTransaction(origin: TransactionOrigin, init: Partial<Transaction>): Transaction {
     const t: Transaction = {
-      transactionId: prngUuid(this.idPrng),
+      // Ids grant access (a result, a link): never drawn from the seed, always from the CSPRNG.
+      transactionId: randomUUID(),
+      seq: this.createdCount++,
       origin,
       userId: this.defaultUserId,
       createdAt: this.now(),
@@ -266,7 +275,7 @@ export class SimulatorState {
     // A check forced to HIT disapproves the transaction, whatever outcome was picked.
     const outcome: Outcome = forcesDisapproval(t.controls) ? 'DISAPPROVED' : drawn;
     const doc = this.#buildDocument(t, outcome, completedAt);
-    const resultId = prngUuid(this.idPrng);
+    const resultId = randomUUID();
     const completed = new Date(completedAt).toISOString();
     const pollRecord: PollRecord = {
       resultId,
@@ -308,7 +317,7 @@ export class SimulatorState {
     const premium = product === 'IDV_PREMIUM' || product === 'RTW_PREMIUM';
     const faceVerify = t.faceVerified === true || (premium && (!t.mock || t.origin === 'secureLink'));
     return buildResult({
-      seed: deriveSeed(this.seed, `result:${t.transactionId}`),
+      seed: deriveSeed(this.seed, `result:${t.seq}`),
       transactionId: t.transactionId,
       ...(product !== undefined ? { product } : {}),
       outcome,

@@ -23,7 +23,15 @@ export interface SimulatorOptions {
   controlSecret?: string;
   /** @default 0 (a free port) */
   port?: number;
-  /** Seed of ids, outcomes, fake data and faults. @default a random seed (see `RunningSimulator.seed`) */
+  /**
+   * Keep the state in this directory across restarts (`simulator/persisted-state.ts`): pending
+   * transactions stay pending, links keep working, results stay retrievable. @default none (in memory)
+   */
+  stateDir?: string;
+  /**
+   * Seed of the content: outcomes, fake data, images and faults. Never of ids, which always come from
+   * `node:crypto`. @default a random seed (see `RunningSimulator.seed`)
+   */
   seed?: number;
   /** Lifetime of access tokens. @default 3600 */
   tokenTtlSeconds?: number;
@@ -80,6 +88,17 @@ export interface SimulatorOptions {
   onDebug?: (message: string) => void;
   /** Wall clock; the virtual clock adds `advanceTime` offsets to it. @default Date.now */
   now?: () => number;
+}
+
+/** What a start found of an earlier run's state in `stateDir` (`simulator/persisted-state.ts`). */
+export interface RestoredState {
+  transactions: number;
+  /** Transactions not completed yet (pending, or waiting for an upload or their end user). */
+  open: number;
+  /** Results still retrievable. */
+  results: number;
+  /** Problems met and repaired (a damaged file moved aside, a result whose document was missing). */
+  notes: string[];
 }
 
 /** One request as it arrived on the wire. */
@@ -176,4 +195,6 @@ export interface RunningSimulator {
   /** Requests to the service endpoints, oldest first (not `/__sim`). */
   requests: RecordedRequest[];
   control: SimulatorControl;
+  /** What the start found in `stateDir` of an earlier run (undefined: nothing, or no `stateDir`). */
+  restored?: RestoredState;
 }

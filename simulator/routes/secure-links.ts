@@ -5,8 +5,8 @@ import QRCode from 'qrcode';
 import { BULK_CSV_PARSE_OPTIONS, bulkCsvRows, describeCsvError } from '../../shared/api/bulk-csv';
 import { type BulkSecureLinkProduct, PATHS } from '../../shared/api/enums';
 import { bulkSecureLinksRequestSchema, secureLinkRequestSchema } from '../../shared/api/schemas';
-import { badRequest, exact, type Route } from '../http';
-import { prngUuid } from '../prng';
+import { BULK_BODY_BYTES, badRequest, exact, type Route } from '../http';
+import { linkPath, newLinkCapability, whatsappPath } from '../link-access';
 import type { SimulatorState } from '../state';
 import { checkUser, mockValue } from './common';
 
@@ -32,11 +32,12 @@ export function secureLinkRoutes(state: SimulatorState): Route[] {
             );
           }
         }
-        const secureId = prngUuid(state.idPrng);
+        const capability = newLinkCapability();
+        const { secureId } = capability;
         const t = state.newTransaction('secureLink', {
           product,
           userId,
-          secureId,
+          ...capability,
           ...(input.customerReference !== undefined ? { customerReference: input.customerReference } : {}),
           ...(input.rtwType !== undefined ? { rtwType: input.rtwType } : {}),
           ...(mock !== undefined ? { mock } : {}),
@@ -49,14 +50,15 @@ export function secureLinkRoutes(state: SimulatorState): Route[] {
         }
         if (mock) state.complete(t);
         else state.schedule(t, { withUpload: true });
-        const link = `${state.baseUrl}/link/${secureId}`;
+        // The link carries its key: the secureId alone opens nothing (`simulator/link-access.ts`).
+        const link = `${state.baseUrl}${linkPath(t)}`;
         const modes = input.communicationModes ?? [];
         return {
           secureId,
           transactionId: t.transactionId,
           ...(input.disableCommunication ? { link, qrCode: await qrCodeOf(link) } : {}),
           ...(modes.includes('MODE_WHATSAPP')
-            ? { whatsappRedirectUrl: `${state.baseUrl}/whatsapp/${secureId}` }
+            ? { whatsappRedirectUrl: `${state.baseUrl}${whatsappPath(t)}` }
             : {}),
           communicationsResponse: input.disableCommunication
             ? []
@@ -69,6 +71,7 @@ export function secureLinkRoutes(state: SimulatorState): Route[] {
     {
       method: 'POST',
       pattern: exact(PATHS.bulkSecureLinks),
+      maxBodyBytes: BULK_BODY_BYTES,
       auth: 'bearer',
       scope: 'productapi.secureidlink.write',
       handler: ({ body }) => {
@@ -119,7 +122,7 @@ function createBulkLinks(
     const customerReference = record[4];
     const t = state.newTransaction('bulk', {
       product,
-      secureId: prngUuid(state.idPrng),
+      ...newLinkCapability(),
       ...(customerReference ? { customerReference } : {}),
     });
     state.schedule(t, { withUpload: true });

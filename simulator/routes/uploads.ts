@@ -19,7 +19,7 @@ import {
 } from '../../shared/api/schemas';
 import { allowedUploadContentTypes, describeAllowedUploads } from '../../shared/api/upload-formats';
 import { imageDimensions, sniffContentType } from '../../shared/image';
-import { badRequest, exact, type Route, validate } from '../http';
+import { badRequest, exact, type Route, UPLOAD_BODY_BYTES, validate } from '../http';
 import type { SimulatorState, Transaction, UploadedImage } from '../state';
 import { hasSdkWatermark } from '../watermark';
 import { checkUser, imageBytes, mockValue, qualityOf, sdkQuery } from './common';
@@ -30,6 +30,7 @@ export function uploadRoutes(state: SimulatorState): Route[] {
     {
       method: 'POST',
       pattern: exact(PATHS.faceQuality),
+      maxBodyBytes: UPLOAD_BODY_BYTES,
       auth: 'bearer',
       handler: ({ body }) => {
         const input = state.read(faceQualityRequestSchema, body, 'face quality');
@@ -39,6 +40,7 @@ export function uploadRoutes(state: SimulatorState): Route[] {
     {
       method: 'POST',
       pattern: exact(PATHS.quality),
+      maxBodyBytes: UPLOAD_BODY_BYTES,
       auth: 'bearer',
       handler: ({ body }) => {
         const input = state.read(qualityRequestSchema, body, 'quality');
@@ -68,6 +70,7 @@ export function uploadRoutes(state: SimulatorState): Route[] {
     {
       method: 'POST',
       pattern: exact(PATHS.faceVerify),
+      maxBodyBytes: UPLOAD_BODY_BYTES,
       auth: 'bearer',
       scope: 'productapi.faceverify.write',
       handler: ({ body }) => {
@@ -102,6 +105,7 @@ export function uploadRoutes(state: SimulatorState): Route[] {
     {
       method: 'POST',
       pattern: exact(PATHS.idVerify),
+      maxBodyBytes: UPLOAD_BODY_BYTES,
       auth: 'bearer',
       scope: 'productapi.idverify.write',
       handler: ({ req, body }) => {

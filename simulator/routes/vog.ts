@@ -49,7 +49,9 @@ export function vogRoutes(state: SimulatorState): Route[] {
         if (transactionId === undefined) throw notFound();
         // §3.4: the package is deleted after it has been retrieved once.
         state.faceLinkTokens.delete(token);
-        const packagePrng = createPrng(deriveSeed(state.seed, `package:${transactionId}`));
+        // Content from the seed and the transaction's creation order, never from its (random) id.
+        const seq = state.transactions.get(transactionId)?.seq ?? 0;
+        const packagePrng = createPrng(deriveSeed(state.seed, `package:${seq}`));
         const packageData = Buffer.from(Array.from({ length: 2048 }, () => packagePrng.int(256))).toString(
           'base64',
         );

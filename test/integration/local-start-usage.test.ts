@@ -36,4 +36,16 @@ describe('npm start usage errors', () => {
     );
     expect(result.summary).toMatchObject({ exit: 'usage' });
   });
+
+  it('refuses the demo on production before anything starts, saying what to do', async () => {
+    // Act
+    const result = await npmStart('--environment', 'production', '--data-dir', '/nonexistent/idv-never');
+
+    // Assess
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--environment production cannot run the demo');
+    expect(result.stderr).toContain('--demo 0');
+    expect(result.stderr).not.toContain('MockTestNotAllowedError');
+    expect(result.summary).toMatchObject({ exit: 'usage' });
+  });
 });

@@ -83,7 +83,9 @@ describe('the secure link page', () => {
     expect(html).toContain(transactionId);
     expect(html).toContain('&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;&#38;');
     expect(html).not.toContain('<script');
-    expect(html).toMatch(/<form id="outcome-form" method="post" action="\/link\/[0-9a-f-]+\/complete">/);
+    expect(html).toMatch(
+      /<form id="outcome-form" method="post" action="\/link\/[0-9a-f-]+\/[A-Za-z0-9_-]+\/complete">/,
+    );
     expect(html).toMatch(/<form id="upload-form" method="post"/);
     for (const o of [
       'APPROVED',

@@ -62,6 +62,20 @@ describe('npm start command line', () => {
     [['--once=yes'], '--once takes no value'],
     [['--once', '--exit-when-done'], 'use either --exit-when-done or --once'],
     [['--concurrency', '11'], '--concurrency must be a whole number from 1 to 10'],
+    [['--simulator-port', '65536'], '--simulator-port must be a whole number from 0 to 65535'],
+    [
+      [
+        '--simulator-port',
+        '0',
+        '--service-url',
+        'http://127.0.0.1:9',
+        '--client-id',
+        'a',
+        '--client-secret',
+        'b',
+      ],
+      '--simulator-port is for the simulator; it cannot apply to --service-url',
+    ],
     [['--service-rate', '0'], '--service-rate must be a whole number from 1 to 10000'],
     [
       [
@@ -85,6 +99,34 @@ describe('npm start command line', () => {
 
     // Assess
     expect(args).toEqual({ kind: 'usage', message });
+  });
+
+  it('takes the simulator port (0 for a free one), default none: 4010 or a free one', () => {
+    // Act
+    const plain = parseStartArgs([]);
+    const given = parseStartArgs(['--simulator-port', '4711']);
+    const any = parseStartArgs(['--simulator-port', '0', '--port', '0']);
+
+    // Assess
+    expect(plain.kind === 'run' && 'simulatorPort' in plain.options).toBe(false);
+    expect(given).toMatchObject({ kind: 'run', options: { simulatorPort: 4711 } });
+    expect(any).toMatchObject({ kind: 'run', options: { simulatorPort: 0, port: 0 } });
+    expect(START_HELP).toMatch(/--simulator-port N +simulator port/);
+    expect(START_HELP).toMatch(/--port N +webhook endpoint port.*0 picks a free one/);
+  });
+
+  it('runs production against the simulator only without the demo (it needs mock-test)', () => {
+    // Act
+    const refused = parseStartArgs(['--environment', 'production']);
+    const explicit = parseStartArgs(['--environment', 'production', '--demo', '2']);
+    const plain = parseStartArgs(['--environment', 'production', '--demo', '0']);
+
+    // Assess
+    const message =
+      '--environment production cannot run the demo (its transactions use mock-test, which only staging honours): pass --demo 0, or use --environment staging';
+    expect(refused).toEqual({ kind: 'usage', message });
+    expect(explicit).toEqual({ kind: 'usage', message });
+    expect(plain).toMatchObject({ kind: 'run', options: { environment: 'production', demo: 0 } });
   });
 
   it('lets secure links wait for the browser with --links-await-browser, and the help says so', () => {

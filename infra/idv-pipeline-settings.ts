@@ -32,7 +32,12 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const TRACING_MODES = ['active', 'pass-through', 'off'] as const;
 /** A tracing mode. */
 export type TracingMode = (typeof TRACING_MODES)[number];
-/** The functions whose tracing is set one by one: their folders under `functions/`. */
+/**
+ * The functions whose tracing is set one by one: their folders under `functions/`. Each mode sets the
+ * function's Lambda tracing (the invocation's segment); webhook, poll and fetch-result also create the
+ * Powertools tracer for subsegments of their AWS and service calls, while projector (a Firehose transform
+ * that calls nothing) and retention-check (three reads an hour) record the invocation alone.
+ */
 export const TRACED_FUNCTIONS = ['webhook', 'poll', 'fetch-result', 'projector', 'retention-check'] as const;
 /** One of {@link TRACED_FUNCTIONS}. */
 export type TracedFunction = (typeof TRACED_FUNCTIONS)[number];

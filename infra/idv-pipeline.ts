@@ -321,12 +321,8 @@ export class IdvPipeline extends Construct {
     this.monitoring.notifyOn(this.erasure.pastRetentionAlarm, 'ResultsPastRetention');
     // The analytics row goes with a row-level DELETE on the Iceberg table, through Athena.
     if (this.analytics) {
-      const statements = this.analytics.eraseStatements();
-      this.erasure.policy.addStatements(...statements);
-      this.erasure.statements.push(...statements);
-      acknowledgeWildcards(
-        this.erasure.policy,
-        statements.flatMap((statement) => statement.resources),
+      this.erasure.addStatements(
+        this.analytics.eraseStatements(),
         "Erasure deletes one result's row of the Iceberg table through Athena: it reads the table's files and writes its delete files under the table's prefix, and Athena writes the answer under the workgroup's results prefix (file names unknown in advance).",
       );
     }

@@ -22,7 +22,6 @@ import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from '.
 
 /** Properties of {@link createIcebergDelivery}: the settings it shares with `AnalyticsIceberg` and its table. */
 export interface IcebergDeliveryProps {
-  /** Environment settings (the function's defaults, `eventCustomerReference`). */
   /** The settings it reads (validated by IdvPipeline). */
   readonly config: FunctionSettings & Pick<PipelineSettings, 'eventCustomerReference'>;
   /** The stack key: encrypts the stream's buffer, the delivery errors and the logs. */

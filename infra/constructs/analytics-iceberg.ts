@@ -36,7 +36,6 @@ export const ICEBERG_QUERY_RESULTS_PREFIX = 'athena-results/';
 
 /** Properties of {@link AnalyticsIceberg}. */
 export interface AnalyticsIcebergProps {
-  /** Environment settings (name, retention, log settings, `eventCustomerReference`). */
   /** The settings it reads (validated by IdvPipeline). */
   readonly config: FunctionSettings & Pick<PipelineSettings, 'retentionDays' | 'eventCustomerReference'>;
   /** The stack key: encrypts the bucket, the delivery stream, the query results and the logs. */

@@ -40,7 +40,6 @@ import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from '.
 
 /** Properties of {@link Erasure}. */
 export interface ErasureProps {
-  /** Environment settings (name, retention, log settings). */
   /** The settings it reads (validated by IdvPipeline). */
   readonly config: FunctionSettings & Pick<PipelineSettings, 'retentionDays'>;
   /** The results table (items, publication and erasure records). */
@@ -82,8 +81,7 @@ export interface ErasureProps {
 export class Erasure extends Construct {
   /** Everything `idv results erase` needs; attach with {@link grantErase}. */
   readonly policy: iam.ManagedPolicy;
-  /** The policy's statements, for a principal that takes no managed policy. */
-  readonly statements: iam.PolicyStatement[];
+  readonly #statements: iam.PolicyStatement[];
   /** The daily retention check. */
   readonly retentionCheck: PipelineFunction;
   /** Fires when the check finds data past retention, or did not report. */
@@ -97,14 +95,14 @@ export class Erasure extends Construct {
     super(scope, id);
     this.copyBounds = props.copyBounds ?? resolveCopyBounds({}, props.config.retentionDays);
     this.copyBoundsJson = formatCopyBounds(this.copyBounds);
-    this.statements = eraseStatements(props);
+    this.#statements = eraseStatements(props);
     this.policy = new iam.ManagedPolicy(this, 'ErasePolicy', {
       description: 'idv results erase: remove one result everywhere (docs/erasure.md)',
-      statements: this.statements,
+      statements: [...this.#statements],
     });
     acknowledgeWildcards(
       this.policy,
-      this.statements.flatMap((statement) => statement.resources),
+      this.#statements.flatMap((statement) => statement.resources),
       'Erasure finds a result through the two indexes and removes every version of its objects, one folder per result under results/ and staging/ (unknown in advance).',
     );
     Validations.of(this.policy).acknowledge({
@@ -114,6 +112,25 @@ export class Erasure extends Construct {
     });
     this.retentionCheck = this.#retentionCheck(props);
     this.pastRetentionAlarm = this.#alarm(props);
+  }
+
+  /** The policy's statements, for a principal that takes no managed policy (grow them with {@link addStatements}). */
+  get statements(): readonly iam.PolicyStatement[] {
+    return this.#statements;
+  }
+
+  /**
+   * Adds what erasing a result in one more store takes (the analytics table's row) to the policy and to
+   * {@link statements} alike; `wildcardReason` says why a resource is a pattern, for cdk-nag.
+   */
+  addStatements(statements: readonly iam.PolicyStatement[], wildcardReason: string): void {
+    this.policy.addStatements(...statements);
+    this.#statements.push(...statements);
+    acknowledgeWildcards(
+      this.policy,
+      statements.flatMap((statement) => statement.resources),
+      wildcardReason,
+    );
   }
 
   /** Lets `role` erase results (the operators' erasure role; never a function's or an analyst's). */

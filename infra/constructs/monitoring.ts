@@ -13,7 +13,6 @@ import type { PipelineFunction } from './pipeline-function';
 
 /** Properties of {@link Monitoring}. */
 export interface MonitoringProps {
-  /** Environment settings (alarm e-mail, pending threshold, schedule). */
   /** The settings it reads (validated by IdvPipeline). */
   readonly config: Pick<
     PipelineSettings,

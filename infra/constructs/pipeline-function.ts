@@ -77,7 +77,6 @@ export function tracedFunctionOf(entry: string): TracedFunction {
 export interface PipelineFunctionProps {
   /** Handler entry relative to the repository root, e.g. `functions/poll/handler.ts` (exports `handler`). */
   readonly entry: string;
-  /** Environment settings: log level, log retention and the environment name. */
   /** The settings every function reads (validated by IdvPipeline). */
   readonly config: FunctionSettings;
   /** What the function does, shown in the console. */

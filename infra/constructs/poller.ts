@@ -15,7 +15,6 @@ import type { Secrets, ServiceConnection } from './secrets';
 
 /** Properties of {@link Poller}. */
 export interface PollerProps {
-  /** Environment settings (service URL, scopes, schedule). */
   /** The settings it reads (validated by IdvPipeline). */
   readonly config: FunctionSettings & ServiceConnection & Pick<PipelineSettings, 'pollSchedule'>;
   /** Queue the poll function sends each pending resultId to. */

@@ -26,7 +26,6 @@ export const FETCH_RESULT_TIMEOUT = Duration.seconds(FETCH_BUDGET.functionTimeou
 
 /** Properties of {@link ResultFetcher}. */
 export interface ResultFetcherProps {
-  /** Environment settings (service URL, scopes, retention, concurrency). */
   /** The settings it reads (validated by IdvPipeline). */
   readonly config: FunctionSettings &
     ServiceConnection &

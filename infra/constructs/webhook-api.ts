@@ -34,7 +34,6 @@ const STAGE_NAME = 'v1';
 
 /** Properties of {@link WebhookApi}. */
 export interface WebhookApiProps {
-  /** Environment settings (throttling, log retention). */
   /** The settings it reads (validated by IdvPipeline). */
   readonly config: FunctionSettings &
     Pick<PipelineSettings, 'webhookRateLimit' | 'webhookBurstLimit' | 'webhookProtection'>;

@@ -19,8 +19,8 @@ import {
   type DocumentChoice,
   DRIVING_LICENSE_SAMPLES,
   FACE_SAMPLES,
-  sample,
   sampleJpeg,
+  sampleUpload,
 } from './samples';
 import type { SimulatorState, StoredResult, Transaction } from './state';
 
@@ -163,12 +163,16 @@ export function completeFromBrowser(
       ...(submission.drivingLicense ? DRIVING_LICENSE_SAMPLES : []),
       ...(submission.face ? FACE_SAMPLES : []),
     ];
-    t.uploads.push(...names.map((name) => ({ ...sample(name).upload })));
-    // A FaceLink's selfie is its own section; elsewhere the selfie and live frames are a face verify.
-    if (submission.face && t.product !== 'FACE_LINK') t.faceVerified = true;
+    // Each page the flow collected, with its bytes: the result returns them (`result-images.ts`).
+    t.uploads.push(...names.map(sampleUpload));
   }
   state.notifyUpload(t);
   return state.complete(t);
+}
+
+/** Whether a link of `product` asks its end user for a selfie (§2.5 `faceVerify`, `faceLink`). */
+export function takesSelfie(product: string | undefined): boolean {
+  return product === 'IDV_PREMIUM' || product === 'RTW_PREMIUM' || product === 'FACE_LINK';
 }
 
 function transactionOfLink(state: SimulatorState, secureId: string): Transaction | undefined {
@@ -262,6 +266,13 @@ export function parseSubmission(fields: Map<string, string>, t: Transaction): Su
   const face = fields.get('face') === 'on';
   const faceLink = t.product === 'FACE_LINK';
   if (faceLink && !face) throw new HostedFlowError(400, 'A FaceLink needs the selfie.');
+  // §2.5: a face is verified only for premium products (and FaceLink): no other link takes a selfie.
+  if (face && !faceLink && !takesSelfie(t.product)) {
+    throw new HostedFlowError(
+      400,
+      'This product takes no selfie: only IDV_PREMIUM, RTW_PREMIUM and FACE_LINK do.',
+    );
+  }
   if (!faceLink && document === undefined) throw new HostedFlowError(400, 'Choose an identity document.');
   return {
     action,

@@ -35,7 +35,7 @@ const OUTCOME_TEXT: Readonly<Record<MockTestValue, string>> = {
 const DOCUMENT_TEXT: Readonly<Record<DocumentChoice, string>> = {
   passport: 'Passport',
   'identity-card': 'Identity card (front and back)',
-  'residence-permit': 'Residence permit',
+  'residence-permit': 'Residence permit (front and back)',
 };
 
 const STYLE = `
@@ -123,7 +123,11 @@ export function linkPage(f: LinkFacts, error?: string): string {
         .join('')}</div>
   <div class="extras"><label class="doc"><input type="checkbox" name="drivingLicense" value="on"${wantsLicence ? ' checked' : ''}> Driving licence (front and back), as an additional document${DRIVING_LICENSE_SAMPLES.map(thumb).join('')}</label>`;
   const closeExtras = faceLink ? '' : '</div>';
-  const face = `<label class="doc faces"><input type="checkbox" name="face" value="on"${premium || faceLink ? ' checked' : ''}> Selfie and two live frames<br>${FACE_SAMPLES.map(thumb).join('')}</label>`;
+  // Only a premium link or a FaceLink takes a selfie (§2.5 faceVerify, faceLink).
+  const face =
+    premium || faceLink
+      ? `<label class="doc faces"><input type="checkbox" name="face" value="on" checked> Selfie and two live frames<br>${FACE_SAMPLES.map(thumb).join('')}</label>`
+      : '';
   return layout(
     'Verify your identity',
     `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}${factsList(f)}

@@ -112,7 +112,7 @@ export const COHERENCE_RULES: readonly CoherenceRule[] = [
   },
   {
     id: 'section-messages',
-    rule: 'A section has `messages` exactly when its result is DISAPPROVED or TECHNICAL_REJECT; a TECHNICAL_REJECT reason (IMAGE_TOO_BLURRY, …) is about the capture: every section is TECHNICAL_REJECT with it.',
+    rule: 'A section has non-empty `messages` exactly when its result is DISAPPROVED or TECHNICAL_REJECT; a TECHNICAL_REJECT reason (IMAGE_TOO_BLURRY, …) is about the capture: every section is TECHNICAL_REJECT with it.',
   },
   {
     id: 'overall',

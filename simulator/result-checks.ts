@@ -142,9 +142,10 @@ export function verificationsOf(
   technical = false,
 ) {
   const verdict = (check: CheckName): VerificationResult => {
+    // What a control forces wins, even where the product runs no lookup.
     const forced = facts.controls?.checks?.[check];
-    if (technical) return forced ?? 'NOT_EXECUTED';
-    if (!runsCheck(facts, check)) return 'NOT_EXECUTED';
+    if (forced !== undefined) return forced;
+    if (technical || !runsCheck(facts, check)) return 'NOT_EXECUTED';
     return messages.includes(HIT_REASON[check]) ? 'HIT' : 'NO_HIT';
   };
   const lost = verdict('lostAndStolen');

@@ -27,6 +27,10 @@ const FIELD_FLAGS: Readonly<Record<string, string>> = {
   file: '--csv',
   services: '--service',
   numberOfChallenges: '--challenges',
+  validateWatermark: '--validate-watermark',
+  disableCommunication: '--disable-communication',
+  enableOneTimePassword: '--otp',
+  hasExistingVog: '--existing-vog',
   transactionId: '--transaction-id',
   images: '--image',
   image: '--image',
@@ -60,8 +64,10 @@ export function typedFlagOfField(path: string, values: FlagValues = {}): string 
   if (!flag?.startsWith('--')) return flag;
   const given = values[flag.slice(2)];
   const index = /\[([0-9]+)\]/.exec(path)?.[1];
-  // A repeated flag (and --image, which names a file) says which value; a single one is plain enough.
+  // A repeated flag (and --image, which names a file) says which value; a single one is plain enough,
+  // and so is an issue about the whole list (`images: must contain at least 2 LIVE images`).
   if (!Array.isArray(given) && flag !== '--image') return flag;
+  if (Array.isArray(given) && index === undefined) return flag;
   const value = Array.isArray(given) ? given[Number(index ?? 0)] : given;
   return typeof value === 'string' && value.length <= 200 ? `${flag} ${value}` : flag;
 }

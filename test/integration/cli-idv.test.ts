@@ -337,6 +337,37 @@ describe('idv errors', () => {
     expect(sim.requests).toEqual([]);
   });
 
+  it('id-verify sends an untyped image; each validation error names the flag that caused it', async () => {
+    // Act
+    const untyped = await runIdv(['id-verify', '--product', 'IDV_STANDARD', '--image', 'passport.jpg'], {
+      env,
+      cwd: dir,
+    });
+    const sent = sim.requests.find((r) => r.path === '/api/v2/idverify')?.body as { images: object[] };
+    sim.requests.length = 0;
+    const fewLive = await runIdv(
+      ['face-verify', '--transaction-id', 't-1', '--image', 'COMPARE=face.png', '--image', 'LIVE=face.png'],
+      { env, cwd: dir },
+    );
+    const badLanguage = await runIdv(
+      ['secure-link', 'create', '--product', 'IDV_LITE', '--language', 'dutch'],
+      {
+        env,
+      },
+    );
+
+    // Assess
+    expect(untyped.code, untyped.stderr).toBe(0);
+    expect(untyped.json()).toEqual({ transactionId: expect.any(String) });
+    expect(sent.images.map((i) => ({ ...i, data: undefined }))).toEqual([{ data: undefined }]);
+    expect(fewLive.code).toBe(2);
+    expect(fewLive.stderr).toContain('images (--image): must contain at least 2 LIVE images');
+    expect(fewLive.stderr).not.toContain('COMPARE=face.png)');
+    expect(badLanguage.code).toBe(2);
+    expect(badLanguage.stderr).toContain('(--language)');
+    expect(sim.requests).toEqual([]);
+  });
+
   it('exits 1 with NotFound for an unknown result', async () => {
     // Act
     const run = await runIdv(['service', 'result', 'get', 'no-such-result'], { env });

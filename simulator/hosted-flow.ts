@@ -147,7 +147,7 @@ export async function handleHostedFlow(
 
 /**
  * Completes `t` with what the tester submitted, as the real flow would: the uploads join the
- * transaction (each sample with its type and page, no customerReference), the upload webhook goes out,
+ * transaction (each sample with its bytes and type, no customerReference), the upload webhook goes out,
  * then the result is built, the poll record added and the result webhook sent.
  */
 export function completeFromBrowser(

@@ -17,6 +17,7 @@ import {
   pooledImage,
 } from '../../simulator/images';
 import { buildPdf } from '../../simulator/pdf';
+import { SAMPLES, sampleJpeg } from '../../simulator/samples';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
 import { callSim, completedResult, SIM_CLIENT, tokenFor } from '../support/simulator-http';
 
@@ -25,11 +26,12 @@ let sim: RunningSimulator;
 let token: string;
 
 beforeAll(async () => {
-  // The pool of generated pictures is drawn before the server listens: drawing it blocks the event loop
+  // The pool of generated pictures and the samples are drawn before the server listens: drawing it blocks the event loop
   // for seconds, long enough for an idle keep-alive connection to be closed under a request.
   for (const slot of Object.keys(IMAGE_SLOTS) as ImageSlot[]) {
     for (let v = 0; v < POOL_VARIANTS; v++) pooledImage(slot, v);
   }
+  for (const s of SAMPLES) sampleJpeg(s.name);
   sim = await startSimulator({ ...SIM_CLIENT, seed: 45, completionDelayMs: DELAY, outcome: 'APPROVED' });
   token = await tokenFor(sim);
 }, 60_000);

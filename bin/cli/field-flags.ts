@@ -45,6 +45,12 @@ const FIELD_FLAGS: Readonly<Record<string, string>> = {
   resultId: 'RESULT_ID',
 };
 
+/** The list index in a field path: `images[1].data` (the client's) or `images.1.data` (the service's). */
+function indexOf(path: string): string | undefined {
+  const m = /\[([0-9]+)\]|\.([0-9]+)(?=\.|$)/.exec(path);
+  return m?.[1] ?? m?.[2];
+}
+
 /** The flag behind a field path such as `images[1].type` or `vogRequest.profiles[0]`, if any. */
 export function flagOfField(path: string): string | undefined {
   const parts = path.replace(/\[[0-9]+\]/g, '').split('.');
@@ -63,7 +69,7 @@ export function typedFlagOfField(path: string, values: FlagValues = {}): string 
   const flag = flagOfField(path);
   if (!flag?.startsWith('--')) return flag;
   const given = values[flag.slice(2)];
-  const index = /\[([0-9]+)\]/.exec(path)?.[1];
+  const index = indexOf(path);
   // A repeated flag (and --image, which names a file) says which value; a single one is plain enough,
   // and so is an issue about the whole list (`images: must contain at least 2 LIVE images`).
   if (!Array.isArray(given) && flag !== '--image') return flag;
@@ -90,7 +96,7 @@ function typedValue(path: string, values: FlagValues): string | undefined {
   const flag = flagOfField(path);
   if (!flag?.startsWith('--') || flag === '--image') return undefined;
   const given = values[flag.slice(2)];
-  const index = /\[([0-9]+)\]/.exec(path)?.[1];
+  const index = indexOf(path);
   const value = Array.isArray(given) ? given[Number(index ?? 0)] : given;
   return typeof value === 'string' ? value : undefined;
 }

@@ -140,6 +140,8 @@ function transaction(seed: number): { t: Transaction; drivingLicenseCheck: boole
     if (prng.next() < 0.3) t.rtwType = prng.pick(['RTW_NL', 'RTW_BE', 'RTW_DE', 'RTW_UK'] as const);
     // The hosted flow's uploads: a document's pages, a licence, the selfies of a premium link.
     if (!mock && prng.next() < 0.4 && t.product !== 'FACE_LINK') t.uploads.push(...identityUploads(prng));
+    const selfie = t.product === 'FACE_LINK' || t.product.endsWith('PREMIUM');
+    if (!mock && selfie && prng.next() < 0.5) t.uploads.push(...faceUploads(prng));
   } else if (origin === 'idverify') {
     t.product = prng.pick(UPLOAD_PRODUCTS);
     t.identityUploaded = true;

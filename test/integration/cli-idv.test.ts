@@ -150,9 +150,18 @@ describe('idv against the simulator: every command', () => {
   });
 
   it('sdk-token, face-verify, id-verify (with ADDITIONAL:DRIVING_LICENSE) on one transaction', async () => {
-    // Act
+    // Act: a token for both uploads, so the transaction waits for both however long the CLI takes.
     const token = await runIdv(
-      ['sdk-token', '--service', 'FACE_VERIFY', '--challenges', '2', '--validate-watermark'],
+      [
+        'sdk-token',
+        '--service',
+        'FACE_VERIFY',
+        '--service',
+        'AUTO_CAPTURE',
+        '--challenges',
+        '2',
+        '--validate-watermark',
+      ],
       {
         env,
       },
@@ -192,7 +201,7 @@ describe('idv against the simulator: every command', () => {
     expect(face.json()).toEqual({ success: true });
     expect(upload.json()).toEqual({ transactionId });
     expect(sim.requests.find((r) => r.path === '/api/v2/sdk/token')?.query.toString()).toBe(
-      'services=FACE_VERIFY&numberOfChallenges=2&validateWatermark=true',
+      'services=FACE_VERIFY&services=AUTO_CAPTURE&numberOfChallenges=2&validateWatermark=true',
     );
     const images = (sim.requests.find((r) => r.path === '/api/v2/idverify')!.body as { images: object[] })
       .images;

@@ -112,3 +112,12 @@ function requestedSections(t: Transaction, identity: boolean, drivingLicenseChec
     ...(additional.length > 0 ? { additionalDocuments: additional } : {}),
   };
 }
+
+/**
+ * Drops the bytes of `t`'s uploads once none of its results is retained any more: the simulator keeps an
+ * upload's bytes only as long as a result can return them.
+ */
+export function releaseUploads(t: Transaction | undefined, retained: (resultId: string) => boolean): void {
+  if (!t || t.resultIds.some(retained)) return;
+  t.uploads = t.uploads.map(({ data: _data, ...kept }) => kept);
+}

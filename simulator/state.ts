@@ -19,7 +19,7 @@ import { validate } from './http';
 import { createPrng, deriveSeed, type Prng, prngUuid } from './prng';
 import { forcesDisapproval, type ResultControls } from './result-checks';
 import type { UploadInput } from './result-images';
-import { resultInputOf } from './result-input';
+import { releaseUploads, resultInputOf } from './result-input';
 import { buildResult, drawOutcome, type Outcome, type VogInput } from './results';
 import type { RecordedRequest, SimulatorOptions, SimulatorStats } from './types';
 import { WebhookSender } from './webhooks';
@@ -314,7 +314,11 @@ export class SimulatorState {
       if (t.dueAt !== undefined && t.dueAt <= t0) this.complete(t);
     }
     for (const [id, r] of this.results) {
-      if (r.expiresAt <= t0) this.results.delete(id);
+      if (r.expiresAt <= t0) {
+        this.results.delete(id);
+        // The uploads' bytes live on only in the result, which is gone now.
+        releaseUploads(this.transactions.get(r.transactionId), (resultId) => this.results.has(resultId));
+      }
     }
     // An expired token answers 401 whether it is kept or not; dropping it bounds memory.
     for (const [token, t] of this.tokens) {

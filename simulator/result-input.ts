@@ -4,9 +4,32 @@
  * property test (`test/unit/simulator-coherence.test.ts`) builds results of every kind of transaction
  * in process.
  */
+import type { MockTestValue, Product, RtwType } from '../shared/api/enums';
+import type { ResultControls } from './result-checks';
+import type { UploadInput } from './result-images';
 import type { Outcome } from './result-sections';
-import type { AdditionalDocumentInput, ResultInput } from './results';
-import type { Transaction, UploadedImage } from './state';
+import type { AdditionalDocumentInput, ResultInput, VogInput } from './results';
+
+/** What a result depends on of its transaction (`Transaction` in `state.ts` has all of it). */
+export interface TransactionFacts {
+  readonly transactionId: string;
+  /** How it was started: secureLink, sdk, idverify, vog or bulk. */
+  readonly origin: string;
+  readonly product?: Product;
+  readonly customerReference?: string;
+  readonly userId: string;
+  readonly rtwType?: RtwType;
+  readonly mock?: MockTestValue;
+  readonly vog?: VogInput;
+  readonly identityUploaded?: boolean;
+  readonly faceVerified?: boolean;
+  readonly watermarkRejected?: boolean;
+  readonly controls?: ResultControls;
+  readonly linkedTransactionId?: string;
+  readonly additionalDocuments?: readonly string[];
+  uploads: readonly UploadInput[];
+  readonly resultIds: readonly string[];
+}
 
 /** What the result of a transaction depends on beyond the transaction itself. */
 export interface ResultSettings {
@@ -21,7 +44,7 @@ const RTW: readonly string[] = ['RTW_STANDARD', 'RTW_PREMIUM'];
 
 /** The input of the result document of `t`, completed at `completedAt` with `outcome`. */
 export function resultInputOf(
-  t: Transaction,
+  t: TransactionFacts,
   outcome: Outcome,
   completedAt: number,
   settings: ResultSettings,
@@ -69,10 +92,10 @@ export function resultInputOf(
  * workflow, when the customer setting is on), `payrollTaxStatement` (exactly one statement),
  * and `additionalDocuments` (a SIGNATURE is an image, not a section of its own).
  */
-function requestedSections(t: Transaction, identity: boolean, drivingLicenseCheck: boolean) {
+function requestedSections(t: TransactionFacts, identity: boolean, drivingLicenseCheck: boolean) {
   const requested = t.additionalDocuments ?? [];
   const rtw = t.product !== undefined && RTW.includes(t.product);
-  const drivingLicenseUpload = (u: UploadedImage) =>
+  const drivingLicenseUpload = (u: UploadInput) =>
     u.type === 'ADDITIONAL' && u.additionalDocumentType === 'DRIVING_LICENSE';
   const drivingLicense =
     drivingLicenseCheck &&
@@ -117,7 +140,10 @@ function requestedSections(t: Transaction, identity: boolean, drivingLicenseChec
  * Drops the bytes of `t`'s uploads once none of its results is retained any more: the simulator keeps an
  * upload's bytes only as long as a result can return them.
  */
-export function releaseUploads(t: Transaction | undefined, retained: (resultId: string) => boolean): void {
+export function releaseUploads(
+  t: TransactionFacts | undefined,
+  retained: (resultId: string) => boolean,
+): void {
   if (!t || t.resultIds.some(retained)) return;
   t.uploads = t.uploads.map(({ data: _data, ...kept }) => kept);
 }

@@ -22,7 +22,7 @@ export function isoDate(ms: number): string {
 }
 
 /** ICAO 9303 check digit. */
-function checkDigit(s: string): string {
+export function checkDigit(s: string): string {
   const weights = [7, 3, 1];
   let sum = 0;
   for (let i = 0; i < s.length; i++) {
@@ -60,14 +60,25 @@ export interface Person {
   bsn: string;
 }
 
-/** A fake adult person, aged 18 to 72 at `now`. */
+/** The epoch ms of the day `years` calendar years after the `yyyy-MM-dd` date `iso` (29 Feb → 1 Mar). */
+export function yearsAfter(iso: string, years: number): number {
+  const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
+  return Date.UTC(y + years, m - 1, d);
+}
+
+/** A fake adult person, aged 18 to 72 (whole calendar years) at `now`. */
 export function fakePerson(prng: Prng, now: number): Person {
   const age = 18 + prng.int(55);
+  const today = new Date(now);
+  // Born between `age + 1` years and `age` years and a day before today: `age` on `now`, never younger.
+  const born =
+    Date.UTC(today.getUTCFullYear() - age, today.getUTCMonth(), today.getUTCDate()) -
+    (1 + prng.int(364)) * DAY;
   return {
     givenNames: prng.pick(GIVEN_NAMES),
     surname: prng.pick(SURNAMES),
     gender: prng.next() < 0.5 ? 'F' : 'M',
-    dateOfBirth: isoDate(now - age * 365.25 * DAY - prng.int(365) * DAY),
+    dateOfBirth: isoDate(born),
     bsn: fakeBsn(prng),
   };
 }
@@ -103,8 +114,29 @@ export function documentFor(
   return { kind, issuer: 'NLD', nationality: 'NLD' };
 }
 
-/** The machine-readable zone: TD3 (two lines of 44) for passports, TD1 (three lines of 30) otherwise. */
+/**
+ * The machine-readable zone: TD3 (two lines of 44) for passports, TD1 (three lines of 30) otherwise.
+ * `failing` makes the document number's check digit wrong (the MRZ_CHECK_FAILED reason).
+ */
 export function mrzLines(
+  kind: DocumentKind,
+  p: Person,
+  doc: { issuer: string; nationality: string },
+  number: string,
+  expiry: string,
+  failing = false,
+): string[] {
+  const lines = validMrzLines(kind, p, doc, number, expiry);
+  if (!failing) return lines;
+  // The number's check digit sits after the 9-character number: TD3 line 2 at 9, TD1 line 1 at 14.
+  const [line, at] = kind === 'PASSPORT' ? [1, 9] : [0, 14];
+  const s = lines[line]!;
+  const wrong = String((Number(s[at]) + 1) % 10);
+  lines[line] = s.slice(0, at) + wrong + s.slice(at + 1);
+  return lines;
+}
+
+function validMrzLines(
   kind: DocumentKind,
   p: Person,
   doc: { issuer: string; nationality: string },

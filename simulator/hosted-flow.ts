@@ -21,8 +21,8 @@ import {
   type DocumentChoice,
   DRIVING_LICENSE_SAMPLES,
   FACE_SAMPLES,
-  sample,
   sampleJpeg,
+  sampleUpload,
 } from './samples';
 import type { SimulatorState, StoredResult, Transaction } from './state';
 
@@ -149,7 +149,7 @@ export async function handleHostedFlow(
 
 /**
  * Completes `t` with what the tester submitted, as the real flow would: the uploads join the
- * transaction (each sample with its type and page, no customerReference), the upload webhook goes out,
+ * transaction (each sample with its bytes and type, no customerReference), the upload webhook goes out,
  * then the result is built, the poll record added and the result webhook sent.
  */
 export function completeFromBrowser(
@@ -165,12 +165,16 @@ export function completeFromBrowser(
       ...(submission.drivingLicense ? DRIVING_LICENSE_SAMPLES : []),
       ...(submission.face ? FACE_SAMPLES : []),
     ];
-    t.uploads.push(...names.map((name) => ({ ...sample(name).upload })));
-    // A FaceLink's selfie is its own section; elsewhere the selfie and live frames are a face verify.
-    if (submission.face && t.product !== 'FACE_LINK') t.faceVerified = true;
+    // Each page the flow collected, with its bytes: the result returns them (`result-images.ts`).
+    t.uploads.push(...names.map(sampleUpload));
   }
   state.notifyUpload(t);
   return state.complete(t);
+}
+
+/** Whether a link of `product` asks its end user for a selfie (§2.5 `faceVerify`, `faceLink`). */
+export function takesSelfie(product: string | undefined): boolean {
+  return product === 'IDV_PREMIUM' || product === 'RTW_PREMIUM' || product === 'FACE_LINK';
 }
 
 function factsOf(t: Transaction): LinkFacts {
@@ -258,6 +262,13 @@ export function parseSubmission(fields: Map<string, string>, t: Transaction): Su
   const face = fields.get('face') === 'on';
   const faceLink = t.product === 'FACE_LINK';
   if (faceLink && !face) throw new HostedFlowError(400, 'A FaceLink needs the selfie.');
+  // §2.5: a face is verified only for premium products (and FaceLink): no other link takes a selfie.
+  if (face && !faceLink && !takesSelfie(t.product)) {
+    throw new HostedFlowError(
+      400,
+      'This product takes no selfie: only IDV_PREMIUM, RTW_PREMIUM and FACE_LINK do.',
+    );
+  }
   if (!faceLink && document === undefined) throw new HostedFlowError(400, 'Choose an identity document.');
   return {
     action,

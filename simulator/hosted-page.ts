@@ -35,29 +35,40 @@ const OUTCOME_TEXT: Readonly<Record<MockTestValue, string>> = {
 const DOCUMENT_TEXT: Readonly<Record<DocumentChoice, string>> = {
   passport: 'Passport',
   'identity-card': 'Identity card (front and back)',
-  'residence-permit': 'Residence permit',
+  'residence-permit': 'Residence permit (front and back)',
 };
 
 const STYLE = `
-body{font:16px/1.45 system-ui,sans-serif;margin:0;background:#eef1f5;color:#1b2430}
+*,*::before,*::after{box-sizing:border-box}
+body{font:16px/1.45 system-ui,sans-serif;margin:0;background:#eef1f5;color:#1b2430;overflow-wrap:anywhere}
 header{background:#1f3a5f;color:#fff;padding:14px 28px}
 header h1{font-size:20px;margin:0}header p{margin:2px 0 0;opacity:.85;font-size:14px}
 main{max-width:1120px;margin:20px auto;padding:0 20px}
+img{max-width:100%;height:auto}
 .facts{background:#fff;border-radius:8px;padding:10px 16px;margin-bottom:16px;font-size:14px}
 .facts dt{float:left;clear:left;width:150px;color:#5a6675}.facts dd{margin:0 0 2px 150px;word-break:break-all}
 .cols{display:flex;gap:16px;align-items:flex-start}
-section{background:#fff;border-radius:8px;padding:14px 18px;flex:1}
+section{background:#fff;border-radius:8px;padding:14px 18px;flex:1;min-width:0}
 section h2{font-size:17px;margin:0 0 8px}
 label{display:block;margin:4px 0;cursor:pointer}
 .docs{display:flex;flex-wrap:wrap;gap:10px}
-.doc{border:1px solid #c9d1db;border-radius:6px;padding:6px;width:150px;font-size:13px}
-.doc img{display:block;width:146px;height:auto;border-radius:3px;margin-bottom:4px}
-.faces{width:230px}.faces img{width:72px;display:inline-block;margin-right:2px}
-.extras{display:flex;gap:10px;margin-top:10px}
-button{margin-top:10px;background:#1f6feb;color:#fff;border:0;border-radius:6px;padding:8px 16px;font-size:15px;cursor:pointer}
+.doc{border:1px solid #c9d1db;border-radius:6px;padding:6px;width:150px;max-width:100%;font-size:13px}
+.doc img{display:block;width:136px;border-radius:3px;margin-bottom:4px}
+.faces{width:236px}.faces img{width:70px;display:inline-block;margin-right:2px}
+.extras{display:flex;flex-wrap:wrap;gap:10px;margin-top:10px}
+select{max-width:100%}
+button{margin-top:10px;background:#1f6feb;color:#fff;border:0;border-radius:6px;padding:8px 16px;font-size:15px;cursor:pointer;max-width:100%}
 .note{font-size:13px;color:#5a6675}
 .error{background:#fde8e8;border:1px solid #e0a0a0;border-radius:6px;padding:8px 12px;margin-bottom:12px}
 .done{background:#e6f4ea;border:1px solid #9bc9a8;border-radius:8px;padding:12px 16px}
+@media (max-width:760px){
+header{padding:12px 16px}main{margin:12px auto;padding:0 10px}
+.cols{flex-direction:column}section{width:100%;padding:12px 12px}
+.facts{padding:8px 12px}.facts dt{float:none;width:auto}.facts dd{margin:0 0 6px}
+.doc{width:calc(50% - 5px)}.doc img{width:100%}
+.faces{width:100%}.faces img{width:calc(33% - 4px)}
+button{width:100%;padding:12px 16px;font-size:16px}
+}
 `;
 
 function layout(title: string, body: string): string {
@@ -124,7 +135,11 @@ export function linkPage(f: LinkFacts, error?: string): string {
         .join('')}</div>
   <div class="extras"><label class="doc"><input type="checkbox" name="drivingLicense" value="on"${wantsLicence ? ' checked' : ''}> Driving licence (front and back), as an additional document${DRIVING_LICENSE_SAMPLES.map(thumb).join('')}</label>`;
   const closeExtras = faceLink ? '' : '</div>';
-  const face = `<label class="doc faces"><input type="checkbox" name="face" value="on"${premium || faceLink ? ' checked' : ''}> Selfie and two live frames<br>${FACE_SAMPLES.map(thumb).join('')}</label>`;
+  // Only a premium link or a FaceLink takes a selfie (§2.5 faceVerify, faceLink).
+  const face =
+    premium || faceLink
+      ? `<label class="doc faces"><input type="checkbox" name="face" value="on" checked> Selfie and two live frames<br>${FACE_SAMPLES.map(thumb).join('')}</label>`
+      : '';
   return layout(
     'Verify your identity',
     `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}${factsList(f)}

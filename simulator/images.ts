@@ -207,22 +207,31 @@ export function pooledImage(slot: ImageSlot, variant: number): PooledImage {
       bytes: bytes.length,
     };
     pool.set(key, image);
+    shareBase64(image.base64);
   }
   return image;
+}
+
+/** Base64 strings many results share (pooled images, hosted-flow samples): their JSON bytes are cached. */
+const shared = new Set<string>();
+
+/** Marks `base64` as shared by many results, so `jsonStringBytes` keeps its JSON bytes. */
+export function shareBase64(base64: string): void {
+  shared.add(base64);
 }
 
 const jsonStrings = new Map<string, Buffer>();
 
 /**
- * `s` as a JSON string literal in UTF-8, cached: pooled base64 strings are shared by every result, so
- * serialising a result can splice these bytes in instead of re-escaping megabytes per request.
- * Only for strings that need no JSON escaping (base64).
+ * `s` as a JSON string literal in UTF-8, cached for shared strings: pooled base64 strings are shared by
+ * every result, so serialising a result can splice these bytes in instead of re-escaping megabytes per
+ * request. An uploaded image's base64 belongs to one result and is not kept. Only for strings that need
+ * no JSON escaping (base64).
  */
 export function jsonStringBytes(s: string): Buffer {
-  let b = jsonStrings.get(s);
-  if (!b) {
-    b = Buffer.from(`"${s}"`, 'latin1');
-    jsonStrings.set(s, b);
-  }
+  const cached = jsonStrings.get(s);
+  if (cached) return cached;
+  const b = Buffer.from(`"${s}"`, 'latin1');
+  if (shared.has(s)) jsonStrings.set(s, b);
   return b;
 }

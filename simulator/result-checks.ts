@@ -34,6 +34,8 @@ export const SECURITY_FEATURES = [
 ] as const;
 export type SecurityFeature = (typeof SECURITY_FEATURES)[number];
 
+const IDENTITY_KINDS = ['PASSPORT', 'IDENTITY_CARD', 'RESIDENCE_PERMIT'] as const;
+
 /** The reason a check that HIT puts in the result's messages. */
 export const HIT_REASON: Readonly<Record<CheckName, string>> = {
   lostAndStolen: 'DOCUMENT_REPORTED_LOST_OR_STOLEN',
@@ -72,7 +74,8 @@ export interface CheckFacts {
   /** A face is compared (faceVerify or faceLink section). */
   readonly face: boolean;
   readonly rightToWork: boolean;
-  readonly document: boolean;
+  /** A VOG certificate is verified. */
+  readonly vog: boolean;
   readonly controls?: ResultControls;
 }
 
@@ -111,8 +114,16 @@ function disapproveReasons(facts: CheckFacts): readonly Reason[] {
         return runsCheck(facts, 'lostAndStolen') && facts.controls?.checks?.lostAndStolen !== 'NO_HIT';
       case HIT_REASON.sanctionList:
         return runsCheck(facts, 'sanctionList') && facts.controls?.checks?.sanctionList !== 'NO_HIT';
+      case 'SECURITY_FEATURES_MISSING':
+        // A VOG certificate's features are checked too; a control may have fixed every feature.
+        return (
+          facts.vog ||
+          (facts.identity &&
+            IDENTITY_KINDS.every((kind) => missableFeatures(kind, facts.controls).length > 0))
+        );
       default:
-        return facts.document;
+        // DOCUMENT_EXPIRED and MRZ_CHECK_FAILED: about the identity document's dates and MRZ.
+        return facts.identity;
     }
   };
   const pool = DISAPPROVE_REASONS.filter((r) => possible(r.key));
@@ -120,10 +131,21 @@ function disapproveReasons(facts: CheckFacts): readonly Reason[] {
   return pool.length > 0 ? pool : [{ key: 'MANUAL_REVIEW_REJECTED', translations: {} }];
 }
 
-/** §2.5 `identity.verifications`, following from the messages and the checks the product runs. */
-export function verificationsOf(prng: Prng, messages: readonly string[], facts: CheckFacts) {
+/**
+ * §2.5 `identity.verifications`, following from the messages and the checks the product runs; a
+ * technically rejected capture is not looked up (NOT_EXECUTED unless a control says otherwise).
+ */
+export function verificationsOf(
+  prng: Prng,
+  messages: readonly string[],
+  facts: CheckFacts,
+  technical = false,
+) {
   const verdict = (check: CheckName): VerificationResult => {
-    if (!runsCheck(facts, check)) return 'NOT_EXECUTED';
+    // What a control forces wins, even where the product runs no lookup.
+    const forced = facts.controls?.checks?.[check];
+    if (forced !== undefined) return forced;
+    if (technical || !runsCheck(facts, check)) return 'NOT_EXECUTED';
     return messages.includes(HIT_REASON[check]) ? 'HIT' : 'NO_HIT';
   };
   const lost = verdict('lostAndStolen');
@@ -146,23 +168,47 @@ export function verificationsOf(prng: Prng, messages: readonly string[], facts: 
   };
 }
 
-/** Which security features a document kind carries; a control may mark more NOT_APPLICABLE. */
+/** The security features a document kind carries (APPROVED when found); the others are NOT_APPLICABLE. */
+export function carriedFeatures(kind: string): readonly SecurityFeature[] {
+  return SECURITY_FEATURES.filter((f) => {
+    if (f === 'stamps') return false;
+    if (f === 'hologram') return kind !== 'PASSPORT';
+    if (f === 'perforation') return kind === 'PASSPORT';
+    return true;
+  });
+}
+
+/** The carried features a control leaves to the check: those SECURITY_FEATURES_MISSING can name. */
+export function missableFeatures(kind: string, controls: ResultControls | undefined): SecurityFeature[] {
+  return carriedFeatures(kind).filter((f) => controls?.documentValidation?.[f] === undefined);
+}
+
+/**
+ * §2.5 `identity.documentValidation`: APPROVED for each feature the document carries, NOT_APPLICABLE for
+ * the others; the values a control forces win. `missing` (SECURITY_FEATURES_MISSING) marks one or two
+ * carried features as not found — NOT_APPLICABLE, the only value §2.1 has besides APPROVED; a technically
+ * rejected capture (`technical`) has no feature checked.
+ */
 export function documentValidationOf(
   kind: string,
   controls: ResultControls | undefined,
+  options: { readonly missing?: Prng; readonly technical?: boolean } = {},
 ): Record<SecurityFeature, DocumentSecurityFeatureValue> {
-  return {
-    backgroundPrint: 'APPROVED',
-    font: 'APPROVED',
-    hologram: kind === 'PASSPORT' ? 'NOT_APPLICABLE' : 'APPROVED',
-    lamination: 'APPROVED',
-    mrzFont: 'APPROVED',
-    opticallyVariableInk: 'APPROVED',
-    perforation: kind === 'PASSPORT' ? 'APPROVED' : 'NOT_APPLICABLE',
-    photoIntegration: 'APPROVED',
-    stamps: 'NOT_APPLICABLE',
-    ...controls?.documentValidation,
-  };
+  const carried = options.technical ? [] : carriedFeatures(kind);
+  let notFound: SecurityFeature[] = [];
+  if (options.missing && !options.technical) {
+    const missable = missableFeatures(kind, controls);
+    const first = options.missing.pick(missable);
+    const second = options.missing.pick(missable);
+    notFound = [first, second];
+  }
+  const values = Object.fromEntries(
+    SECURITY_FEATURES.map((f) => [
+      f,
+      carried.includes(f) && !notFound.includes(f) ? 'APPROVED' : 'NOT_APPLICABLE',
+    ]),
+  ) as Record<SecurityFeature, DocumentSecurityFeatureValue>;
+  return { ...values, ...controls?.documentValidation };
 }
 
 /** What is wrong with a controls body (names the field), or undefined. */

@@ -6,6 +6,7 @@
  */
 import type { MockTestValue, Product, ResultValue, RtwType } from '../shared/api/enums';
 import type { VerificationResultDocument } from '../shared/api/schemas';
+import { reasonDisapproves, type SectionName } from './coherence';
 import {
   DAY,
   type DocumentKind,
@@ -17,6 +18,7 @@ import {
   mrzLines,
   type Person,
   RESIDENCE_PERMIT_TYPES,
+  yearsAfter,
 } from './fake-identity';
 import { type ImageSlot, pooledImage } from './images';
 import type { Prng } from './prng';
@@ -106,38 +108,21 @@ export interface SectionContext {
   readonly facts: CheckFacts;
 }
 
-/** The part of a result a section judges: a reason disapproves only the part it belongs to. */
-export type SectionPart = 'identity' | 'face' | 'rightToWork' | 'other';
-
-/** Whether a disapprove reason belongs to `part`. */
-function owns(part: SectionPart, reason: string, hasIdentity: boolean): boolean {
-  const face = reason === 'FACE_MISMATCH';
-  const rtw = reason === 'NO_RIGHT_TO_WORK';
-  const documentReason = !face && !rtw;
-  switch (part) {
-    case 'face':
-      return face;
-    case 'rightToWork':
-      // The right to work rests on the identity document: a document reason fails it too.
-      return rtw || documentReason;
-    case 'identity':
-      return documentReason;
-    case 'other':
-      return hasIdentity ? documentReason : !face && !rtw;
-  }
-}
-
 /**
  * The result and messages of one section: the overall verdict, except that a DISAPPROVED result
- * disapproves only the sections its reasons belong to (a face mismatch leaves the document approved).
+ * disapproves only the sections its reasons are about (`REASON_SECTIONS` in `coherence.ts`); the others
+ * stay APPROVED.
  */
 export function verdictOf(
   ctx: SectionContext,
-  part: SectionPart,
+  section: SectionName,
 ): { result: ResultValue; messages: string[] } {
   if (ctx.overall !== 'DISAPPROVED')
-    return { result: ctx.overall, messages: ctx.overall === 'APPROVED' ? [] : ctx.messages };
-  const mine = ctx.messages.filter((m) => owns(part, m, ctx.facts.identity));
+    return {
+      result: ctx.overall,
+      messages: ctx.overall === 'APPROVED' || ctx.overall === 'UNKNOWN' ? [] : ctx.messages,
+    };
+  const mine = ctx.messages.filter((m) => reasonDisapproves(m, section));
   return mine.length > 0 ? { result: 'DISAPPROVED', messages: mine } : { result: 'APPROVED', messages: [] };
 }
 
@@ -152,9 +137,9 @@ export function identityKindOf(input: ResultInput): DocumentKind {
 }
 
 /** The common part of a section: result, messages (only when not approved), customerReferences. */
-export function sectionBase(ctx: SectionContext, part: SectionPart = 'other') {
+export function sectionBase(ctx: SectionContext, section: SectionName) {
   return {
-    ...verdictOf(ctx, part),
+    ...verdictOf(ctx, section),
     customerReferences: ctx.input.customerReference ? [ctx.input.customerReference] : [],
   };
 }
@@ -179,15 +164,17 @@ export function addImage(
   });
 }
 
-/** Adds the images of the uploads, each with its own type, page and customerReference. */
+/** Adds the images of the uploads, each with its own bytes, type, page and customerReference. */
 export function addUploadedPages(ctx: SectionContext, pages: readonly UploadedPage[]): void {
   for (const [k, page] of pages.entries()) {
-    const img = pooledImage(page.slot, ctx.variant + k);
+    const pooled = page.data === undefined ? pooledImage(page.slot, ctx.variant + k) : undefined;
     ctx.images.push({
-      data: img.base64,
+      data: page.data ?? pooled!.base64,
       documentType: page.documentType,
       pageType: page.pageType,
-      metadata: { contentType: img.contentType, width: img.width, height: img.height },
+      metadata: pooled
+        ? { contentType: pooled.contentType, width: pooled.width, height: pooled.height }
+        : { ...page.metadata },
       ...(page.customerReference !== undefined ? { customerReference: page.customerReference } : {}),
     });
   }
@@ -201,69 +188,75 @@ export interface IdentityFacts {
   readonly expiry: number;
 }
 
+/** Days a document of `kind` is valid: ten years, five for a residence permit. */
+function validityDays(kind: DocumentKind): number {
+  return kind === 'RESIDENCE_PERMIT' ? 1826 : 3652;
+}
+
 /** `identity` with its document pages, portrait and signature images. */
 export function identitySection(ctx: SectionContext): { section: Doc['identity']; facts: IdentityFacts } {
   const { input, prng } = ctx;
   const person = fakePerson(prng, input.completedAt);
   const d = documentFor(input.outcome, prng, identityKindOf(input));
-  const issued = input.completedAt - (30 + prng.int(3000)) * DAY;
-  // Only an expired document is expired: other reasons keep a valid one.
-  const expiry =
-    ctx.overall === 'DISAPPROVED' && ctx.messages.includes('DOCUMENT_EXPIRED')
-      ? input.completedAt - (1 + prng.int(300)) * DAY
-      : issued + 3652 * DAY;
+  const base = sectionBase(ctx, 'identity');
+  const reason = (key: string) => base.result === 'DISAPPROVED' && base.messages.includes(key);
+  // Only an expired document is expired, and it was issued a full validity before it expired; any other
+  // document was issued 30 days to most of its validity ago, so it is valid on the day of completion.
+  const validity = validityDays(d.kind);
+  let issued: number;
+  let expiry: number;
+  if (reason('DOCUMENT_EXPIRED')) {
+    expiry = input.completedAt - (1 + prng.int(300)) * DAY;
+    issued = expiry - validity * DAY;
+  } else {
+    issued = input.completedAt - (30 + prng.int(validity - 400)) * DAY;
+    expiry = issued + validity * DAY;
+  }
   const number = fakeDocumentNumber(prng);
-  const technical = input.outcome === 'TECHNICAL_REJECT';
+  const technical = base.result === 'TECHNICAL_REJECT';
   const section = {
-    ...sectionBase(ctx, 'identity'),
-    ...(technical
-      ? {}
-      : {
-          data: {
-            name: {
-              fullname: `${person.givenNames} ${person.surname}`,
-              givenNames: person.givenNames,
-              surname: person.surname,
-            },
-            dateOfBirth: person.dateOfBirth,
-            dateOfIssuance: isoDate(issued),
-            dateOfExpiry: isoDate(expiry),
-            documentType: d.kind,
-            documentSubType:
-              d.kind === 'PASSPORT'
-                ? 'NATIONAL_PASSPORT'
-                : d.kind === 'IDENTITY_CARD'
-                  ? 'NATIONAL_IDENTITY_CARD'
-                  : 'RESIDENCE_PERMIT_CARD',
-            documentNumber: number,
-            gender: person.gender,
-            issuingStateOrOrganization: d.issuer,
-            nationality: d.nationality,
-            personalGovernmentId: d.issuer === 'NLD' ? person.bsn : '',
-            placeOfBirth: 'Specimenstad',
-            ...(d.kind === 'RESIDENCE_PERMIT'
-              ? { residencePermitType: prng.pick(RESIDENCE_PERMIT_TYPES) }
-              : {}),
-            mrzLines: mrzLines(d.kind, person, d, number, isoDate(expiry)),
-          },
-          documentValidation: documentValidationOf(d.kind, input.controls),
-          verifications: verificationsOf(prng, ctx.messages, ctx.facts),
-        }),
+    ...base,
+    data: {
+      name: {
+        fullname: `${person.givenNames} ${person.surname}`,
+        givenNames: person.givenNames,
+        surname: person.surname,
+      },
+      dateOfBirth: person.dateOfBirth,
+      dateOfIssuance: isoDate(issued),
+      dateOfExpiry: isoDate(expiry),
+      documentType: d.kind,
+      documentSubType:
+        d.kind === 'PASSPORT'
+          ? 'NATIONAL_PASSPORT'
+          : d.kind === 'IDENTITY_CARD'
+            ? 'NATIONAL_IDENTITY_CARD'
+            : 'RESIDENCE_PERMIT_CARD',
+      documentNumber: number,
+      gender: person.gender,
+      issuingStateOrOrganization: d.issuer,
+      nationality: d.nationality,
+      personalGovernmentId: d.issuer === 'NLD' ? person.bsn : '',
+      placeOfBirth: 'Specimenstad',
+      ...(d.kind === 'RESIDENCE_PERMIT' ? { residencePermitType: prng.pick(RESIDENCE_PERMIT_TYPES) } : {}),
+      mrzLines: mrzLines(d.kind, person, d, number, isoDate(expiry), reason('MRZ_CHECK_FAILED')),
+    },
+    documentValidation: documentValidationOf(d.kind, input.controls, {
+      technical,
+      ...(reason('SECURITY_FEATURES_MISSING') ? { missing: prng } : {}),
+    }),
+    verifications: verificationsOf(prng, base.messages, ctx.facts, technical),
   };
   // An uploaded document keeps exactly its uploaded pages; the pages of one nobody uploaded (a secure
   // link's end user, mock-test) are generated. Portrait and signature are cut from the document.
   const has = (type: string) => ctx.uploadedTypes.has(type);
   if (!has(d.kind)) {
     addImage(ctx, 'documentFront', d.kind, 'FRONT');
-    if (!technical && d.kind === 'IDENTITY_CARD') addImage(ctx, 'documentBack', d.kind, 'BACK');
-    if (!technical && d.kind === 'RESIDENCE_PERMIT') {
-      addImage(ctx, 'documentBack', d.kind, 'RESIDENCE_PERMIT_STICKERS');
-    }
+    if (d.kind === 'IDENTITY_CARD') addImage(ctx, 'documentBack', d.kind, 'BACK');
+    if (d.kind === 'RESIDENCE_PERMIT') addImage(ctx, 'documentBack', d.kind, 'RESIDENCE_PERMIT_STICKERS');
   }
-  if (!technical) {
-    if (!has('PORTRAIT')) addImage(ctx, 'portrait', 'PORTRAIT', 'ANY');
-    if (d.kind !== 'PASSPORT' && !has('SIGNATURE')) addImage(ctx, 'signature', 'SIGNATURE', 'ANY');
-  }
+  if (!has('PORTRAIT')) addImage(ctx, 'portrait', 'PORTRAIT', 'ANY');
+  if (d.kind !== 'PASSPORT' && !has('SIGNATURE')) addImage(ctx, 'signature', 'SIGNATURE', 'ANY');
   return { section, facts: { person, kind: d.kind, issued, expiry } };
 }
 
@@ -297,25 +290,30 @@ export function rightToWorkSection(ctx: SectionContext, facts: IdentityFacts): D
       details: 'Share code not required for this document',
     });
   }
-  const technical = input.outcome === 'TECHNICAL_REJECT';
-  return { ...sectionBase(ctx, 'rightToWork'), rtwType, ...(technical ? {} : { data }) };
+  return { ...sectionBase(ctx, 'rightToWork'), rtwType, data };
 }
 
-/** `faceVerify` with two live images and the compare image. */
+/**
+ * `faceVerify` with two live images and the compare image. LIVE images without the SDK's watermark
+ * (`watermarkRejected`) disapprove it with WATERMARK_INVALID, unless the capture was rejected already.
+ */
 export function faceVerifySection(ctx: SectionContext): Doc['faceVerify'] {
-  // A premium secure link's selfies were taken in the hosted flow, not uploaded through the API.
+  // Selfies nobody uploaded (a premium secure link's end user, mock-test) are generated.
   if (!ctx.uploadedTypes.has('LIVE') && !ctx.uploadedTypes.has('COMPARE')) {
     addImage(ctx, 'live', 'LIVE', 'ANY');
     addImage(ctx, 'live', 'LIVE', 'ANY', 1);
     addImage(ctx, 'live', 'COMPARE', 'ANY', 2);
   }
-  return sectionBase(ctx, 'face');
+  const base = sectionBase(ctx, 'faceVerify');
+  if (!ctx.input.watermarkRejected || base.result === 'TECHNICAL_REJECT') return base;
+  const messages = base.result === 'DISAPPROVED' ? base.messages : [];
+  return { ...base, result: 'DISAPPROVED', messages: [...messages, WATERMARK_REASON] };
 }
 
 /** `faceLink` with the `gpsLocation` where the end user took the selfie, and that live image. */
 export function faceLinkSection(ctx: SectionContext): Doc['faceLink'] {
   const section = {
-    ...sectionBase(ctx, 'face'),
+    ...sectionBase(ctx, 'faceLink'),
     gpsLocation: { latitude: 52 + ctx.prng.int(1000) / 1000, longitude: 4 + ctx.prng.int(2000) / 1000 },
   };
   // The selfie of the hosted flow is uploaded; otherwise the simulator draws one.
@@ -329,7 +327,7 @@ export function vogSection(ctx: SectionContext, v: VogInput): Doc['vog'] {
   const section = {
     createdAt: new Date(v.createdAt).toISOString(),
     status: v.hasExistingVog ? 'UPLOAD_LINK_SENT' : 'VOG_REQUESTED',
-    ...sectionBase(ctx),
+    ...sectionBase(ctx, 'vog'),
     ...(ctx.overall === 'TECHNICAL_REJECT'
       ? {}
       : {
@@ -368,16 +366,17 @@ export function drivingLicenseSection(
 ): Doc['drivingLicense'] {
   const { input, prng } = ctx;
   const person = holder(ctx, facts);
-  const issued = input.completedAt - (60 + prng.int(3000)) * DAY;
+  // Issued on or after the holder's 18th birthday, at most about 8 years ago: valid for ten years.
+  const licensedDays = Math.floor((input.completedAt - yearsAfter(person.dateOfBirth, 18)) / DAY);
+  const issued = input.completedAt - prng.int(Math.min(3000, licensedDays) + 1) * DAY;
   const expiry = issued + 3652 * DAY;
   const number = fakeDocumentNumber(prng);
   if (!ctx.uploadedTypes.has('DRIVING_LICENSE')) {
     addImage(ctx, 'documentFront', 'DRIVING_LICENSE', 'FRONT', 1);
     addImage(ctx, 'documentBack', 'DRIVING_LICENSE', 'BACK', 1);
   }
-  if (input.outcome === 'TECHNICAL_REJECT') return sectionBase(ctx);
   return {
-    ...sectionBase(ctx),
+    ...sectionBase(ctx, 'drivingLicense'),
     data: {
       name: nameOf(person),
       dateOfBirth: person.dateOfBirth,
@@ -404,32 +403,27 @@ export function payrollTaxStatementSection(
 ): Doc['payrollTaxStatement'] {
   const { input, prng } = ctx;
   const withInputData = statement.inputData;
-  const base = sectionBase(ctx);
+  const base = sectionBase(ctx, 'payrollTaxStatement');
   const person = holder(ctx, facts);
   const applyPayrollTax = prng.next() < 0.8;
   const payrollTaxDate = isoDate(input.completedAt + 14 * DAY);
   const signDate = isoDate(input.completedAt - (1 + prng.int(10)) * DAY);
-  const technical = input.outcome === 'TECHNICAL_REJECT';
   return {
     ...base,
     // The statement comes back as a file (§2.5 files have no reference): its upload's reference is here.
     ...(statement.customerReference !== undefined
       ? { customerReferences: [statement.customerReference] }
       : {}),
-    ...(technical
-      ? {}
-      : {
-          data: {
-            personalGovernmentIdPresent: true,
-            signDatePresent: true,
-            nameAddressResidencePresent: true,
-            signaturePresent: true,
-            applyPayrollTax,
-            payrollTaxDate,
-            signDate,
-            personalGovernmentId: person.bsn,
-          },
-        }),
+    data: {
+      personalGovernmentIdPresent: true,
+      signDatePresent: true,
+      nameAddressResidencePresent: true,
+      signaturePresent: true,
+      applyPayrollTax,
+      payrollTaxDate,
+      signDate,
+      personalGovernmentId: person.bsn,
+    },
     ...(withInputData
       ? {
           inputData: {
@@ -459,23 +453,18 @@ export function additionalDocumentsSection(
   documents: readonly AdditionalDocumentInput[],
 ): Doc['additionalDocuments'] {
   const person = holder(ctx, facts);
-  const technical = ctx.input.outcome === 'TECHNICAL_REJECT';
   return documents.map((d) => {
-    const base = sectionBase(ctx);
+    const base = sectionBase(ctx, 'additionalDocuments');
     return {
       additionalDocumentType: d.additionalDocumentType,
       customerReferences: d.customerReference !== undefined ? [d.customerReference] : base.customerReferences,
       result: base.result,
       messages: base.messages,
-      ...(technical
-        ? {}
-        : {
-            data: {
-              socialSecurityNumber: person.bsn,
-              personalGovernmentId: person.bsn,
-              name: nameOf(person),
-            },
-          }),
+      data: {
+        socialSecurityNumber: person.bsn,
+        personalGovernmentId: person.bsn,
+        name: nameOf(person),
+      },
     };
   });
 }
@@ -485,19 +474,8 @@ export function digitalSigningSection(
   ctx: SectionContext,
   linkedTransactions: readonly string[],
 ): Doc['digitalSigning'] {
-  return { ...sectionBase(ctx), linkedTransactions: [...linkedTransactions] };
+  return { ...sectionBase(ctx, 'digitalSigning'), linkedTransactions: [...linkedTransactions] };
 }
 
 /** Reason key of a face verify upload whose LIVE images lack the FACE_VERIFY SDK's watermark. */
 export const WATERMARK_REASON = 'WATERMARK_INVALID';
-
-/** Marks the face verification (and an approved overall result) disapproved for a missing watermark. */
-export function rejectWatermark(doc: Doc): void {
-  doc.faceVerify = {
-    ...doc.faceVerify,
-    result: 'DISAPPROVED',
-    messages: [...(doc.faceVerify?.messages ?? []), WATERMARK_REASON],
-  };
-  doc.result = 'DISAPPROVED';
-  doc.messages = [...(doc.messages ?? []), WATERMARK_REASON];
-}

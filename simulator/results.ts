@@ -5,6 +5,7 @@
  */
 import type { ResultValue } from '../shared/api/enums';
 import type { VerificationResultDocument } from '../shared/api/schemas';
+import { overallOf } from './coherence';
 import { buildPdf } from './pdf';
 import { createPrng, type Prng } from './prng';
 import { type CheckFacts, chooseMessages } from './result-checks';
@@ -22,7 +23,6 @@ import {
   type Outcome,
   payrollTaxStatementSection,
   type ResultInput,
-  rejectWatermark,
   rightToWorkSection,
   type SectionContext,
   vogSection,
@@ -63,7 +63,7 @@ export function buildResult(input: ResultInput): VerificationResultDocument {
     identity: sections.identity === true,
     face: sections.faceVerify === true || sections.faceLink === true,
     rightToWork: sections.identity === true && sections.rightToWork === true,
-    document: sections.identity === true || sections.vog !== undefined || sections.drivingLicense === true,
+    vog: sections.vog !== undefined,
     ...(input.controls ? { controls: input.controls } : {}),
   };
   // The reasons follow from the checks the transaction runs (and the controls' HITs).
@@ -87,9 +87,8 @@ export function buildResult(input: ResultInput): VerificationResultDocument {
     transactionId: input.transactionId,
     ...(input.customerReference !== undefined ? { customerReference: input.customerReference } : {}),
     ...(input.userId !== undefined ? { userId: input.userId } : {}),
+    // Set from the sections below; here so that it comes first, as in the service's documents.
     result: overall,
-    // §2.5: messages only for DISAPPROVED or TECHNICAL_REJECT.
-    ...(messages.length > 0 ? { messages } : {}),
   };
   // The order of the builders is fixed: each draws from the PRNG, so a seed repeats its result.
   let person: IdentityFacts | undefined;
@@ -106,8 +105,10 @@ export function buildResult(input: ResultInput): VerificationResultDocument {
   const files: NonNullable<VerificationResultDocument['files']> = [];
   if (sections.payrollTaxStatement) {
     doc.payrollTaxStatement = payrollTaxStatementSection(ctx, person, sections.payrollTaxStatement);
+    // The uploaded statement comes back as it was uploaded; one asked for on a secure link is generated.
+    const uploaded = (input.uploads ?? []).find((u) => u.type === 'PAYROLL_TAX_STATEMENT' && u.data);
     files.push({
-      data: payrollTaxStatementPdf(input).toString('base64'),
+      data: uploaded?.data ?? payrollTaxStatementPdf(input).toString('base64'),
       documentType: 'PAYROLL_TAX_STATEMENT',
     });
   }
@@ -117,7 +118,28 @@ export function buildResult(input: ResultInput): VerificationResultDocument {
   if (sections.digitalSigning) {
     doc.digitalSigning = digitalSigningSection(ctx, sections.digitalSigning.linkedTransactions);
   }
-  if (input.watermarkRejected) rejectWatermark(doc);
+  // The overall result and messages follow from the sections (`coherence.ts`); §2.5: messages only for
+  // DISAPPROVED or TECHNICAL_REJECT.
+  const { result, messages: overallMessages } = overallOf(doc);
+  const { transactionId, customerReference, userId, result: _drawn, ...sectionsOf } = doc;
+  const final: VerificationResultDocument = {
+    transactionId,
+    ...(customerReference !== undefined ? { customerReference } : {}),
+    ...(userId !== undefined ? { userId } : {}),
+    result,
+    ...(overallMessages ? { messages: overallMessages } : {}),
+    ...sectionsOf,
+  };
+  return withAttachments(final, input, ctx, files);
+}
+
+/** `doc` with its images (uploaded first, then generated) and files (the report first). */
+function withAttachments(
+  doc: VerificationResultDocument,
+  input: ResultInput,
+  ctx: SectionContext,
+  files: NonNullable<VerificationResultDocument['files']>,
+): VerificationResultDocument {
   doc.images = ctx.images;
   doc.files = [
     {

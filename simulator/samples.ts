@@ -4,7 +4,8 @@
  * 640 × 480 so the upload rules (§4.5, §8) and `POST /facequality` approve them.
  */
 import type { UploadImageType } from '../shared/api/enums';
-import { generateJpeg, type PictureKind } from './images';
+import { generateJpeg, type PictureKind, shareBase64 } from './images';
+import { type UploadInput, uploadOf } from './result-images';
 
 /** One sample: how it is drawn and what upload it stands for. */
 export interface Sample {
@@ -27,7 +28,12 @@ export const SAMPLES: readonly Sample[] = [
   { name: 'passport', label: 'Passport (data page)', ...PAGE, upload: { type: 'PASSPORT' } },
   { name: 'id-card-front', label: 'Identity card, front', ...CARD, upload: { type: 'IDENTITY_CARD' } },
   { name: 'id-card-back', label: 'Identity card, back', ...CARD, upload: { type: 'IDENTITY_CARD' } },
-  { name: 'residence-permit', label: 'Residence permit', ...CARD, upload: { type: 'RESIDENCE_PERMIT' } },
+  {
+    name: 'residence-permit',
+    label: 'Residence permit, front',
+    ...CARD,
+    upload: { type: 'RESIDENCE_PERMIT' },
+  },
   {
     name: 'driving-license-front',
     label: 'Driving licence, front',
@@ -43,7 +49,14 @@ export const SAMPLES: readonly Sample[] = [
   { name: 'selfie', label: 'Selfie', ...FACE, upload: { type: 'COMPARE' } },
   { name: 'live-1', label: 'Live frame 1', ...FACE, upload: { type: 'LIVE' } },
   { name: 'live-2', label: 'Live frame 2', ...FACE, upload: { type: 'LIVE' } },
+  {
+    name: 'residence-permit-back',
+    label: 'Residence permit, back',
+    ...CARD,
+    upload: { type: 'RESIDENCE_PERMIT' },
+  },
 ];
+// New samples go last: a sample's pixels are seeded by its place in this list.
 
 const bytesOf = new Map<string, Buffer>();
 
@@ -65,12 +78,23 @@ export function sampleJpeg(name: string): Buffer | undefined {
 export const DOCUMENT_SAMPLES = {
   passport: ['passport'],
   'identity-card': ['id-card-front', 'id-card-back'],
-  'residence-permit': ['residence-permit'],
+  'residence-permit': ['residence-permit', 'residence-permit-back'],
 } as const satisfies Record<string, readonly string[]>;
 export type DocumentChoice = keyof typeof DOCUMENT_SAMPLES;
 
 export const DRIVING_LICENSE_SAMPLES = ['driving-license-front', 'driving-license-back'] as const;
 export const FACE_SAMPLES = ['selfie', 'live-1', 'live-2'] as const;
+
+/**
+ * The upload the hosted flow makes of the sample `name`: its type and its bytes, which the result
+ * returns (`result-images.ts`); the bytes' base64 is shared by every result that uploads this sample.
+ */
+export function sampleUpload(name: string): UploadInput {
+  const s = sample(name);
+  const upload = uploadOf(s.upload, sampleJpeg(name)!);
+  shareBase64(upload.data!);
+  return upload;
+}
 
 /** The sample named `name` (one of the constants above). */
 export function sample(name: string): Sample {

@@ -12,20 +12,15 @@ import type {
   RtwType,
   SdkService,
   ServiceEnvironment,
-  UploadImageType,
 } from '../shared/api/enums';
 import type { PollRecord, VerificationResultDocument } from '../shared/api/schemas';
 import { FaultInjector, type ResultFault } from './faults';
 import { validate } from './http';
 import { createPrng, deriveSeed, type Prng } from './prng';
 import { forcesDisapproval, type ResultControls } from './result-checks';
-import {
-  type AdditionalDocumentInput,
-  buildResult,
-  drawOutcome,
-  type Outcome,
-  type VogInput,
-} from './results';
+import type { UploadInput } from './result-images';
+import { releaseUploads, resultInputOf } from './result-input';
+import { buildResult, drawOutcome, type Outcome, type VogInput } from './results';
 import type { RecordedRequest, SimulatorOptions, SimulatorStats } from './types';
 import { WebhookSender } from './webhooks';
 
@@ -79,12 +74,8 @@ export interface Transaction {
   resultIds: string[];
 }
 
-/** What the simulator keeps of an uploaded image: never its bytes. */
-export interface UploadedImage {
-  type?: UploadImageType;
-  additionalDocumentType?: string;
-  customerReference?: string;
-}
+/** What the simulator keeps of an uploaded image: its type, references and bytes (`result-images.ts`). */
+export type UploadedImage = UploadInput;
 
 /** A completed transaction's result, with its poll record until the result is fetched. */
 export interface StoredResult {
@@ -309,90 +300,12 @@ export class SimulatorState {
 
   /** The result document of `t`: which sections follow from its product, origin and uploads. */
   #buildDocument(t: Transaction, outcome: Outcome, completedAt: number): VerificationResultDocument {
-    const product = t.product;
-    const isFaceLink = product === 'FACE_LINK';
-    const identity = !isFaceLink && !t.vog && (t.origin !== 'sdk' || t.identityUploaded === true);
-    // §1: faceVerify with mock-test only through the secure link; otherwise for premium products and
-    // for transactions whose face verify images were uploaded.
-    const premium = product === 'IDV_PREMIUM' || product === 'RTW_PREMIUM';
-    const faceVerify = t.faceVerified === true || (premium && (!t.mock || t.origin === 'secureLink'));
-    return buildResult({
-      seed: deriveSeed(this.seed, `result:${t.seq}`),
-      transactionId: t.transactionId,
-      ...(product !== undefined ? { product } : {}),
-      outcome,
-      ...(t.mock ? { mocked: true } : {}),
-      ...(t.customerReference !== undefined ? { customerReference: t.customerReference } : {}),
-      userId: t.userId,
-      ...(t.rtwType !== undefined ? { rtwType: t.rtwType } : {}),
-      sections: {
-        identity,
-        rightToWork: identity && (product === 'RTW_STANDARD' || product === 'RTW_PREMIUM'),
-        faceVerify,
-        faceLink: isFaceLink,
-        ...(t.vog ? { vog: t.vog } : {}),
-        // mock-test keeps the content §1 defines; the other sections follow from real requests.
-        ...(t.mock ? {} : this.#requestedSections(t, identity)),
-        // §2.5: digitalSigning only for the digital signing product, which no §1 product is: a
-        // control stands in for it.
-        ...(t.controls?.digitalSigning
-          ? { digitalSigning: { linkedTransactions: t.linkedTransactionId ? [t.linkedTransactionId] : [] } }
-          : {}),
-      },
-      ...(t.watermarkRejected ? { watermarkRejected: true } : {}),
-      ...(t.controls ? { controls: t.controls } : {}),
-      uploads: t.uploads,
-      completedAt,
-    });
-  }
-
-  /**
-   * The sections the requests and uploads of `t` call for: `drivingLicense` (the RTW driving license
-   * workflow, when the customer setting is on), `payrollTaxStatement` (exactly one statement),
-   * and `additionalDocuments` (a SIGNATURE is an image, not a section of its own).
-   */
-  #requestedSections(t: Transaction, identity: boolean) {
-    const requested = t.additionalDocuments ?? [];
-    const rtw = t.product === 'RTW_STANDARD' || t.product === 'RTW_PREMIUM';
-    const drivingLicenseUpload = (u: UploadedImage) =>
-      u.type === 'ADDITIONAL' && u.additionalDocumentType === 'DRIVING_LICENSE';
-    const drivingLicense =
-      this.drivingLicenseCheck &&
-      rtw &&
-      identity &&
-      (requested.includes('DRIVING_LICENSE') || t.uploads.some(drivingLicenseUpload));
-    const uploadedStatements = t.uploads.filter((u) => u.type === 'PAYROLL_TAX_STATEMENT');
-    const statements =
-      uploadedStatements.length + requested.filter((d) => d === 'PAYROLL_TAX_STATEMENT').length;
-    const statementReference = uploadedStatements[0]?.customerReference;
-    // Sections of their own are not listed again as additional documents.
-    const own = (type: string) =>
-      type === 'PAYROLL_TAX_STATEMENT' ||
-      type === 'SIGNATURE' ||
-      (drivingLicense && type === 'DRIVING_LICENSE');
-    const additional: AdditionalDocumentInput[] = [
-      ...t.uploads
-        .filter((u) => u.type === 'ADDITIONAL' && u.additionalDocumentType && !own(u.additionalDocumentType))
-        .map((u) => ({
-          additionalDocumentType: u.additionalDocumentType!,
-          ...(u.customerReference !== undefined ? { customerReference: u.customerReference } : {}),
-        })),
-      ...requested.filter((d) => !own(d)).map((d) => ({ additionalDocumentType: d })),
-    ];
-    return {
-      ...(drivingLicense ? { drivingLicense: true } : {}),
-      // §2.5: only when a single payroll tax statement was uploaded. Input data is what the end user
-      // types in the secure link's onboarding; a direct upload has no field for it.
-      ...(statements === 1
-        ? {
-            payrollTaxStatement: {
-              inputData: t.origin === 'secureLink',
-              ...(statementReference !== undefined ? { customerReference: statementReference } : {}),
-            },
-          }
-        : {}),
-      ...(additional.length > 0 ? { additionalDocuments: additional } : {}),
-    };
+    return buildResult(
+      resultInputOf(t, outcome, completedAt, {
+        seed: deriveSeed(this.seed, `result:${t.seq}`),
+        drivingLicenseCheck: this.drivingLicenseCheck,
+      }),
+    );
   }
 
   /** Completes every pending transaction now; returns how many. */
@@ -410,7 +323,11 @@ export class SimulatorState {
       if (t.dueAt !== undefined && t.dueAt <= t0) this.complete(t);
     }
     for (const [id, r] of this.results) {
-      if (r.expiresAt <= t0) this.results.delete(id);
+      if (r.expiresAt <= t0) {
+        this.results.delete(id);
+        // The uploads' bytes live on only in the result, which is gone now.
+        releaseUploads(this.transactions.get(r.transactionId), (resultId) => this.results.has(resultId));
+      }
     }
     // An expired token answers 401 whether it is kept or not; dropping it bounds memory.
     for (const [token, t] of this.tokens) {

@@ -27,6 +27,10 @@ const FIELD_FLAGS: Readonly<Record<string, string>> = {
   file: '--csv',
   services: '--service',
   numberOfChallenges: '--challenges',
+  validateWatermark: '--validate-watermark',
+  disableCommunication: '--disable-communication',
+  enableOneTimePassword: '--otp',
+  hasExistingVog: '--existing-vog',
   transactionId: '--transaction-id',
   images: '--image',
   image: '--image',
@@ -40,6 +44,12 @@ const FIELD_FLAGS: Readonly<Record<string, string>> = {
   token: '--token',
   resultId: 'RESULT_ID',
 };
+
+/** The list index in a field path: `images[1].data` (the client's) or `images.1.data` (the service's). */
+function indexOf(path: string): string | undefined {
+  const m = /\[([0-9]+)\]|\.([0-9]+)(?=\.|$)/.exec(path);
+  return m?.[1] ?? m?.[2];
+}
 
 /** The flag behind a field path such as `images[1].type` or `vogRequest.profiles[0]`, if any. */
 export function flagOfField(path: string): string | undefined {
@@ -59,9 +69,11 @@ export function typedFlagOfField(path: string, values: FlagValues = {}): string 
   const flag = flagOfField(path);
   if (!flag?.startsWith('--')) return flag;
   const given = values[flag.slice(2)];
-  const index = /\[([0-9]+)\]/.exec(path)?.[1];
-  // A repeated flag (and --image, which names a file) says which value; a single one is plain enough.
+  const index = indexOf(path);
+  // A repeated flag (and --image, which names a file) says which value; a single one is plain enough,
+  // and so is an issue about the whole list (`images: must contain at least 2 LIVE images`).
   if (!Array.isArray(given) && flag !== '--image') return flag;
+  if (Array.isArray(given) && index === undefined) return flag;
   const value = Array.isArray(given) ? given[Number(index ?? 0)] : given;
   return typeof value === 'string' && value.length <= 200 ? `${flag} ${value}` : flag;
 }
@@ -84,7 +96,7 @@ function typedValue(path: string, values: FlagValues): string | undefined {
   const flag = flagOfField(path);
   if (!flag?.startsWith('--') || flag === '--image') return undefined;
   const given = values[flag.slice(2)];
-  const index = /\[([0-9]+)\]/.exec(path)?.[1];
+  const index = indexOf(path);
   const value = Array.isArray(given) ? given[Number(index ?? 0)] : given;
   return typeof value === 'string' ? value : undefined;
 }

@@ -62,22 +62,27 @@ async function imageData(ctx: CommandContext, spec: ImageSpec): Promise<string> 
 
 /** One uploaded image as the request wants it. */
 interface ImageField {
-  type: string;
+  type?: string;
   additionalDocumentType?: string;
   customerReference?: string;
   data: string;
 }
 
 /**
- * Reads the `--image TYPE=PATH[,ref=R]` flags of an upload: TYPE is required here, and
- * `ADDITIONAL:DRIVING_LICENSE=PATH` (or `PAPER:X=PATH`) sets the image's `additionalDocumentType`.
+ * Reads the `--image [TYPE=]PATH[,ref=R]` flags of an upload; `ADDITIONAL:DRIVING_LICENSE=PATH` (or
+ * `PAPER:X=PATH`) sets the image's `additionalDocumentType`. With `typed` (face verify, whose images are
+ * COMPARE or LIVE) TYPE is required; an identity upload takes untyped images, as §4.5 does.
  */
-export async function typedImages(ctx: CommandContext, command: string): Promise<ImageField[]> {
-  const specs = imageSpecs(ctx, command, 'TYPE=PATH');
+export async function uploadImages(
+  ctx: CommandContext,
+  command: string,
+  options: { readonly typed: boolean },
+): Promise<ImageField[]> {
+  const specs = imageSpecs(ctx, command, options.typed ? 'TYPE=PATH' : '[TYPE=]PATH');
   for (const spec of specs) {
-    if (spec.type === undefined) {
+    if (options.typed && spec.type === undefined) {
       throw new UsageError(
-        `--image ${spec.given}: ${command} needs the image type, TYPE=PATH (e.g. PASSPORT=${spec.path})`,
+        `--image ${spec.given}: ${command} needs the image type, TYPE=PATH (e.g. LIVE=${spec.path})`,
         command,
       );
     }
@@ -85,7 +90,7 @@ export async function typedImages(ctx: CommandContext, command: string): Promise
   return Promise.all(
     specs.map(async (spec) =>
       compact({
-        type: spec.type!,
+        type: spec.type,
         additionalDocumentType: spec.additionalDocumentType,
         customerReference: spec.customerReference,
         data: await imageData(ctx, spec),
@@ -119,11 +124,12 @@ export const idVerifyCommand: CliCommand = {
   path: ['id-verify'],
   summary: 'upload identity documents (POST /api/v2/idverify)',
   usage:
-    'id-verify --product P --image TYPE=PATH[,ref=R] [--image …]… [--transaction-id T] ' +
+    'id-verify --product P --image [TYPE=]PATH[,ref=R] [--image …]… [--transaction-id T] ' +
     '[--customer-reference R] [--user-id U] [--rtw-type RTW_…] [--mock-test VALUE]',
   help: `  --product P               IDV_LITE, IDV_STANDARD, RTW_STANDARD
-  --image TYPE=PATH[,ref=R] an image file (JPEG, PNG, WebP, GIF or TIFF) of at least 640×480;
-                            PAYROLL_TAX_STATEMENT may also be a PDF; ref= is that image's
+  --image [TYPE=]PATH[,ref=R] an image file (JPEG, PNG, WebP, GIF or TIFF) of at least
+                            640×480; PAYROLL_TAX_STATEMENT may also be a PDF; without TYPE the
+                            image is sent untyped (the identity document); ref= is that image's
                             customerReference (repeatable)
   --transaction-id T        the transactionId from an SDK token, if one was requested
   --customer-reference R    your reference of the transaction
@@ -144,7 +150,7 @@ ${IMAGE_HELP}`,
   async run(ctx) {
     const request = compact({
       product: required(ctx, 'product', 'id-verify'),
-      images: await typedImages(ctx, 'id-verify'),
+      images: await uploadImages(ctx, 'id-verify', { typed: false }),
       transactionId: str(ctx, 'transaction-id'),
       customerReference: str(ctx, 'customer-reference'),
       userId: str(ctx, 'user-id'),
@@ -168,7 +174,7 @@ ${IMAGE_HELP}`,
   async run(ctx) {
     return ctx.client().verifyFace({
       transactionId: required(ctx, 'transaction-id', 'face-verify'),
-      images: (await typedImages(ctx, 'face-verify')) as IdVerifyInput['images'],
+      images: (await uploadImages(ctx, 'face-verify', { typed: true })) as IdVerifyInput['images'],
     });
   },
 };

@@ -20,6 +20,8 @@ import {
 import { allowedUploadContentTypes, describeAllowedUploads } from '../../shared/api/upload-formats';
 import { imageDimensions, sniffContentType } from '../../shared/image';
 import { badRequest, exact, type Route, UPLOAD_BODY_BYTES, validate } from '../http';
+import { uploadOf } from '../result-images';
+import { scheduleWhenReady, sdkUploadProblem } from '../sdk-transactions';
 import type { SimulatorState, Transaction, UploadedImage } from '../state';
 import { hasSdkWatermark } from '../watermark';
 import { checkUser, imageBytes, mockValue, qualityOf, sdkQuery } from './common';
@@ -77,7 +79,8 @@ export function uploadRoutes(state: SimulatorState): Route[] {
         const input = state.read(faceVerifyRequestSchema, body, 'face verify');
         const t = state.transactions.get(input.transactionId);
         if (t?.origin !== 'sdk') throw badRequest('transactionId', 'is not a transaction of an SDK token');
-        if (t.state === 'completed') throw badRequest('transactionId', 'is already completed');
+        const problem = sdkUploadProblem(t, 'face');
+        if (problem) throw badRequest('transactionId', problem);
         if (!t.sdk?.services.includes('FACE_VERIFY')) {
           throw badRequest('transactionId', 'was not created with the FACE_VERIFY service');
         }
@@ -97,8 +100,8 @@ export function uploadRoutes(state: SimulatorState): Route[] {
           );
           if (!marked) t.watermarkRejected = true;
         }
-        t.uploads.push(...input.images.map(uploadedImage));
-        if (t.state === 'created') state.schedule(t);
+        t.uploads.push(...input.images.map((img, i) => uploadedImage(img, bytes[i]!)));
+        scheduleWhenReady(state, t);
         return { success: true };
       },
     },
@@ -112,16 +115,15 @@ export function uploadRoutes(state: SimulatorState): Route[] {
         const mock = mockValue(state, req);
         const input = state.read(idVerifyRequestSchema, body, 'identity upload');
         const userId = checkUser(state, input.userId);
-        for (const [i, image] of input.images.entries()) checkIdentityUpload(image, `images.${i}.data`);
+        const bytes = input.images.map((image, i) => checkIdentityUpload(image, `images.${i}.data`));
         let t: Transaction;
         if (input.transactionId !== undefined) {
           const existing = state.transactions.get(input.transactionId);
           if (existing?.origin !== 'sdk') {
             throw badRequest('transactionId', 'is not a transaction of an SDK token');
           }
-          if (existing.identityUploaded || existing.state === 'completed') {
-            throw badRequest('transactionId', 'already has an identity upload');
-          }
+          const problem = sdkUploadProblem(existing, 'identity');
+          if (problem) throw badRequest('transactionId', problem);
           t = existing;
         } else {
           t = state.newTransaction('idverify', {});
@@ -134,9 +136,9 @@ export function uploadRoutes(state: SimulatorState): Route[] {
           ...(input.rtwType !== undefined ? { rtwType: input.rtwType } : {}),
           ...(mock !== undefined ? { mock } : {}),
         });
-        t.uploads.unshift(...input.images.map(uploadedImage));
+        t.uploads.unshift(...input.images.map((img, i) => uploadedImage(img, bytes[i]!)));
         if (mock) state.complete(t);
-        else if (t.state === 'created') state.schedule(t);
+        else scheduleWhenReady(state, t);
         return { transactionId: t.transactionId };
       },
     },
@@ -147,27 +149,22 @@ export function uploadRoutes(state: SimulatorState): Route[] {
  * §4.5 and §8: an upload in a format its type allows (`shared/api/upload-formats.ts`), and an image at
  * least 640 × 480. A 400 names the field.
  */
-function checkIdentityUpload(image: UploadImage, field: string): void {
+function checkIdentityUpload(image: UploadImage, field: string): Buffer {
   const bytes = imageBytes(image, field);
   const contentType = sniffContentType(bytes).contentType;
   if (!allowedUploadContentTypes(image.type).includes(contentType)) {
     throw badRequest(field, `must be ${describeAllowedUploads(image.type)}`);
   }
-  if (contentType === 'application/pdf') return;
+  if (contentType === 'application/pdf') return bytes;
   const dims = imageDimensions(bytes);
   if (!dims) throw badRequest(field, `must be ${describeAllowedUploads(image.type)}`);
   if (dims.width < MIN_UPLOAD_WIDTH || dims.height < MIN_UPLOAD_HEIGHT) {
     throw badRequest(field, `is smaller than ${MIN_UPLOAD_WIDTH} x ${MIN_UPLOAD_HEIGHT} pixels`);
   }
+  return bytes;
 }
 
-/** What the simulator keeps of an upload: its type and references, never the bytes. */
-function uploadedImage(image: UploadImage): UploadedImage {
-  return {
-    ...(image.type !== undefined ? { type: image.type } : {}),
-    ...(image.additionalDocumentType !== undefined
-      ? { additionalDocumentType: image.additionalDocumentType }
-      : {}),
-    ...(image.customerReference !== undefined ? { customerReference: image.customerReference } : {}),
-  };
+/** What the simulator keeps of an upload: its type, references and bytes, which its result returns. */
+function uploadedImage(image: UploadImage, bytes: Buffer): UploadedImage {
+  return uploadOf(image, bytes);
 }

@@ -150,9 +150,18 @@ describe('idv against the simulator: every command', () => {
   });
 
   it('sdk-token, face-verify, id-verify (with ADDITIONAL:DRIVING_LICENSE) on one transaction', async () => {
-    // Act
+    // Act: a token for both uploads, so the transaction waits for both however long the CLI takes.
     const token = await runIdv(
-      ['sdk-token', '--service', 'FACE_VERIFY', '--challenges', '2', '--validate-watermark'],
+      [
+        'sdk-token',
+        '--service',
+        'FACE_VERIFY',
+        '--service',
+        'AUTO_CAPTURE',
+        '--challenges',
+        '2',
+        '--validate-watermark',
+      ],
       {
         env,
       },
@@ -192,7 +201,7 @@ describe('idv against the simulator: every command', () => {
     expect(face.json()).toEqual({ success: true });
     expect(upload.json()).toEqual({ transactionId });
     expect(sim.requests.find((r) => r.path === '/api/v2/sdk/token')?.query.toString()).toBe(
-      'services=FACE_VERIFY&numberOfChallenges=2&validateWatermark=true',
+      'services=FACE_VERIFY&services=AUTO_CAPTURE&numberOfChallenges=2&validateWatermark=true',
     );
     const images = (sim.requests.find((r) => r.path === '/api/v2/idverify')!.body as { images: object[] })
       .images;
@@ -334,6 +343,37 @@ describe('idv errors', () => {
     expect(small.stderr).toContain('images[0].data (--image PASSPORT=small.jpg): image is 320×240 pixels');
     expect(production.code).toBe(2);
     expect(production.stderr).toContain('mock-test');
+    expect(sim.requests).toEqual([]);
+  });
+
+  it('id-verify sends an untyped image; each validation error names the flag that caused it', async () => {
+    // Act
+    const untyped = await runIdv(['id-verify', '--product', 'IDV_STANDARD', '--image', 'passport.jpg'], {
+      env,
+      cwd: dir,
+    });
+    const sent = sim.requests.find((r) => r.path === '/api/v2/idverify')?.body as { images: object[] };
+    sim.requests.length = 0;
+    const fewLive = await runIdv(
+      ['face-verify', '--transaction-id', 't-1', '--image', 'COMPARE=face.png', '--image', 'LIVE=face.png'],
+      { env, cwd: dir },
+    );
+    const badLanguage = await runIdv(
+      ['secure-link', 'create', '--product', 'IDV_LITE', '--language', 'dutch'],
+      {
+        env,
+      },
+    );
+
+    // Assess
+    expect(untyped.code, untyped.stderr).toBe(0);
+    expect(untyped.json()).toEqual({ transactionId: expect.any(String) });
+    expect(sent.images.map((i) => ({ ...i, data: undefined }))).toEqual([{ data: undefined }]);
+    expect(fewLive.code).toBe(2);
+    expect(fewLive.stderr).toContain('images (--image): must contain at least 2 LIVE images');
+    expect(fewLive.stderr).not.toContain('COMPARE=face.png)');
+    expect(badLanguage.code).toBe(2);
+    expect(badLanguage.stderr).toContain('(--language)');
     expect(sim.requests).toEqual([]);
   });
 

@@ -87,7 +87,7 @@ describe.skipIf(CHROMIUM_MISSING !== undefined)(title, () => {
     // Assess
     expect(before.scripts).toBe(0);
     expect(before.shown).toContain('<img src=x onerror=alert(1)>');
-    expect(before.images.length).toBe(9);
+    expect(before.images.length).toBe(10);
     expect(before.images.every((w) => w >= 640)).toBe(true);
     expect(after).toEqual({ heading: 'Verification complete', result: 'DISAPPROVED' });
     const doc = await completedResult(sim, token, transactionId);

@@ -89,8 +89,8 @@ describe('runCli dispatch', () => {
     [['poll', 'extra'], 'unexpected argument "extra"'],
     [['sdk-token', '--service', 'NFC', '--challenges', 'two'], '--challenges must be a whole number'],
     [
-      ['id-verify', '--product', 'IDV_LITE', '--image', 'passport.jpg'],
-      '--image passport.jpg: id-verify needs the image type, TYPE=PATH (e.g. PASSPORT=passport.jpg)',
+      ['face-verify', '--transaction-id', 't-1', '--image', 'live.jpg'],
+      '--image live.jpg: face-verify needs the image type, TYPE=PATH (e.g. LIVE=live.jpg)',
     ],
     [
       ['id-verify', '--product', 'IDV_LITE', '--image', 'PASPORT=a.jpg'],

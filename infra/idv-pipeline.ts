@@ -43,7 +43,7 @@ import {
   type SettingsInput,
   settingsOf,
 } from './idv-pipeline-settings';
-import { acknowledgeWildcards, grantAcknowledged } from './nag-findings';
+import { grantAcknowledged } from './nag-findings';
 import { dataRemovalPolicyOf, snapshotKeeps } from './removal-policy';
 import { ResourceNames } from './resource-names';
 

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { measureBundle } from '../infra/bundling/bundle-size';
-import { LAMBDA_BUNDLING } from '../infra/constructs/pipeline-function';
+import { LAMBDA_BUNDLING } from '../infra/bundling/lambda-bundling';
 import { ENV } from '../shared/config';
 import { BenchUsageError, type BenchValues, countFlag, optionsOrExit, parseBenchArgs } from './support/args';
 import { formatTable, median, round } from './support/stats';

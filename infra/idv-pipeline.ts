@@ -21,6 +21,7 @@ import { Construct } from 'constructs';
 import { resolveCopyBounds } from '../shared/erasure/bounds';
 import { DETAIL_TYPES, type DetailType, EVENT_SOURCE } from '../shared/events/names';
 import { RESULTS_PREFIX } from '../shared/store/keys';
+import { PROJECT_ROOT } from './bundling/lambda-bundling';
 import type { PipelineSettings } from './config';
 import { AnalyticsIceberg, type AnalyticsIcebergProps } from './constructs/analytics-iceberg';
 import { DataBucket } from './constructs/data-bucket';
@@ -28,7 +29,7 @@ import { admitPipelineServices, EncryptionKey, keyUseThrough } from './construct
 import { Erasure } from './constructs/erasure';
 import { EventBus } from './constructs/event-bus';
 import { Monitoring } from './constructs/monitoring';
-import { type FunctionNetwork, PROJECT_ROOT } from './constructs/pipeline-function';
+import type { FunctionNetwork } from './constructs/pipeline-function';
 import { Poller } from './constructs/poller';
 import { FETCH_RESULT_TIMEOUT, ResultFetcher } from './constructs/result-fetcher';
 import { ResultsQueue } from './constructs/results-queue';

@@ -23,8 +23,8 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeF
 import * as path from 'node:path';
 import { type BuildOptions, build, type Plugin } from 'esbuild';
 import ts from 'typescript';
-import { PROJECT_ROOT } from '../constructs/pipeline-function';
 import { esbuildOptionsFor } from './bundle-size';
+import { PROJECT_ROOT } from './lambda-bundling';
 import { LAMBDA_BUNDLE_FOLDER, lambdaBundleName } from './prebuilt';
 
 const DIST = path.join(PROJECT_ROOT, 'dist');

@@ -7,7 +7,7 @@
  */
 import * as path from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { LAMBDA_BUNDLING, PROJECT_ROOT } from '../constructs/pipeline-function';
+import { LAMBDA_BUNDLING, PROJECT_ROOT } from './lambda-bundling';
 
 /**
  * The esbuild options of `LAMBDA_BUNDLING`, for `entry` (relative to the repository root); `withoutAliases`

@@ -1,55 +1,17 @@
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
 import { METRICS } from '../../shared/metrics-names';
+import { LAMBDA_BUNDLING, PROJECT_ROOT } from '../bundling/lambda-bundling';
 import { prebuiltBundleDir } from '../bundling/prebuilt';
 import { type PipelineSettings, TRACED_FUNCTIONS, type TracedFunction, type TracingMode } from '../config';
-
-/**
- * Repository root: entries, the lock file and tsconfig are resolved from here, whatever the cwd. In the
- * package this module is compiled into `dist/cdk/index.js`, also two levels below the package root, where
- * `dist/lambda/` (the prebuilt bundles) and `shared/events/schemas/` are.
- */
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/** The SDK's default credential chain, which the bundles replace by its environment link. */
-export const CREDENTIAL_CHAIN_PACKAGE = '@aws-sdk/credential-provider-node';
-
-/**
- * How every function is bundled (esbuild through `NodejsFunction`, no Docker). Exported so the bundle
- * size check (`test/infra/bundle-size.test.ts`, `infra/bundling/bundle-size.ts`) builds with exactly
- * these options and cannot drift from what is deployed.
- */
-export const LAMBDA_BUNDLING = {
-  format: OutputFormat.ESM,
-  target: 'node24',
-  mainFields: ['module', 'main'],
-  // Some dependencies are CommonJS and call require(); give the ESM bundle one.
-  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-  minify: true,
-  sourceMap: true,
-  // The runtime ships an AWS SDK v3, but its version moves under us; bundling the SDK pins the
-  // exact versions that the unit and integration tests ran against.
-  externalModules: [],
-  // One stand-in for code a function bundle carries but Lambda never runs: the SDK's default credential
-  // chain beyond the environment (infra/bundling/lambda-credentials.ts). Kept for the cold start it buys,
-  // 12–15 ms of each function's import (docs/benchmarks.md, "Function bundles"), not for bytes.
-  esbuildArgs: {
-    // The only "legal" comments the dependencies carry are coverage pragmas (`v8 ignore … @preserve`).
-    '--legal-comments': 'none',
-    '--alias': [
-      `${CREDENTIAL_CHAIN_PACKAGE}=${path.join(PROJECT_ROOT, 'infra', 'bundling', 'lambda-credentials.ts')}`,
-    ],
-  },
-} as const satisfies BundlingOptions;
 
 /** The settings every pipeline function reads: tracing, log retention and level, metrics dimensions. */
 export type FunctionSettings = Pick<

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { App, type CfnElement, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../infra/constructs/pipeline-function';
+import { PROJECT_ROOT } from '../../infra/bundling/lambda-bundling';
 import { ENV } from '../../shared/config';
 import { buildIntegTest, type IdvPipelineIntegTest } from '../integ/idv-pipeline-integ';
 

@@ -4,8 +4,9 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { PROJECT_ROOT } from '../../infra/bundling/lambda-bundling';
 import { type EnvironmentConfig, loadEnvironments } from '../../infra/config';
-import { type PipelineFunction, PROJECT_ROOT } from '../../infra/constructs/pipeline-function';
+import type { PipelineFunction } from '../../infra/constructs/pipeline-function';
 import { PipelineStack, stackName } from '../../infra/pipeline-stack';
 
 /** The `context` block of cdk.json, so tests build stacks with exactly the settings `cdk synth` uses. */

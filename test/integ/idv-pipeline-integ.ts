@@ -35,7 +35,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { LAMBDA_BUNDLING, PROJECT_ROOT } from '../../infra/constructs/pipeline-function';
+import { LAMBDA_BUNDLING, PROJECT_ROOT } from '../../infra/bundling/lambda-bundling';
 import { IdvPipeline } from '../../infra/idv-pipeline';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { ERASURE_KEY_SUFFIX } from '../../shared/store/erasure-record';

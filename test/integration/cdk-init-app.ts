@@ -10,7 +10,7 @@ import { cpSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'n
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PROJECT_ROOT } from '../../infra/constructs/pipeline-function';
+import { PROJECT_ROOT } from '../../infra/bundling/lambda-bundling';
 
 const run = promisify(execFile);
 const MINUTES = 60_000;

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../infra/constructs/pipeline-function';
+import { PROJECT_ROOT } from '../../infra/bundling/lambda-bundling';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { CFN_LINT_MISSING, cfnLintAvailable, cfnLintErrors } from '../infra/cfn-lint';
 import {

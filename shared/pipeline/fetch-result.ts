@@ -1,7 +1,9 @@
 /**
  * The fetch-result use-case, one queue message at a time:
  *
- *   already stored and announced → skip (no service call)
+ *   already stored and announced → skip (no service call), unless the message says the service completed
+ *                                  it again later: fetch → claim that version → its S3 objects →
+ *                                  conditional put over the version before → publish Changed → mark
  *   stored, not announced        → claim → publish → mark
  *   otherwise                    → fetch → claim → S3 objects → erasure record looked at again →
  *                                  conditional item put → publish → mark
@@ -25,10 +27,11 @@ import type { ServiceEnvironment } from '../api/enums';
 import { NotFoundError, RateLimitError, ServiceError, UnauthorizedError } from '../client/errors';
 import type { CustomerReferenceMode } from '../config';
 import { ClaimHeldElsewhereError, describeError, PipelineError } from '../errors';
-import { storedDetail, unavailableDetail, uploadedDetail } from '../events/details';
+import { changedDetail, storedDetail, unavailableDetail, uploadedDetail } from '../events/details';
 import type { EventPublisher } from '../events/publisher';
 import { type Logger, withCorrelation } from '../logger';
 import {
+  asNextVersion,
   buildStoredItem,
   buildUnavailableItem,
   expiresAtFor,
@@ -38,6 +41,7 @@ import {
 } from '../store/item';
 import type { ClaimResult, PublishClaim } from '../store/publication';
 import type { ItemPut, ResultState, StoredResult } from '../store/result-store';
+import { isLaterCompletion, previousVersionOf, versionOf } from '../store/versions';
 import { ResultContentError } from '../stream/errors';
 import { publishedFor, refusedClaimOutcome } from './acknowledge';
 import { claimExpiry } from './fetch-budget';
@@ -88,7 +92,7 @@ export interface ResultStorePort {
    * Stores the body's blobs and result.json as it is read (`ResultStore.storeResult`). Throws
    * `ResultContentError` for a body or value that cannot be stored as it came (docs/pipeline.md).
    */
-  storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult>;
+  storeResult(resultId: string, body: AsyncIterable<Uint8Array>, version?: number): Promise<StoredResult>;
   /** Whether the result's erasure record exists now (the look after the last object). */
   isErased(resultId: string): Promise<boolean>;
   /** Deletes the objects of `stored` (a fetch that lost the race with an erasure after its claim expired). */
@@ -98,9 +102,20 @@ export interface ResultStorePort {
   /** Conditional put of an UNAVAILABLE item: written, or the item (of either status) already there. */
   putUnavailableItem(item: ResultItem): Promise<ItemPut>;
   /**
+   * Conditional put of a later version of a STORED item, only over the version before it
+   * (`ResultStore.putVersionItem`): written, or the item already there.
+   */
+  putVersionItem(item: ResultItem): Promise<ItemPut>;
+  /**
+   * The latest STORED item of `transactionId` other than `resultId` (`ResultStore.latestOfTransaction`):
+   * the verdict a new resultId of the transaction replaces.
+   */
+  latestOfTransaction(transactionId: string, resultId: string): Promise<ResultItem | undefined>;
+  /**
    * Claims the publication of the item's event (`ResultStore.claimPublication`): not claimed if it is
    * published or another delivery holds an unexpired claim, with the publication record that said so.
-   * `expiresAt` is the item's TTL (epoch seconds), for the claim's record.
+   * `expiresAt` is the item's TTL (epoch seconds), for the claim's record; `version` (2 or more) claims a
+   * later version of a published STORED result.
    */
   claimPublication(
     resultId: string,
@@ -108,13 +123,20 @@ export interface ResultStorePort {
     claim: PublishClaim,
     nowMs: number,
     expiresAt?: number,
+    version?: number,
   ): Promise<ClaimResult>;
   /**
    * Gives up this delivery's claim (`ResultStore.releaseClaim`) after a failure before publishing, so a
    * redelivery under another message (a DLQ redrive, the poll) need not wait for it to expire.
    */
   releaseClaim(resultId: string, token: string): Promise<void>;
-  markPublished(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void>;
+  markPublished(
+    resultId: string,
+    status: ResultStatus,
+    at: string,
+    expiresAt?: number,
+    version?: number,
+  ): Promise<void>;
 }
 
 /**
@@ -151,6 +173,8 @@ export interface FetchResultDeps {
 /** What happened to one message. */
 export type FetchOutcome =
   | 'stored'
+  /** A later version of a stored result was stored and announced (`VerificationResultChanged`). */
+  | 'changed'
   | 'unavailable'
   | 'duplicate'
   | 'announced-pending'
@@ -340,11 +364,17 @@ async function processResult(
     return 'erased';
   }
   if (existing?.status === 'STORED') {
-    if (existing.eventPublishedAt) {
+    // The one look that decides whether the service is called again: a later `completed` than the
+    // stored version's is a changed verdict; the same (or none) is a duplicate and costs no fetch.
+    const changed = isLaterCompletion(existing, message.completed);
+    if (!existing.eventPublishedAt) {
+      const outcome = await claimAndAnnounce(existing, deps, budget);
+      if (outcome !== undefined || !changed) return outcome ?? 'announced-pending';
+    } else if (!changed) {
       logger.info('result already stored and announced: skipped', { source: message.source });
       return 'duplicate';
     }
-    return (await claimAndAnnounce(existing, deps, budget)) ?? 'announced-pending';
+    return storeNextVersion(message, existing, deps, budget);
   }
   // No item, or UNAVAILABLE: ask the service (again: a result it now has replaces UNAVAILABLE).
   let body: AsyncIterable<Uint8Array>;
@@ -396,14 +426,17 @@ async function processResult(
     throw claimExpired('the item was written');
   }
   const { document, stored } = storedResult;
-  const item = buildStoredItem({
-    hints: hintsOf(message),
-    document,
-    stored,
-    bucket: store.bucket,
-    storedAt: clock(deps),
-    retentionDays: deps.retentionDays,
-  });
+  const item = await followingTransaction(
+    buildStoredItem({
+      hints: hintsOf(message),
+      document,
+      stored,
+      bucket: store.bucket,
+      storedAt: clock(deps),
+      retentionDays: deps.retentionDays,
+    }),
+    deps,
+  );
   const put = await store.putStoredItem(item);
   if (!put.written) {
     // Stored before this claim (by a delivery whose claim has expired, or before claims): announce that item.
@@ -415,7 +448,118 @@ async function processResult(
   }
   logger.info('result stored', { objects: stored.objects.length, documentBytes: stored.documentBytes });
   await announce(item, claim, deps);
-  return 'stored';
+  return versionOf(item) > 1 ? 'changed' : 'stored';
+}
+
+/**
+ * A new resultId of a transaction whose verdict is stored under another resultId (the service issued a new
+ * result after a review): the new item is the next version of the latest one, with its history. A result
+ * the service completed before the stored one (an older verdict delivered late) is no change: it stays a
+ * first version of its own.
+ */
+async function followingTransaction(item: ResultItem, deps: FetchResultDeps): Promise<ResultItem> {
+  if (item.transactionId === undefined) return item;
+  const previous = await deps.store.latestOfTransaction(item.transactionId, item.resultId);
+  if (!previous) return item;
+  if (item.completedKnown && previous.completedKnown && item.completed < previous.completed) {
+    deps.logger.info('a verdict completed before the stored one of its transaction: stored, not a change');
+    return item;
+  }
+  return asNextVersion(item, previous);
+}
+
+/**
+ * A stored result announced again with a later `completed` (docs/pipeline.md, "Changed verdicts"): the
+ * service changed its verdict. The body is fetched and stored as the next version under its own prefix,
+ * claimed on the result's publication record for that version (two deliveries of one version store it
+ * once; an erasure's fence refuses the claim as every other), put over the version before it, announced
+ * as `VerificationResultChanged` and marked.
+ */
+async function storeNextVersion(
+  message: ResultMessage,
+  existing: ResultItem,
+  deps: FetchResultDeps,
+  budget: RecordBudget,
+): Promise<FetchOutcome> {
+  const { store, logger } = deps;
+  const version = versionOf(existing) + 1;
+  let body: AsyncIterable<Uint8Array>;
+  try {
+    body = await openBody(message.resultId, deps.source, budget);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    // The stored version stays: a 404 never hides a stored result. Nothing to retry.
+    logger.warn(
+      'result announced again with a later completion, but the service has it no more: kept as stored',
+    );
+    return 'duplicate';
+  }
+  const claim = newClaim(deps, budget);
+  let lost: Awaited<ReturnType<typeof claimOrStepAside>>;
+  try {
+    lost = await claimOrStepAside(
+      {
+        resultId: message.resultId,
+        status: 'STORED',
+        expiresAt: expiresAtFor(clock(deps), deps.retentionDays),
+      },
+      claim,
+      deps,
+      version,
+    );
+  } catch (error) {
+    await closeUnread(body);
+    throw error;
+  }
+  if (lost) {
+    await closeUnread(body);
+    return lost === HELD ? stepAside(message.resultId, deps, true, version) : lost;
+  }
+  let storedResult: StoredResult;
+  try {
+    storedResult = await store.storeResult(message.resultId, body, version);
+  } catch (error) {
+    if (claim) await releaseClaim(message.resultId, claim, deps);
+    throw error;
+  }
+  if (await lostToErasure(message.resultId, storedResult.stored, claim, deps)) return 'erased';
+  if (claim && nowMs(deps) >= claim.expiresAt) throw claimExpired('the item was written');
+  const built = buildStoredItem({
+    hints: { ...identifiersOf(existing), ...hintsOf(message) },
+    document: storedResult.document,
+    stored: storedResult.stored,
+    bucket: store.bucket,
+    storedAt: clock(deps),
+    retentionDays: deps.retentionDays,
+  });
+  const item = asNextVersion(built, existing);
+  const put = await store.putVersionItem(item);
+  if (!put.written) {
+    // Another delivery wrote this version (or a later one) first, under a claim that has expired.
+    const { current } = put;
+    if (!current) throw new PipelineError('result item vanished after a conditional check failed');
+    if (current.eventPublishedAt) return 'duplicate';
+    await announce(current, claim, deps);
+    return 'announced-pending';
+  }
+  logger.info('changed verdict stored as a new version', {
+    version,
+    objects: storedResult.stored.objects.length,
+  });
+  await announce(item, claim, deps);
+  return 'changed';
+}
+
+/** The identifiers and poll metadata a stored item has, as hints for its next version. */
+function identifiersOf(item: ResultItem): ResultHints {
+  const { resultId, transactionId, customerReference, userId, product } = item;
+  return {
+    resultId,
+    ...(transactionId !== undefined && { transactionId }),
+    ...(customerReference !== undefined && { customerReference }),
+    ...(userId !== undefined && { userId }),
+    ...(product !== undefined && { product }),
+  };
 }
 
 async function recordUnavailable(
@@ -472,6 +616,7 @@ async function claimOrStepAside(
   item: Pick<ResultItem, 'resultId' | 'status' | 'expiresAt'>,
   claim: PublishClaim | undefined,
   deps: FetchResultDeps,
+  version?: number,
 ): Promise<'duplicate' | 'erased' | typeof HELD | undefined> {
   if (!claim) return undefined;
   const result = await deps.store.claimPublication(
@@ -480,6 +625,7 @@ async function claimOrStepAside(
     claim,
     nowMs(deps),
     item.expiresAt,
+    ...(version !== undefined ? [version] : []),
   );
   if (result.claimed) return undefined;
   // Fenced by an erasure (erasure/fence.ts): the result is erased; nothing of it may be written.
@@ -488,7 +634,7 @@ async function claimOrStepAside(
     return 'erased';
   }
   // The record that refused the claim says whether this status's event is out (no second read).
-  return publishedFor(item.status, result.record) ? 'duplicate' : HELD;
+  return publishedFor(item.status, result.record, version) ? 'duplicate' : HELD;
 }
 
 /**
@@ -497,9 +643,19 @@ async function claimOrStepAside(
  * delivered again, so the result cannot vanish when the holder fails or left a record without an item.
  * `erasure` false (a refetch message) does not count an erasure record as the end.
  */
-async function stepAside(resultId: string, deps: FetchResultDeps, erasure = true): Promise<FetchOutcome> {
+async function stepAside(
+  resultId: string,
+  deps: FetchResultDeps,
+  erasure = true,
+  version?: number,
+): Promise<FetchOutcome> {
   // A refetch (`erasure` false) is the one message an erasure record does not end.
-  const outcome = refusedClaimOutcome(await deps.store.readState(resultId, { erasure }));
+  const state = await deps.store.readState(resultId, { erasure });
+  // A later version ends only where the store shows it (or a later one): the version before is no end.
+  if (version !== undefined && !state.erased && state.item && versionOf(state.item) < version) {
+    throw new ClaimHeldElsewhereError();
+  }
+  const outcome = refusedClaimOutcome(state);
   if (outcome === undefined) throw new ClaimHeldElsewhereError();
   if (outcome === 'claimed-elsewhere')
     deps.logger.info('another delivery is announcing this result: left to it');
@@ -528,11 +684,21 @@ async function claimAndAnnounce(
   budget: RecordBudget,
 ): Promise<FetchOutcome | undefined> {
   const claim = newClaim(deps, budget);
-  const lost = await claimOrStepAside(item, claim, deps);
-  if (lost === HELD) return stepAside(item.resultId, deps);
+  const version = sameResultVersion(item);
+  const lost = await claimOrStepAside(item, claim, deps, version);
+  if (lost === HELD) return stepAside(item.resultId, deps, true, version);
   if (lost) return lost;
   await announce(item, claim, deps);
   return undefined;
+}
+
+/**
+ * The version a claim for `item` is about: a later version of the same resultId (its record holds the
+ * previous version's publication); undefined for the first stored body of a resultId, which is claimed as
+ * every new result is (a new resultId of a changed transaction too, whatever its version).
+ */
+function sameResultVersion(item: ResultItem): number | undefined {
+  return previousVersionOf(item)?.resultId === item.resultId ? versionOf(item) : undefined;
 }
 
 /**
@@ -548,11 +714,24 @@ async function announce(
     throw claimExpired('the event was published');
   }
   if (item.status === 'STORED') {
-    await deps.publisher.publishResultStored(storedDetail(item, deps));
+    const previous = previousVersionOf(item);
+    // The first body of a resultId is announced as stored, as ever; a changed verdict also (or, for the
+    // same resultId announced again, only) as changed: consumers dedupe Stored on resultId.
+    if (previous?.resultId !== item.resultId) {
+      await deps.publisher.publishResultStored(storedDetail(item, deps));
+    }
+    if (previous) await deps.publisher.publishResultChanged(changedDetail(item, previous, deps));
   } else {
     await deps.publisher.publishResultUnavailable(unavailableDetail(item, deps));
   }
-  await deps.store.markPublished(item.resultId, item.status, clock(deps), item.expiresAt);
+  const version = versionOf(item);
+  await deps.store.markPublished(
+    item.resultId,
+    item.status,
+    clock(deps),
+    item.expiresAt,
+    ...(version > 1 ? [version] : []),
+  );
 }
 
 async function announceUpload(message: UploadMessage, deps: FetchResultDeps): Promise<FetchOutcome> {

@@ -6,6 +6,7 @@
  * `VerificationResultChanged`.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import { replayOfItem } from '../../bin/cli/events-replay';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { type FetchResultDeps, processMessage } from '../../shared/pipeline/fetch-result';
 import type { ResultMessage } from '../../shared/pipeline/messages';
@@ -161,6 +162,24 @@ describe('changed verdicts', () => {
     // A repeat of the same announcement is now a duplicate: no further request.
     expect(await processMessage(later, deps)).toBe('duplicate');
     expect(source.calls).toBe(1);
+  });
+
+  it('a replay of a result that holds a changed verdict re-announces the change, marked as a replay', async () => {
+    // Prepare
+    source.results.set('res-1', DISAPPROVED);
+    await processMessage(later, deps);
+
+    // Act
+    const replay = replayOfItem(
+      store.items.get('res-1')!,
+      { environment: 'staging', store: { table: store.table, bucket: store.bucket } },
+      'replay-1',
+    );
+
+    // Assess
+    expect(replay.detailType).toBe(DETAIL_TYPES.resultChanged);
+    expect(replay.detail).toMatchObject({ version: 2, previousResult: 'APPROVED', replay: 'replay-1' });
+    expect(eventValidators()[DETAIL_TYPES.resultChanged](replay.detail)).toBe(true);
   });
 
   it('a third verdict follows the second: version 3 with the whole history', async () => {

@@ -74,7 +74,12 @@ export const ITEM_TRACES: readonly ItemTrace[] = [
     key: pollRecordKey,
     holds: "the service's polling record: transactionId, product, customerReference, userId, completed",
   },
-  { kind: 'enqueue-marker', table: 'markers', key: enqueueMarkerKey, holds: 'enqueue time' },
+  {
+    kind: 'enqueue-marker',
+    table: 'markers',
+    key: enqueueMarkerKey,
+    holds: 'enqueue time and the polling record completion time',
+  },
 ];
 
 /** The erasure's own record: written, never deleted (it is the proof, and the fence); it expires by TTL. */

@@ -173,7 +173,7 @@ describe('npm start: an APPROVED transaction overturned to DISAPPROVED, in both 
       const markers = ['ovt-same-Qz7Kx3', 'ovt-new-Wp4Tn8', String(name)];
       expect(scan(dataDir, 'ovt-same-Qz7Kx3').length).toBeGreaterThan(0);
 
-      // Act: erase both transactions.
+      // Act: erase one transaction, and the other by the resultId of its new version (which takes both).
       const erased = [
         await idv([
           'results',
@@ -186,8 +186,8 @@ describe('npm start: an APPROVED transaction overturned to DISAPPROVED, in both 
         await idv([
           'results',
           'erase',
-          '--transaction-id',
-          fresh.transactionId,
+          '--result-id',
+          overturnedNew.resultId,
           '--principal',
           'overturn-test',
         ]),
@@ -195,6 +195,10 @@ describe('npm start: an APPROVED transaction overturned to DISAPPROVED, in both 
 
       // Assess: every version reported and gone.
       expect(erased[0].erased.map((e: { erasedResultId: string }) => e.erasedResultId)).toEqual([firstSame]);
+      expect(erased[0].erased[0].versions).toEqual([
+        { version: 1, resultId: firstSame, objectsPrefix: `results/${firstSame}/` },
+        { version: 2, resultId: firstSame, objectsPrefix: `results/${firstSame}/versions/2/` },
+      ]);
       expect(erased[1].erased.map((e: { erasedResultId: string }) => e.erasedResultId).sort()).toEqual(
         [firstNew, overturnedNew.resultId].sort(),
       );

@@ -167,6 +167,34 @@ describe('npm start: an APPROVED transaction overturned to DISAPPROVED, in both 
         [overturnedNew.resultId, 2, 'DISAPPROVED'],
       ]);
 
+      // Assess: the analytics rows — the saved query lists both changes, one row per version.
+      const overturned = await idv(['analytics', 'query', '--saved', 'overturned-verdicts']);
+      expect(
+        overturned
+          .filter((r: { transaction_id: string }) =>
+            [same.transactionId, fresh.transactionId].includes(r.transaction_id),
+          )
+          .map((r: Record<string, unknown>) => [
+            r['transaction_id'],
+            r['result_id'],
+            r['version'],
+            r['from_result'],
+            r['to_result'],
+          ])
+          .sort(),
+      ).toEqual(
+        [
+          [same.transactionId, firstSame, 2, 'APPROVED', 'DISAPPROVED'],
+          [fresh.transactionId, overturnedNew.resultId, 2, 'APPROVED', 'DISAPPROVED'],
+        ].sort(),
+      );
+      const latest = await idv([
+        'analytics',
+        'query',
+        `SELECT result_id, version, result FROM results WHERE transaction_id = '${same.transactionId}'`,
+      ]);
+      expect(latest).toEqual([{ result_id: firstSame, version: 2, result: 'DISAPPROVED' }]);
+
       // The markers every copy of the result data holds: the references and the person's name.
       const name = (await client.getResult(firstSame!)).identity?.data?.name?.fullname;
       expect(typeof name).toBe('string');

@@ -60,7 +60,7 @@ export const ITEM_TRACES: readonly ItemTrace[] = [
     kind: 'result-item',
     table: 'results',
     key: resultItemKey,
-    holds: 'the result document (or its reference), identifiers, poll metadata',
+    holds: 'the result document (or its reference), identifiers, poll metadata, the history of its versions',
   },
   {
     kind: 'publication-record',
@@ -95,7 +95,7 @@ export const OBJECT_TRACES: readonly ObjectTrace[] = [
   {
     kind: 'result-objects',
     prefix: resultObjectsPrefix,
-    holds: 'result.json, decoded images and files',
+    holds: 'result.json, decoded images and files, of every version (versions/<n>/ under the prefix)',
   },
   { kind: 'staged-uploads', prefix: resultStagingPrefix, holds: 'large blobs before their final key' },
 ];

@@ -10,6 +10,7 @@ import { replayOfItem } from '../../bin/cli/events-replay';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { type FetchResultDeps, processMessage } from '../../shared/pipeline/fetch-result';
 import type { ResultMessage } from '../../shared/pipeline/messages';
+import { buildTrace } from '../../shared/queries/trace';
 import {
   Crash,
   eventValidators,
@@ -180,6 +181,28 @@ describe('changed verdicts', () => {
     expect(replay.detailType).toBe(DETAIL_TYPES.resultChanged);
     expect(replay.detail).toMatchObject({ version: 2, previousResult: 'APPROVED', replay: 'replay-1' });
     expect(eventValidators()[DETAIL_TYPES.resultChanged](replay.detail)).toBe(true);
+  });
+
+  it('the trace of a result whose verdict changed shows each version and the Changed publication', async () => {
+    // Prepare
+    source.results.set('res-1', DISAPPROVED);
+    await processMessage(later, deps);
+
+    // Act
+    const trace = buildTrace({
+      resultId: 'res-1',
+      item: store.items.get('res-1'),
+      publication: store.publications.get('res-1'),
+    });
+
+    // Assess
+    expect(trace).toMatchObject({ version: 2, result: 'DISAPPROVED' });
+    expect(trace.versions?.map((v) => v.result)).toEqual(['APPROVED', 'DISAPPROVED']);
+    expect(trace.steps.filter((s) => s.kind === 'stored').map((s) => s.note)).toEqual([
+      'version 1: APPROVED',
+      'version 2: 1 object(s), result.json and item',
+    ]);
+    expect(trace.steps.find((s) => s.kind === 'published')?.outcome).toBe('VerificationResultChanged');
   });
 
   it('a third verdict follows the second: version 3 with the whole history', async () => {

@@ -131,8 +131,13 @@ const EARLIER_VERSION = '(attribute_not_exists(#version) OR #version < :version)
  *
  * The erasure's fence refuses these claims as every other.
  */
-/** Conditions of a claim for version `:version` (2 or more) of a published STORED result. */
-const LATER_VERSION = `attribute_exists(publishedAt) AND #status = :status AND ${EARLIER_VERSION} AND ${NOT_HELD}`;
+/**
+ * Conditions of a claim for version `:version` (2 or more) of a published STORED result: its record says
+ * an earlier version is published and nobody holds it; or there is no record, or one that only claims of
+ * later versions wrote (no status) and nobody holds: an item stored before publication records existed,
+ * whose own `eventPublishedAt` says it is published (the caller read it so).
+ */
+const LATER_VERSION = `(attribute_exists(publishedAt) AND #status = :status AND ${EARLIER_VERSION} AND ${NOT_HELD}) OR ${NO_RECORD} OR (attribute_not_exists(#status) AND ${NOT_HELD})`;
 
 /**
  * Conditions of a claim for `status` (see the timeline above): any delivery may claim a result that has
@@ -242,7 +247,11 @@ export class Publications {
       Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
       UpdateExpression: `SET claim = :token, claimExpiresAt = :until, claimVersion = :version${expiresAt === undefined ? '' : ', expiresAt = :ttl'}`,
       ConditionExpression: unlessFenced(LATER_VERSION),
-      ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
+      ExpressionAttributeNames: {
+        '#pk': RESULTS_TABLE.partitionKey,
+        '#status': 'status',
+        '#version': 'version',
+      },
       ExpressionAttributeValues: {
         ':status': status,
         ':token': claim.token,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
 import { eraseResult } from '../../shared/erasure/erase-result';
@@ -177,6 +177,37 @@ describe('changed verdicts (SDK against the emulators)', () => {
     service.bodies.set(resultId, result('tx-versions-b', 'APPROVED'));
     expect(await processQueueRecord(poll(resultId, '2026-08-20T00:00:00Z'), deps(service))).toBe('erased');
     expect(await keysOf(resultId)).toEqual([]);
+  }, 60_000);
+
+  it('a result stored before publication records existed (announced on its item) takes a later version too', async () => {
+    // Prepare: stored, then made as such an item was: eventPublishedAt on the item, no publication record.
+    const resultId = 'res-versions-legacy';
+    const service = new Service();
+    service.bodies.set(resultId, result('tx-versions-legacy', 'APPROVED'));
+    await processQueueRecord(poll(resultId, '2026-08-10T12:00:00Z'), deps(service));
+    const item = await local.store.getItem(resultId);
+    await local.dynamo.send(
+      new PutCommand({
+        TableName: local.resources.tableName,
+        Item: { ...item, eventPublishedAt: item!.eventPublishedAt },
+      }),
+    );
+    await local.dynamo.send(
+      new DeleteCommand({
+        TableName: local.resources.tableName,
+        Key: { resultId: `${resultId}#publication` },
+      }),
+    );
+    service.bodies.set(resultId, result('tx-versions-legacy', 'DISAPPROVED'));
+
+    // Act
+    const outcome = await processQueueRecord(poll(resultId, '2026-08-12T09:30:00Z'), deps(service));
+    const again = await processQueueRecord(poll(resultId, '2026-08-12T09:30:00Z'), deps(service));
+
+    // Assess
+    expect([outcome, again]).toEqual(['changed', 'duplicate']);
+    expect(await local.store.getItem(resultId)).toMatchObject({ version: 2, result: 'DISAPPROVED' });
+    expect(await local.publications.get(resultId)).toMatchObject({ version: 2, status: 'STORED' });
   }, 60_000);
 
   it('a new resultId of a stored transaction is found through the index and stored as its next version', async () => {

@@ -164,17 +164,20 @@ export class FakeStore implements ResultStorePort {
     if (version !== undefined && version > 1) {
       // A later version of a published STORED result: the previous version's publication stays.
       const free =
-        record?.publishedAt !== undefined &&
-        record.status === status &&
-        (record.version ?? 1) < version &&
-        notHeld;
+        !record ||
+        (record.status === undefined && notHeld) ||
+        (record.publishedAt !== undefined &&
+          record.status === status &&
+          (record.version ?? 1) < version &&
+          notHeld);
       if (!free) return { claimed: false, record: record && structuredClone(record) };
+      // A record only version claims wrote has no status (as in DynamoDB); the type wants one.
       this.publications.set(resultId, {
         ...record,
         claim: claim.token,
         claimExpiresAt: claim.expiresAt,
         claimVersion: version,
-      });
+      } as PublicationRecord);
       return { claimed: true };
     }
     const free =

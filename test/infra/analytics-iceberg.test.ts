@@ -48,7 +48,11 @@ describe('analytics on Iceberg', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       EventBusName: { Ref: Match.stringLikeRegexp('^Bus') },
       EventPattern: {
-        'detail-type': [DETAIL_TYPES.resultStored, DETAIL_TYPES.resultUnavailable, DETAIL_TYPES.resultChanged],
+        'detail-type': [
+          DETAIL_TYPES.resultStored,
+          DETAIL_TYPES.resultUnavailable,
+          DETAIL_TYPES.resultChanged,
+        ],
       },
       Targets: [
         Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('DeliveryStream'), 'Arn'] } }),

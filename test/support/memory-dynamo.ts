@@ -55,7 +55,9 @@ export class MemoryTables {
     }));
     stub.on(QueryCommand).callsFake((input) => {
       // An index query of one partition key: the items whose attribute has that value (one page).
-      const [left, right] = (input.KeyConditionExpression ?? '').split('=').map((part: string) => part.trim());
+      const [left, right] = (input.KeyConditionExpression ?? '')
+        .split('=')
+        .map((part: string) => part.trim());
       const attribute = input.ExpressionAttributeNames?.[left!] ?? left!;
       const value = input.ExpressionAttributeValues?.[right!];
       const items = [...this.table(input.TableName!).values()].filter((item) => item[attribute] === value);

@@ -106,8 +106,8 @@ export interface ErasurePlan {
 
 /**
  * The resultIds `selector` picks: the id itself with the results that hold other versions of its verdict
- * (a new resultId the service issued for the transaction after a review, or the one before it: docs/
- * pipeline.md, "Changed verdicts"), or every result of the transaction or reference.
+ * (a new resultId the service issued for the transaction after a review, or the one before it:
+ * docs/changed-verdicts.md), or every result of the transaction or reference.
  */
 export async function selectResults(deps: ErasureDeps, selector: ErasureSelector): Promise<string[]> {
   const query = { dynamo: deps.dynamo, s3: deps.s3, tableName: deps.tableName };

@@ -7,7 +7,7 @@
  * no personal data; `expiresAt` lets DynamoDB's TTL delete old markers, and because TTL deletion is lazy
  * (and the local emulator has none) the condition compares `enqueuedAt` itself. A marker also keeps the
  * record's `completed`: a record announced again with another `completed` (a verdict the service changed,
- * docs/pipeline.md "Changed verdicts") is a new announcement and is enqueued at once, window or not.
+ * docs/changed-verdicts.md) is a new announcement and is enqueued at once, window or not.
  */
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describeError } from '../errors';

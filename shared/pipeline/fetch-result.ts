@@ -469,7 +469,7 @@ async function followingTransaction(item: ResultItem, deps: FetchResultDeps): Pr
 }
 
 /**
- * A stored result announced again with a later `completed` (docs/pipeline.md, "Changed verdicts"): the
+ * A stored result announced again with a later `completed` (docs/changed-verdicts.md): the
  * service changed its verdict. The body is fetched and stored as the next version under its own prefix,
  * claimed on the result's publication record for that version (two deliveries of one version store it
  * once; an erasure's fence refuses the claim as every other), put over the version before it, announced

@@ -30,7 +30,7 @@ export interface ReconcileFacts {
   /** ResultIds with a message still waiting in the results queue (not ended yet). */
   readonly queued?: ReadonlySet<string>;
   /**
-   * Of each STORED id whose verdict changed (docs/pipeline.md, "Changed verdicts"): the version it holds,
+   * Of each STORED id whose verdict changed (docs/changed-verdicts.md): the version it holds,
    * and how many versions are stored under that resultId. Ids not in it hold one version.
    */
   readonly versions?: ReadonlyMap<string, IdVersions>;

@@ -80,7 +80,7 @@ export interface ErasureRecord {
   /** When each copy is gone (absent while `ERASING`, and in records of erasures before receipts existed). */
   readonly receipt?: ErasureReceipt;
   /**
-   * Every version of the verdict the erased result held (docs/pipeline.md, "Changed verdicts"), each
+   * Every version of the verdict the erased result held (docs/changed-verdicts.md), each
    * erased with it: its number, the resultId that held it and the prefix its objects were under. Absent
    * when the result had one version (or no item was left).
    */

@@ -60,7 +60,7 @@ export interface ResultItem {
   documentInItem?: boolean;
   storedAt: string;
   /**
-   * Version of the verdict this item holds (docs/pipeline.md, "Changed verdicts"): absent on a first
+   * Version of the verdict this item holds (docs/changed-verdicts.md): absent on a first
    * version (1); 2, 3, … when the service changed the verdict after it was stored.
    */
   version?: number;

@@ -48,7 +48,7 @@ export function resultStagingPrefix(resultId: string): string {
 }
 
 /**
- * The prefix of the objects of one version of `resultId` (docs/pipeline.md, "Changed verdicts"): the first
+ * The prefix of the objects of one version of `resultId` (docs/changed-verdicts.md): the first
  * version's objects stay where every result's were before versions existed (`results/{id}/…`), so stored
  * data and its readers keep working; a later version of the same resultId (a verdict the service changed
  * and announced again) goes under `results/{id}/versions/{n}/`. Every version stays inside

@@ -85,7 +85,7 @@ export interface PublicationRecord {
   /** Set by an erasure (`erasure/fence.ts`): the result was erased; no claim or mark takes the record. */
   readonly erasedAt?: string;
   /**
-   * Version of the result whose event `publishedAt` is about (docs/pipeline.md, "Changed verdicts");
+   * Version of the result whose event `publishedAt` is about (docs/changed-verdicts.md);
    * absent for a first version.
    */
   readonly version?: number;

@@ -251,7 +251,7 @@ export class ResultStore {
   }
 
   /**
-   * Conditional put of a later version of a STORED item (docs/pipeline.md, "Changed verdicts"): written
+   * Conditional put of a later version of a STORED item (docs/changed-verdicts.md): written
    * only over the version before it, so two deliveries of one version write it once and an older version
    * never replaces a newer one; else the item already there.
    */

@@ -1,5 +1,5 @@
 /**
- * Versions of a verdict (docs/pipeline.md, "Changed verdicts"). The service may change a result after it
+ * Versions of a verdict (docs/changed-verdicts.md). The service may change a result after it
  * was stored (a manual review disapproves what was approved at first) and says so in one of two shapes:
  * the same resultId announced again with a later `completed` and a changed body, or a new resultId for
  * the same transactionId. Either is stored as a new version: the result item keeps the latest verdict and

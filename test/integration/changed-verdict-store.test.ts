@@ -1,5 +1,5 @@
 /**
- * Changed verdicts against the emulators with the SDK (docs/pipeline.md, "Changed verdicts"): the real
+ * Changed verdicts against the emulators with the SDK (docs/changed-verdicts.md): the real
  * fetch-result core, `ResultStore` and its publication records on the local DynamoDB and S3, the local
  * EventBridge with its event log, and the real erasure. Two deliveries of one later version store it once
  * and announce it once; each version's objects have their own prefix; a new resultId of the transaction

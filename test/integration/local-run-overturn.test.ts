@@ -1,6 +1,6 @@
 /**
  * A verdict overturned after it was stored, end to end on the local run (`npm start` against the
- * simulator; docs/pipeline.md, "Changed verdicts"): two transactions are approved and stored, then the
+ * simulator; docs/changed-verdicts.md): two transactions are approved and stored, then the
  * simulator's manual review disapproves each, one in each shape (the same resultId announced again with a
  * later `completed`; a new resultId for the transaction). The run stores each as version 2 with the
  * history, announces `VerificationResultChanged` once, shows it in `idv results get|by-transaction` and in

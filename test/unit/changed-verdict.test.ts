@@ -1,5 +1,5 @@
 /**
- * A verdict changed after it was stored (docs/pipeline.md, "Changed verdicts"), through the fetch-result
+ * A verdict changed after it was stored (docs/changed-verdicts.md), through the fetch-result
  * core with in-memory fakes: the same resultId announced again with a later `completed` is fetched and
  * stored as a new version, a duplicate with the same `completed` costs no request to the service, a new
  * resultId of a stored transaction follows it as its next version, and every change is announced once as

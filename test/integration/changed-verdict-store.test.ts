@@ -14,6 +14,7 @@ import { DeleteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
 import { eraseResult } from '../../shared/erasure/erase-result';
+import { fencePublication } from '../../shared/erasure/fence';
 import { publishResultErased } from '../../shared/events/erased-event';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { EventBridgePublisher } from '../../shared/events/publisher';
@@ -21,7 +22,9 @@ import {
   type FetchResultDeps,
   processQueueRecord,
   type ResultSource,
+  type ResultStorePort,
 } from '../../shared/pipeline/fetch-result';
+import { ErasureRecords } from '../../shared/store/erasure-record';
 import { clientConfig } from '../support/local-aws';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import { chunksOf, eventValidators, memoryLogger } from '../support/pipeline-fakes';
@@ -177,6 +180,58 @@ describe('changed verdicts (SDK against the emulators)', () => {
     service.bodies.set(resultId, result('tx-versions-b', 'APPROVED'));
     expect(await processQueueRecord(poll(resultId, '2026-08-20T00:00:00Z'), deps(service))).toBe('erased');
     expect(await keysOf(resultId)).toEqual([]);
+  }, 60_000);
+
+  it('an erasure that fences while a later version is fetched wins: the version claim is refused, nothing of it kept', async () => {
+    // Prepare: version 1 stored; the erasure's record and fence land after fetch-result read the item
+    // (as an erasure starting during the fetch), just before the version's claim.
+    const resultId = 'res-versions-fenced';
+    const service = new Service();
+    service.bodies.set(resultId, result('tx-versions-fenced', 'APPROVED'));
+    await processQueueRecord(poll(resultId, '2026-08-10T12:00:00Z'), deps(service));
+    service.bodies.set(resultId, result('tx-versions-fenced', 'DISAPPROVED'));
+    const real = local.store;
+    const records = new ErasureRecords(local.dynamo, local.resources.tableName);
+    const racing: ResultStorePort = {
+      bucket: real.bucket,
+      table: real.table,
+      readState: (id, options) => real.readState(id, options),
+      storeResult: (id, body, version) => real.storeResult(id, body, version),
+      isErased: (id) => real.isErased(id),
+      discardStored: (stored) => real.discardStored(stored),
+      putStoredItem: (item) => real.putStoredItem(item),
+      putUnavailableItem: (item) => real.putUnavailableItem(item),
+      putVersionItem: (item) => real.putVersionItem(item),
+      latestOfTransaction: (tx, id) => real.latestOfTransaction(tx, id),
+      claimPublication: async (...args) => {
+        const at = new Date().toISOString();
+        await records.put({
+          resultId: `${resultId}#erasure`,
+          erasedResultId: resultId,
+          state: 'ERASING',
+          requestedAt: at,
+          principal: 'versions-test',
+          selectedBy: 'result-id',
+          expiresAt: Math.floor(Date.now() / 1000) + 86_400,
+        });
+        await fencePublication(local.dynamo, local.resources.tableName, resultId, at, 0);
+        return real.claimPublication(...args);
+      },
+      releaseClaim: (id, token) => real.releaseClaim(id, token),
+      markPublished: (...args) => real.markPublished(...args),
+    };
+
+    // Act
+    const outcome = await processQueueRecord(poll(resultId, '2026-08-12T09:30:00Z'), {
+      ...deps(service),
+      store: racing,
+    });
+
+    // Assess: no version 2 anywhere, no Changed event.
+    expect(outcome).toBe('erased');
+    expect((await real.getItem(resultId))?.version).toBeUndefined();
+    expect((await keysOf(resultId)).filter((key) => key.includes('/versions/'))).toEqual([]);
+    expect(eventsOf(resultId).map((e) => e['detail-type'])).toEqual([DETAIL_TYPES.resultStored]);
   }, 60_000);
 
   it('a result stored before publication records existed (announced on its item) takes a later version too', async () => {

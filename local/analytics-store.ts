@@ -107,19 +107,22 @@ export async function rawRelationSql(
   if (!compacted) return oneRowPerResult(newer);
   // The compacted rows of results nothing came in for, and the merge of the others: the same rule as
   // the compaction, so a query between two compactions already sees one row per result.
-  return `SELECT * FROM (${compacted}) WHERE result_id NOT IN (SELECT result_id FROM (${newer}))
-    UNION ALL ${oneRowPerResult(`SELECT * FROM (${compacted}) WHERE result_id IN (SELECT result_id FROM (${newer})) UNION ALL ${newer}`)}`;
+  return `SELECT * FROM (${compacted}) WHERE ${ROW_KEY} NOT IN (SELECT ${ROW_KEY} FROM (${newer}))
+    UNION ALL ${oneRowPerResult(`SELECT * FROM (${compacted}) WHERE ${ROW_KEY} IN (SELECT ${ROW_KEY} FROM (${newer})) UNION ALL ${newer}`)}`;
 }
 
+/** A row's key: its result and version (rows written before versions existed are version 1). */
+const ROW_KEY = "(result_id || '#' || CAST(coalesce(version, 1) AS VARCHAR))";
+
 /**
- * One row per result of `relation`: the STORED record when there is one (a result the service answered
- * 404 for and later served), else the latest; a repeated record counts once. The rule of the Iceberg
- * upsert on AWS (docs/analytics.md, "How records are made").
+ * One row per result and version of `relation`: the STORED record when there is one (a result the service
+ * answered 404 for and later served), else the latest; a repeated record counts once. The rule of the
+ * Iceberg upsert on AWS (docs/analytics.md, "How records are made").
  */
 export function oneRowPerResult(relation: string): string {
   return `SELECT * EXCLUDE (row_in_result) FROM (
     SELECT *, row_number() OVER (
-      PARTITION BY result_id
+      PARTITION BY result_id, coalesce(version, 1)
       ORDER BY CASE WHEN status = 'STORED' THEN 0 ELSE 1 END, stored_at DESC
     ) AS row_in_result
     FROM (${relation})

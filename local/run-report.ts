@@ -83,6 +83,7 @@ const MARKS: Record<string, string> = {
   [DETAIL_TYPES.resultStored]: '✔ stored     ',
   [DETAIL_TYPES.resultUnavailable]: '✖ unavailable',
   [DETAIL_TYPES.documentsUploaded]: '⇪ uploaded   ',
+  [DETAIL_TYPES.resultChanged]: '↺ changed    ',
 };
 
 /**

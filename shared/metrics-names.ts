@@ -25,6 +25,11 @@ export const METRICS = {
     resultsStored: 'ResultsStored',
     /** fetch-result: results recorded as UNAVAILABLE after a 404 (Count). */
     resultsUnavailable: 'ResultsUnavailable',
+    /**
+     * fetch-result: verdicts the service changed after they were stored, stored as a new version and
+     * announced as VerificationResultChanged (Count).
+     */
+    resultsChanged: 'ResultsChanged',
     /** fetch-result: messages skipped because the result was already stored and announced (Count). */
     duplicatesSkipped: 'DuplicatesSkipped',
     /**

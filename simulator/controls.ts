@@ -11,10 +11,11 @@ import {
 } from '../shared/api/enums';
 import { type FaultOptions, type ResultFault, rateLimitProblem, resultFaultProblem } from './faults';
 import { badRequest, CODE, HttpError, notFound } from './http';
+import { overturnProblem, overturnTransaction } from './overturn';
 import { controlsProblem, type ResultControls } from './result-checks';
 import { seedProblem, seedResults } from './seed';
 import type { SimulatorState } from './state';
-import type { SeedGroup, SimulatorControl } from './types';
+import type { OverturnRequest, SeedGroup, SimulatorControl } from './types';
 
 /** The in-process controls of `state`. */
 export function createControl(state: SimulatorState): SimulatorControl {
@@ -40,6 +41,7 @@ export function createControl(state: SimulatorState): SimulatorControl {
       state.communicationStatus = status;
     },
     completeTransaction: (transactionId) => state.complete(openTransaction(state, transactionId)).resultId,
+    overturn: (request) => overturnTransaction(state, request),
   };
 }
 
@@ -124,6 +126,11 @@ export function controlRoute(
       if (problem) throw badRequest('groups', problem);
       const resultIds = control.seed((body as { groups: SeedGroup[] }).groups);
       return { seeded: resultIds.length };
+    }
+    case 'POST /__sim/overturn': {
+      const problem = overturnProblem(body, MOCK_TEST_VALUES);
+      if (problem) throw badRequest('(body)', problem);
+      return control.overturn(body as OverturnRequest);
     }
     case 'GET /__sim/stats':
       return control.stats();

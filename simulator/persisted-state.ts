@@ -107,7 +107,8 @@ export class StateStore {
    */
   readonly #completedJson = new WeakMap<Transaction, { key: string; json: string }>();
   /** Result documents on disk. */
-  readonly #savedResults = new Set<string>();
+  /** Each saved result's document as written: a document replaced since (an overturned verdict) is written again. */
+  readonly #savedResults = new Map<string, object>();
   #fingerprint = '';
 
   constructor(dir: string, state: SimulatorState) {
@@ -166,7 +167,7 @@ export class StateStore {
         continue;
       }
       s.results.set(r.resultId, { ...r, doc });
-      this.#savedResults.add(r.resultId);
+      this.#savedResults.set(r.resultId, doc);
     }
     if (missing > 0) notes.push(`${missing} result(s) of the simulator's state had no document: left out`);
     s.resultFaults.push(...saved.resultFaults);
@@ -190,9 +191,9 @@ export class StateStore {
   save(): void {
     const s = this.#state;
     for (const [resultId, r] of s.results) {
-      if (this.#savedResults.has(resultId)) continue;
+      if (this.#savedResults.get(resultId) === r.doc) continue;
       writeFileAtomic(this.#resultFile(resultId), JSON.stringify(r.doc, replacer));
-      this.#savedResults.add(resultId);
+      this.#savedResults.set(resultId, r.doc);
     }
     const text = this.#stateText();
     if (text !== this.#lastState) {
@@ -200,7 +201,7 @@ export class StateStore {
       this.#lastState = text;
     }
     // Results past retention: their documents go once the state no longer names them.
-    for (const resultId of this.#savedResults) {
+    for (const resultId of [...this.#savedResults.keys()]) {
       if (s.results.has(resultId)) continue;
       rmSync(this.#resultFile(resultId), { force: true });
       this.#savedResults.delete(resultId);

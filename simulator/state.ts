@@ -298,6 +298,23 @@ export class SimulatorState {
     return stored;
   }
 
+  /** The result document of `t` with `outcome`, completed at `completedAt` (an overturn: `overturn.ts`). */
+  buildDocument(t: Transaction, outcome: Outcome, completedAt: number): VerificationResultDocument {
+    return this.#buildDocument(t, outcome, completedAt);
+  }
+
+  /** Sends the result webhook of `resultId` of `t` (an overturn announces a changed verdict: `overturn.ts`). */
+  announceResult(t: Transaction, resultId: string, completed: string): void {
+    if (!this.options.resultWebhookUrl) return;
+    this.webhooks.send(this.options.resultWebhookUrl, {
+      resultId,
+      transactionId: t.transactionId,
+      ...(t.customerReference !== undefined ? { customerReference: t.customerReference } : {}),
+      ...(t.product !== undefined ? { product: t.product } : {}),
+      completed,
+    });
+  }
+
   /** The result document of `t`: which sections follow from its product, origin and uploads. */
   #buildDocument(t: Transaction, outcome: Outcome, completedAt: number): VerificationResultDocument {
     return buildResult(

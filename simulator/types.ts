@@ -181,6 +181,11 @@ export interface SimulatorControl {
   setCommunicationStatus(status: CommunicationStatus): void;
   /** Completes one transaction now (pending or waiting for its end user); returns its resultId. */
   completeTransaction(transactionId: string): string;
+  /**
+   * Changes a completed transaction's verdict as a manual review would, and announces it in one of the
+   * two shapes of `simulator/overturn.ts`. Throws `HttpError` 404/409 for an unknown or open transaction.
+   */
+  overturn(request: OverturnRequest): OverturnOutcome;
 }
 
 /** A started simulator. */
@@ -197,4 +202,31 @@ export interface RunningSimulator {
   control: SimulatorControl;
   /** What the start found in `stateDir` of an earlier run (undefined: nothing, or no `stateDir`). */
   restored?: RestoredState;
+}
+
+/** The two shapes of an overturned verdict (`simulator/overturn.ts`). */
+export const OVERTURN_SHAPES = ['new-result', 'same-result'] as const;
+export type OverturnShape = (typeof OVERTURN_SHAPES)[number];
+
+/** What to overturn, and how (`SimulatorControl.overturn`). */
+export interface OverturnRequest {
+  readonly transactionId: string;
+  /** The outcome after the review. @default 'DISAPPROVED' */
+  readonly outcome?: MockTestValue;
+  /** @default 'same-result' */
+  readonly shape?: OverturnShape;
+}
+
+/** What an overturn did. */
+export interface OverturnOutcome {
+  readonly transactionId: string;
+  readonly shape: OverturnShape;
+  /** The resultId that now holds the new verdict. */
+  readonly resultId: string;
+  /** The resultId that held the verdict before. */
+  readonly previousResultId: string;
+  readonly result: string | undefined;
+  readonly previousResult: string | undefined;
+  /** The new `completed` of the announcement (ISO 8601 UTC). */
+  readonly completed: string;
 }

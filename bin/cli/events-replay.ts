@@ -18,9 +18,15 @@ import {
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
 import { PipelineError } from '../../shared/errors';
-import { type DetailOptions, storedDetail, unavailableDetail } from '../../shared/events/details';
+import {
+  changedDetail,
+  type DetailOptions,
+  storedDetail,
+  unavailableDetail,
+} from '../../shared/events/details';
 import { DETAIL_TYPES, type DetailType } from '../../shared/events/names';
 import type { ResultItem } from '../../shared/store/item';
+import { previousVersionOf } from '../../shared/store/versions';
 
 /** A replay that cannot start (range outside the archive, archive missing) or that ended FAILED/CANCELLED. */
 export class ReplayError extends PipelineError {
@@ -244,13 +250,21 @@ export function isReplayed(event: { detail?: unknown; 'replay-name'?: unknown })
 
 /**
  * The event that re-announces a stored item (`idv events replay --result-id`): the detail the pipeline
- * would publish for it now, built by the same checks (`./details`), with the replay marker.
+ * would publish for it now, built by the same checks (`./details`), with the replay marker. An item that
+ * holds a changed verdict (a later version) is re-announced as that change, its latest announcement.
  */
 export function replayOfItem(
   item: ResultItem,
   options: DetailOptions,
   replayName: string,
 ): { detailType: DetailType; detail: object } {
+  const previous = item.status === 'STORED' ? previousVersionOf(item) : undefined;
+  if (previous) {
+    return {
+      detailType: DETAIL_TYPES.resultChanged,
+      detail: markReplay(changedDetail(item, previous, options), replayName),
+    };
+  }
   return item.status === 'STORED'
     ? { detailType: DETAIL_TYPES.resultStored, detail: markReplay(storedDetail(item, options), replayName) }
     : {

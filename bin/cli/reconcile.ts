@@ -11,6 +11,7 @@ import { localQueueFacts, queueNameOf } from '../../local/reconcile-sources';
 import { RESULT_ID_PATTERN } from '../../shared/api/result-id';
 import {
   dlqIds,
+  type IdVersions,
   markerIds,
   queueMessages,
   type ReconcileReport,
@@ -101,11 +102,12 @@ ${TARGET_HELP}`,
         sources.push('enqueue markers');
         if (markers.truncated) partial.push('enqueue markers: stopped at 1,000,000 ids');
       }
-      const ends = await storeEnds(target.dynamo, table, enqueued);
+      const versions = new Map<string, IdVersions>();
+      const ends = await storeEnds(target.dynamo, table, enqueued, { versions });
       const report: ReconcileOutput = {
         target: target.description,
         sources,
-        ...reconcile({ enqueued, ends, dlq, ...(queued && { queued }) }),
+        ...reconcile({ enqueued, ends, dlq, versions, ...(queued && { queued }) }),
         ...(waiting !== undefined && { queueMessages: waiting }),
         ...(partial.length > 0 && { partial }),
       };

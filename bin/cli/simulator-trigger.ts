@@ -8,6 +8,9 @@
  * `/__sim/communications`) before completion. Only for the simulator: the command first checks that the
  * base URL answers the simulator's `/__sim/stats`, and posts only to a link on that same origin. `--local`
  * finds the simulator of a running `npm start` in its data directory's stack file.
+ *
+ * `idv simulator trigger overturn TRANSACTION_ID [--to OUTCOME] [--shape same-result|new-result]` changes a
+ * completed transaction's verdict as a manual review would (`/__sim/overturn`, `simulator/overturn.ts`).
  */
 
 import { resolve } from 'node:path';
@@ -22,6 +25,7 @@ import { closest } from '../../shared/args';
 import type { IdvClient, SecureLinkInput } from '../../shared/client/client';
 import { CONTROL_SECRET_HEADER } from '../../simulator/access';
 import { CHECK_NAMES, SECURITY_FEATURES } from '../../simulator/result-checks';
+import { OVERTURN_SHAPES } from '../../simulator/types';
 import { clientFromFlags } from './connection';
 import { UsageError } from './errors';
 import { list, str } from './flags';
@@ -41,7 +45,8 @@ export const simulatorTriggerCommand: CliCommand = {
   usage:
     'simulator trigger OUTCOME [--product P] [--customer-reference R] [--checks NAME=VALUE,…] ' +
     '[--document-validation FEATURE=VALUE,…] [--communication SENT|FAILED] [--digital-signing] ' +
-    '[--local [--data-dir DIR]]',
+    '[--local [--data-dir DIR]]  |  simulator trigger overturn TRANSACTION_ID [--to OUTCOME] ' +
+    `[--shape ${OVERTURN_SHAPES.join('|')}] [--local [--data-dir DIR]]`,
   help: `  OUTCOME                  ${OUTCOMES.join(', ')}
   --product P              ${SECURE_LINK_PRODUCTS.filter((p) => p !== 'FACE_LINK').join(', ')} (default IDV_STANDARD)
   --customer-reference R   your reference, returned in the poll record and the result
@@ -57,6 +62,12 @@ export const simulatorTriggerCommand: CliCommand = {
 Creates a secure link (POST /api/v2/secureidlink) and completes it through the link's hosted flow,
 as a tester picking OUTCOME in the browser would; the other flags go through the simulator's controls
 first. Prints transactionId, resultId and result.
+overturn TRANSACTION_ID   change a completed transaction's verdict as a manual review would:
+  --to OUTCOME             the verdict after the review, one of ${MOCK_TEST_VALUES.join(', ')} (default DISAPPROVED)
+  --shape S                same-result (default): the same resultId announced again (poll record, result
+                           webhook) with a later completed and a changed body; new-result: a new resultId
+                           for the same transaction
+  Prints transactionId, shape, resultId, previousResultId, result, previousResult, completed.
 Works against the simulator only (npm run simulator, or npm start with --local), never the service.`,
   options: {
     product: { type: 'string' },
@@ -65,11 +76,17 @@ Works against the simulator only (npm run simulator, or npm start with --local),
     'document-validation': { type: 'string', multiple: true },
     communication: { type: 'string' },
     'digital-signing': { type: 'boolean' },
+    to: { type: 'string' },
+    shape: { type: 'string' },
     local: { type: 'boolean' },
     'data-dir': { type: 'string' },
   },
   positionals: true,
   async run(ctx) {
+    if (ctx.positionals[0]?.toLowerCase() === 'overturn') return overturn(ctx);
+    for (const flag of ['to', 'shape']) {
+      if (str(ctx, flag) !== undefined) throw new UsageError(`--${flag} goes with overturn`, NAME);
+    }
     const outcome = outcomeOf(ctx);
     const product = productOf(ctx);
     const controls = controlsOf(ctx, outcome);
@@ -136,6 +153,39 @@ Works against the simulator only (npm run simulator, or npm start with --local),
     };
   },
 };
+
+/** `overturn TRANSACTION_ID [--to OUTCOME] [--shape S]`: one `/__sim/overturn` control. */
+async function overturn(ctx: CommandContext): Promise<unknown> {
+  const [, transactionId, ...rest] = ctx.positionals;
+  if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`, NAME);
+  if (transactionId === undefined || transactionId === '') {
+    throw new UsageError('missing TRANSACTION_ID: overturn TRANSACTION_ID [--to OUTCOME]', NAME);
+  }
+  const to = (str(ctx, 'to') ?? 'DISAPPROVED').toUpperCase();
+  if (!(MOCK_TEST_VALUES as readonly string[]).includes(to)) {
+    const guess = closest(to, MOCK_TEST_VALUES);
+    throw new UsageError(
+      `--to must be one of ${MOCK_TEST_VALUES.join(', ')}${guess ? ` (did you mean ${guess}?)` : ''}`,
+      NAME,
+    );
+  }
+  const shape = str(ctx, 'shape') ?? 'same-result';
+  if (!(OVERTURN_SHAPES as readonly string[]).includes(shape)) {
+    throw new UsageError(`--shape must be one of ${OVERTURN_SHAPES.join(', ')}`, NAME);
+  }
+  const { base, controlSecret } = targetOf(ctx);
+  const http = withControlSecret(ctx.io.fetch ?? globalThis.fetch, base, controlSecret);
+  await checkSimulator(http, base);
+  const answer = await getJson(http, new URL('/__sim/overturn', base).href, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ transactionId, outcome: to, shape }),
+  });
+  if (answer.status === 404) throw new Error('the simulator has no such transaction (or its result expired)');
+  if (answer.status === 409) throw new Error('the transaction has not completed yet: nothing to overturn');
+  if (!answer.ok) throw new Error(`the simulator refused the overturn (HTTP ${answer.status})`);
+  return answer.body;
+}
 
 function outcomeOf(ctx: CommandContext): TriggerOutcome {
   const [value, ...rest] = ctx.positionals;

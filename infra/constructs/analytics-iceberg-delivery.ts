@@ -188,8 +188,8 @@ function createDeliveryStream(
         {
           destinationDatabaseName: props.databaseName,
           destinationTableName: RESULTS_RAW_TABLE,
-          // One row per result: each record is an update keyed by result_id (the transform says so).
-          uniqueKeys: ['result_id'],
+          // One row per result and version: each record is an update keyed by both (the transform says so).
+          uniqueKeys: ['result_id', 'version'],
           s3ErrorOutputPrefix: errorsPrefix,
         },
       ],
@@ -275,7 +275,7 @@ function subscribe(
     description: 'Result events of the pipeline → the analytics delivery stream (Iceberg).',
     eventPattern: {
       source: [EVENT_SOURCE],
-      detailType: [DETAIL_TYPES.resultStored, DETAIL_TYPES.resultUnavailable],
+      detailType: [DETAIL_TYPES.resultStored, DETAIL_TYPES.resultUnavailable, DETAIL_TYPES.resultChanged],
     },
   });
   // No DLQ on the target: EventBridge retries for 24 hours, and a row it still could not deliver comes

@@ -41,7 +41,11 @@ export const SECTION_MESSAGE_COLUMNS = Object.fromEntries(
 
 /** Every column of the `results` view, in order. */
 export const PROJECTION_COLUMNS: readonly ProjectionColumn[] = [
-  column('result_id', 'string', 'resultId of the service; exactly one row per value'),
+  column(
+    'result_id',
+    'string',
+    'resultId of the service; one row per value and version (the results view: one row per value)',
+  ),
   column('transaction_id', 'string', 'transactionId of the result'),
   column('customer_reference', 'string', 'reference the company supplied at creation'),
   column('user_id', 'string', 'user of the account that requested the transaction'),
@@ -105,6 +109,17 @@ export const PROJECTION_COLUMNS: readonly ProjectionColumn[] = [
   ...Object.entries(SECTION_MESSAGE_COLUMNS).map(([name, section]) =>
     column(name, 'string-array', `reason keys of the ${section} section; NULL when it has none`),
   ),
+  column(
+    'version',
+    'integer',
+    "version of the transaction's verdict: 1 for the first, 2, 3, … after the service changed it",
+  ),
+  column(
+    'previous_result_id',
+    'string',
+    'resultId that held the verdict this version replaced; NULL for version 1',
+  ),
+  column('previous_result', 'string', 'overall result this version replaced; NULL for version 1'),
 ];
 
 /** The partition column of the Glue table (a path segment `day=yyyy-MM-dd`, also inside each record). */

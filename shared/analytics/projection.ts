@@ -1,10 +1,11 @@
 /**
  * The analytics projection: one flat record per result event, no personal data (docs/analytics.md).
  *
- * A pure function of the pipeline's own events (`VerificationResultStored`, `VerificationResultUnavailable`):
- * only the listed fields are read, each checked for its type and shape, so whatever else a detail might
- * carry never reaches a record. One object per result and status, at a deterministic key: a re-delivered
- * event overwrites its own object, and the `results` view keeps one row per result (STORED wins).
+ * A pure function of the pipeline's own events (`VerificationResultStored`, `VerificationResultUnavailable`,
+ * and `VerificationResultChanged` for a later version of a verdict): only the listed fields are read, each
+ * checked for its type and shape, so whatever else a detail might carry never reaches a record. One object
+ * per result, version and status, at a deterministic key: a re-delivered event overwrites its own object,
+ * and the `results` view keeps one row per result (its latest version; STORED wins over UNAVAILABLE).
  */
 
 import type { CustomerReferenceMode } from '../config';
@@ -59,6 +60,10 @@ export interface ProjectionRecord {
   digital_signing_messages: string[] | null;
   vog_messages: string[] | null;
   face_link_messages: string[] | null;
+  /** Version of the transaction's verdict: 1 for a Stored or Unavailable event, n for a Changed one. */
+  version: number;
+  previous_result_id: string | null;
+  previous_result: string | null;
 }
 
 /** Options of {@link projectEvent}. */
@@ -127,7 +132,9 @@ export function projectEvent(
   options: ProjectionOptions = {},
 ): ProjectionRecord | undefined {
   const type = event['detail-type'];
-  const stored = type === DETAIL_TYPES.resultStored;
+  const changed = type === DETAIL_TYPES.resultChanged;
+  // A changed verdict is a stored version of its result: the same columns, and its version.
+  const stored = type === DETAIL_TYPES.resultStored || changed;
   if (!stored && type !== DETAIL_TYPES.resultUnavailable) return undefined;
   const detail =
     event.detail && typeof event.detail === 'object' ? (event.detail as Record<string, unknown>) : {};
@@ -161,6 +168,11 @@ export function projectEvent(
     ]),
   );
   const reference = text(detail['customerReference'], 64);
+  const version = changed ? wholeNumber(detail['version']) : 1;
+  const previousResultId = changed ? detail['previousResultId'] : undefined;
+  if (version === null || version < 1) {
+    throw new ProjectionError(`${String(type)} event of ${resultId} without a valid version: not projected`);
+  }
   return {
     result_id: resultId,
     transaction_id: text(detail['transactionId']),
@@ -192,6 +204,10 @@ export function projectEvent(
     vog_status: code(detail['vogStatus']) ?? null,
     additional_document_types: nonEmpty(codes(detail['additionalDocumentTypes'])),
     ...messageColumns,
+    version,
+    previous_result_id:
+      typeof previousResultId === 'string' && RESULT_ID.test(previousResultId) ? previousResultId : null,
+    previous_result: changed ? (code(detail['previousResult']) ?? null) : null,
   } as ProjectionRecord;
 }
 
@@ -228,12 +244,16 @@ function codes(value: unknown, max = 64): string[] | null {
 }
 
 /**
- * Key of a record's object: `analytics/results/day=yyyy-MM-dd/{resultId}.{stored|unavailable}.json`.
- * One object per result and status, so a re-delivered event overwrites its own object; the `.` before
- * the status cannot come from the resultId part, whose escapes are always `.` plus two hex digits.
+ * Key of a record's object: `analytics/results/day=yyyy-MM-dd/{resultId}.{stored|unavailable}.json`, and
+ * `{resultId}.v{n}.stored.json` for version `n` (2, 3, …) of a changed verdict. One object per result,
+ * version and status, so a re-delivered event overwrites its own object; the `.` before the status cannot
+ * come from the resultId part, whose escapes are always `.` plus two hex digits.
  */
-export function recordKey(record: Pick<ProjectionRecord, 'result_id' | 'status' | 'day'>): string {
-  return `${PROJECTION_PREFIX}${PARTITION_COLUMN}=${record.day}/${projectionKeyPart(record.result_id)}.${record.status.toLowerCase()}.json`;
+export function recordKey(
+  record: Pick<ProjectionRecord, 'result_id' | 'status' | 'day'> & { version?: number },
+): string {
+  const version = record.version !== undefined && record.version > 1 ? `.v${record.version}` : '';
+  return `${PROJECTION_PREFIX}${PARTITION_COLUMN}=${record.day}/${projectionKeyPart(record.result_id)}${version}.${record.status.toLowerCase()}.json`;
 }
 
 /** The object body of a record: one line of JSON (what both JSON readers expect). */

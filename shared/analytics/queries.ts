@@ -27,6 +27,7 @@ export const SAVED_QUERY_NAMES = [
   'unavailable-results',
   'time-completed-to-stored',
   'section-outcomes',
+  'overturned-verdicts',
 ] as const;
 /** A saved query name. */
 export type SavedQueryName = (typeof SAVED_QUERY_NAMES)[number];
@@ -58,9 +59,10 @@ export const RESULTS_VIEW = 'results';
 export const RESULTS_RAW_TABLE = 'result_rows';
 
 /**
- * SQL of the `results` view over `result_rows`: one row per result, the STORED record when there is one
- * (a result the service answered 404 for and later served), else the latest. The same text defines the
- * Athena view and the DuckDB view.
+ * SQL of the `results` view over `result_rows`: one row per result — its latest version (a verdict the
+ * service changed after it was stored has one row per version in `result_rows`), the STORED record when
+ * there is one (a result the service answered 404 for and later served), else the latest. The same text
+ * defines the Athena view and the DuckDB view.
  */
 export function resultsViewSql(): string {
   return readFileSync(join(HERE, 'results-view.sql'), 'utf8').trim();

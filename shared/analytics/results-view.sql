@@ -6,5 +6,9 @@ SELECT
   completed_to_stored_seconds, document_validation_approved, document_validation_not_applicable,
   sanction_list_result, lost_and_stolen_result, vog_status, additional_document_types, identity_messages,
   right_to_work_messages, face_verify_messages, driving_license_messages, payroll_tax_statement_messages,
-  digital_signing_messages, vog_messages, face_link_messages
-FROM result_rows
+  digital_signing_messages, vog_messages, face_link_messages, version, previous_result_id, previous_result
+FROM (
+  SELECT *, row_number() OVER (PARTITION BY result_id ORDER BY coalesce(version, 1) DESC) AS version_rank
+  FROM result_rows
+) latest
+WHERE version_rank = 1

@@ -27,7 +27,9 @@ import {
   erasureKey,
 } from '../store/erasure-record';
 import { type ResultItem, resultItemKey } from '../store/item';
+import { resultVersionPrefix } from '../store/keys';
 import { RESULTS_TABLE } from '../store/table-schema';
+import { historyOf } from '../store/versions';
 import { erasureReceipt, type ReceiptScope } from './bounds';
 import { type FenceOptions, fencePublication } from './fence';
 import { listPrefix, purgePrefix, type S3Dialect } from './s3-purge';
@@ -102,15 +104,43 @@ export interface ErasurePlan {
   readonly erased?: { readonly state: string; readonly erasedAt?: string };
 }
 
-/** The resultIds `selector` picks: the id itself, or every result of the transaction or reference. */
+/**
+ * The resultIds `selector` picks: the id itself with the results that hold other versions of its verdict
+ * (a new resultId the service issued for the transaction after a review, or the one before it:
+ * docs/changed-verdicts.md), or every result of the transaction or reference.
+ */
 export async function selectResults(deps: ErasureDeps, selector: ErasureSelector): Promise<string[]> {
-  if (selector.by === 'result-id') return [selector.value];
   const query = { dynamo: deps.dynamo, s3: deps.s3, tableName: deps.tableName };
+  if (selector.by === 'result-id') return linkedVersions(deps, query, selector.value);
   const items =
     selector.by === 'transaction-id'
       ? await resultsByTransaction(query, selector.value)
       : await resultsByReference(query, selector.value);
   return [...new Set(items.map((item) => item.resultId))];
+}
+
+/** `resultId` and the results of its transaction whose version history names it, or that its history names. */
+async function linkedVersions(
+  deps: ErasureDeps,
+  query: Parameters<typeof resultsByTransaction>[0],
+  resultId: string,
+): Promise<string[]> {
+  const item = (await getByKey(deps, deps.tableName, resultItemKey(resultId))) as ResultItem | undefined;
+  if (!item?.transactionId) return [resultId];
+  const named = (of: ResultItem) => new Set((of.versions ?? []).map((v) => v.resultId));
+  const own = named(item);
+  const linked = (await resultsByTransaction(query, item.transactionId))
+    .filter((other) => own.has(other.resultId) || named(other).has(resultId))
+    .map((other) => other.resultId);
+  return [...new Set([resultId, ...linked])];
+}
+
+/** The versions of the verdict `item` holds under its own resultId, as the erasure record reports them. */
+function versionsOf(item: ResultItem | undefined, resultId: string) {
+  if (!item?.versions) return undefined;
+  return historyOf(item)
+    .filter((v) => v.resultId === resultId)
+    .map((v) => ({ version: v.version, resultId, objectsPrefix: resultVersionPrefix(resultId, v.version) }));
 }
 
 /** The table name of a registered table, or undefined when the caller has none (no markers table). */
@@ -252,6 +282,9 @@ export async function eraseResult(
     erasedAt,
     counts: add(earlier?.counts, counts),
     receipt,
+    ...((versionsOf(item, resultId) ?? earlier?.versions) && {
+      versions: versionsOf(item, resultId) ?? earlier?.versions,
+    }),
   };
   await records.put(record);
   await deps.events.publish(

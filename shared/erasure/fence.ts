@@ -10,7 +10,7 @@
  * the holder marks or releases it, at the latest until the claim's expiry, which is after the holder's
  * invocation is over). Every claim and mark refuses a fenced record ({@link unlessFenced}), so once the
  * fence is set no delivery can claim (the conditions live with the record, `store/publication.ts`), and the erasure then deletes what a finished or dead holder left.
- * The fenced record keeps no status and no token: only `erasedAt` and a TTL.
+ * The fenced record keeps no status, version and no token: only `erasedAt` and a TTL.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -122,9 +122,9 @@ export async function fencePublication(
         new UpdateCommand({
           TableName: table,
           Key: key,
-          UpdateExpression: `SET ${FENCE_ATTRIBUTE} = :at, expiresAt = :ttl REMOVE #status, publishedAt, claim, claimExpiresAt`,
+          UpdateExpression: `SET ${FENCE_ATTRIBUTE} = :at, expiresAt = :ttl REMOVE #status, publishedAt, claim, claimExpiresAt, #version, claimVersion`,
           ConditionExpression: [NO_CLAIM, CLAIM_IS_OVER, ...(outlived ? [CLAIM_OUTLIVED] : [])].join(' OR '),
-          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
           ExpressionAttributeValues: {
             ':at': erasedAt,
             ':ttl': expiresAt,

@@ -60,7 +60,7 @@ export const ITEM_TRACES: readonly ItemTrace[] = [
     kind: 'result-item',
     table: 'results',
     key: resultItemKey,
-    holds: 'the result document (or its reference), identifiers, poll metadata',
+    holds: 'the result document (or its reference), identifiers, poll metadata, the history of its versions',
   },
   {
     kind: 'publication-record',
@@ -74,7 +74,12 @@ export const ITEM_TRACES: readonly ItemTrace[] = [
     key: pollRecordKey,
     holds: "the service's polling record: transactionId, product, customerReference, userId, completed",
   },
-  { kind: 'enqueue-marker', table: 'markers', key: enqueueMarkerKey, holds: 'enqueue time' },
+  {
+    kind: 'enqueue-marker',
+    table: 'markers',
+    key: enqueueMarkerKey,
+    holds: 'enqueue time and the polling record completion time',
+  },
 ];
 
 /** The erasure's own record: written, never deleted (it is the proof, and the fence); it expires by TTL. */
@@ -90,7 +95,7 @@ export const OBJECT_TRACES: readonly ObjectTrace[] = [
   {
     kind: 'result-objects',
     prefix: resultObjectsPrefix,
-    holds: 'result.json, decoded images and files',
+    holds: 'result.json, decoded images and files, of every version (versions/<n>/ under the prefix)',
   },
   { kind: 'staged-uploads', prefix: resultStagingPrefix, holds: 'large blobs before their final key' },
 ];

@@ -74,6 +74,34 @@ export interface DocumentsUploadedDetail {
   environment: ServiceEnvironment;
 }
 
+/**
+ * `detail` of `VerificationResultChanged`: a verdict stored before was changed by the service, and the
+ * new version is stored. Identifiers, versions, verdicts and reason keys only.
+ */
+export interface ResultChangedDetail {
+  /** The transaction whose verdict changed, when it is id-shaped. */
+  transactionId?: string;
+  /** The result that holds the new verdict (the same as `previousResultId` when the service announced it again). */
+  resultId: string;
+  previousResultId: string;
+  /** Version of the new verdict (2, 3, …) and of the one it replaces: with `resultId`, the dedupe key. */
+  version: number;
+  previousVersion: number;
+  result: ResultValue;
+  previousResult: ResultValue;
+  sections: Partial<Record<ResultSection, ResultValue>>;
+  previousSections: Partial<Record<ResultSection, ResultValue>>;
+  /** Reason keys of the new verdict (entries not shaped like one are left out). */
+  messages: string[];
+  product?: Product | 'UNKNOWN';
+  /** When the service completed each version (its `completed`), when known: the order of versions. */
+  completed?: string;
+  previousCompleted?: string;
+  storedAt: string;
+  environment: ServiceEnvironment;
+  storage: { table: string; bucket: string; resultKey: string };
+}
+
 /** `detail` of `VerificationResultErased`. */
 export interface ResultErasedDetail {
   resultId: string;

@@ -27,8 +27,10 @@ import { isJsonObject } from '../json-object';
 import type { ResultItem } from '../store/item';
 import { resultJsonKey } from '../store/keys';
 import { itemSummaryDetail } from '../store/summary';
+import { type ResultVersion, versionOf } from '../store/versions';
 import type {
   DocumentsUploadedDetail,
+  ResultChangedDetail,
   ResultIdentifiers,
   ResultStoredDetail,
   ResultUnavailableDetail,
@@ -228,6 +230,46 @@ export function storedDetail(item: ResultItem, options: DetailOptions): ResultSt
       bucket: item.bucket ?? options.store.bucket,
       resultKey: item.resultKey ?? resultJsonKey(item.resultId),
       objectCount: item.objectCount ?? item.objects?.length ?? 0,
+    },
+  };
+}
+
+/**
+ * `detail` of `VerificationResultChanged` for a STORED item that holds a later version, and the version
+ * before it (from the item's history). Identifiers, versions, verdicts and reason keys only: no
+ * customerReference or userId, whatever the environment's setting.
+ */
+export function changedDetail(
+  item: ResultItem,
+  previous: ResultVersion,
+  options: DetailOptions,
+): ResultChangedDetail {
+  checkResultId(item);
+  if (!RESULT_ID_PATTERN.test(previous.resultId)) {
+    throw new PipelineError('the previous version resultId breaks the resultId rule: no event published');
+  }
+  const { transactionId, product, completed } = identifiers(item, options);
+  const previousCompleted = previous.completedKnown ? matching(previous.completed, ISO_UTC) : undefined;
+  return {
+    ...(transactionId && { transactionId }),
+    resultId: item.resultId,
+    previousResultId: previous.resultId,
+    version: versionOf(item),
+    previousVersion: previous.version,
+    result: resultValue(item.result),
+    previousResult: resultValue(previous.result),
+    sections: sectionValues(item.sections),
+    previousSections: sectionValues(previous.sections),
+    messages: reasonKeys(item.messages).messages,
+    ...(product && { product }),
+    ...(completed && { completed }),
+    ...(previousCompleted && { previousCompleted }),
+    storedAt: item.storedAt,
+    environment: options.environment,
+    storage: {
+      table: options.store.table,
+      bucket: item.bucket ?? options.store.bucket,
+      resultKey: item.resultKey ?? resultJsonKey(item.resultId, versionOf(item)),
     },
   };
 }

@@ -6,6 +6,7 @@
 
 export type {
   DocumentsUploadedDetail,
+  ResultChangedDetail,
   ResultErasedDetail,
   ResultIdentifiers,
   ResultStoredDetail,

@@ -8,6 +8,11 @@ export const DETAIL_TYPES = {
   documentsUploaded: 'VerificationDocumentsUploaded',
   /** A result was erased on request (docs/erasure.md, "How it runs"): downstream copies should go too. */
   resultErased: 'VerificationResultErased',
+  /**
+   * The service changed a stored verdict (a manual review): a new version was stored (docs/events.md,
+   * "VerificationResultChanged").
+   */
+  resultChanged: 'VerificationResultChanged',
 } as const;
 export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
 

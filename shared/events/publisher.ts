@@ -6,13 +6,19 @@
  */
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { EventPublishError } from '../errors';
-import type { DocumentsUploadedDetail, ResultStoredDetail, ResultUnavailableDetail } from './detail-types';
+import type {
+  DocumentsUploadedDetail,
+  ResultChangedDetail,
+  ResultStoredDetail,
+  ResultUnavailableDetail,
+} from './detail-types';
 import { DETAIL_TYPES, type DetailType, EVENT_SOURCE } from './names';
 
 // The detail types live apart from the publisher (and its AWS SDK import), so that the package's
 // `idv-pipeline/events` declarations need no SDK; re-exported for the pipeline's own modules.
 export type {
   DocumentsUploadedDetail,
+  ResultChangedDetail,
   ResultIdentifiers,
   ResultStoredDetail,
   ResultUnavailableDetail,
@@ -24,6 +30,7 @@ export interface EventPublisher {
   publishResultStored(detail: ResultStoredDetail): Promise<void>;
   publishResultUnavailable(detail: ResultUnavailableDetail): Promise<void>;
   publishDocumentsUploaded(detail: DocumentsUploadedDetail): Promise<void>;
+  publishResultChanged(detail: ResultChangedDetail): Promise<void>;
 }
 
 /** EventBridge-backed publisher: one `PutEvents` entry per event; a failed entry is an error. */
@@ -46,6 +53,10 @@ export class EventBridgePublisher implements EventPublisher {
 
   publishDocumentsUploaded(detail: DocumentsUploadedDetail): Promise<void> {
     return this.#put(DETAIL_TYPES.documentsUploaded, detail);
+  }
+
+  publishResultChanged(detail: ResultChangedDetail): Promise<void> {
+    return this.#put(DETAIL_TYPES.resultChanged, detail);
   }
 
   async #put(detailType: DetailType, detail: object): Promise<void> {

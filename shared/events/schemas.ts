@@ -5,6 +5,7 @@
 
 import type { DetailType } from './names';
 import documentsUploaded from './schemas/VerificationDocumentsUploaded.schema.json';
+import resultChanged from './schemas/VerificationResultChanged.schema.json';
 import resultErased from './schemas/VerificationResultErased.schema.json';
 import resultStored from './schemas/VerificationResultStored.schema.json';
 import resultUnavailable from './schemas/VerificationResultUnavailable.schema.json';
@@ -18,4 +19,5 @@ export const EVENT_DETAIL_SCHEMAS: Readonly<Record<DetailType, JsonSchema>> = {
   VerificationResultUnavailable: resultUnavailable,
   VerificationDocumentsUploaded: documentsUploaded,
   VerificationResultErased: resultErased,
+  VerificationResultChanged: resultChanged,
 };

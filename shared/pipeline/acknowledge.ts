@@ -22,11 +22,16 @@ export function visibleEnd(state: ResultState): VisibleEnd | undefined {
 }
 
 /**
- * True when the record that refused a `status` claim says that status's event is out: a mark is written
- * only after the item, so the item is there (no second read needed).
+ * True when the record that refused a `status` claim (of `version`, the first by default) says that
+ * status's event is out, for that version or a later one: a mark is written only after the item, so the
+ * item is there (no second read needed).
  */
-export function publishedFor(status: ResultStatus, record: PublicationRecord | undefined): boolean {
-  return record?.publishedAt !== undefined && record.status === status;
+export function publishedFor(
+  status: ResultStatus,
+  record: PublicationRecord | undefined,
+  version = 1,
+): boolean {
+  return record?.publishedAt !== undefined && record.status === status && (record.version ?? 1) >= version;
 }
 
 /** What a delivery whose claim was refused reports, once it has read the store. */

@@ -5,7 +5,9 @@
  * is skipped: its message is still in the queue or being worked on (a failed attempt reappears after the
  * visibility timeout, so a record pending for longer than that is enqueued again, once). The table holds
  * no personal data; `expiresAt` lets DynamoDB's TTL delete old markers, and because TTL deletion is lazy
- * (and the local emulator has none) the condition compares `enqueuedAt` itself.
+ * (and the local emulator has none) the condition compares `enqueuedAt` itself. A marker also keeps the
+ * record's `completed`: a record announced again with another `completed` (a verdict the service changed,
+ * docs/changed-verdicts.md) is a new announcement and is enqueued at once, window or not.
  */
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describeError } from '../errors';
@@ -19,8 +21,15 @@ export function enqueueMarkerKey(resultId: string): string {
 
 /** What the poll needs: claim markers before sending, release them when the send failed. */
 export interface EnqueueMarkers {
-  /** The resultIds (of `resultIds`) this run may enqueue now; the others were enqueued within the window. */
-  claim(resultIds: readonly string[], now: Date): Promise<Set<string>>;
+  /**
+   * The resultIds (of `resultIds`) this run may enqueue now; the others were enqueued within the window
+   * with the same `completed` (`completedOf`, the poll record's, when known).
+   */
+  claim(
+    resultIds: readonly string[],
+    now: Date,
+    completedOf?: (resultId: string) => string | undefined,
+  ): Promise<Set<string>>;
   /** Gives claimed markers back (the send failed), so the next run enqueues them without waiting. */
   release(resultIds: readonly string[], claimedAt: Date): Promise<void>;
 }
@@ -44,12 +53,17 @@ export class DynamoEnqueueMarkers implements EnqueueMarkers {
     this.#o = options;
   }
 
-  async claim(resultIds: readonly string[], now: Date): Promise<Set<string>> {
+  async claim(
+    resultIds: readonly string[],
+    now: Date,
+    completedOf?: (resultId: string) => string | undefined,
+  ): Promise<Set<string>> {
     const nowMs = now.getTime();
     const windowMs = this.#o.windowSeconds * 1000;
     const claimed = new Set<string>();
     let unmarked = 0;
     await eachLimited(resultIds, this.#o.concurrency ?? 16, async (resultId) => {
+      const completed = completedOf?.(resultId);
       try {
         await this.#o.client.send(
           new PutCommand({
@@ -58,9 +72,17 @@ export class DynamoEnqueueMarkers implements EnqueueMarkers {
               resultId: enqueueMarkerKey(resultId),
               enqueuedAt: nowMs,
               expiresAt: Math.ceil((nowMs + 2 * windowMs) / 1000),
+              ...(completed !== undefined && { completed }),
             },
-            ConditionExpression: 'attribute_not_exists(resultId) OR enqueuedAt <= :cutoff',
-            ExpressionAttributeValues: { ':cutoff': nowMs - windowMs },
+            // Another `completed` than the marker's is a new announcement of the result.
+            ConditionExpression:
+              completed === undefined
+                ? 'attribute_not_exists(resultId) OR enqueuedAt <= :cutoff'
+                : 'attribute_not_exists(resultId) OR enqueuedAt <= :cutoff OR attribute_not_exists(completed) OR completed <> :completed',
+            ExpressionAttributeValues: {
+              ':cutoff': nowMs - windowMs,
+              ...(completed !== undefined && { ':completed': completed }),
+            },
           }),
         );
         claimed.add(resultId);

@@ -1,7 +1,9 @@
 /**
  * The fetch-result use-case, one queue message at a time:
  *
- *   already stored and announced → skip (no service call)
+ *   already stored and announced → skip (no service call), unless the message says the service completed
+ *                                  it again later: fetch → claim that version → its S3 objects →
+ *                                  conditional put over the version before → publish Changed → mark
  *   stored, not announced        → claim → publish → mark
  *   otherwise                    → fetch → claim → S3 objects → erasure record looked at again →
  *                                  conditional item put → publish → mark
@@ -15,32 +17,30 @@
  * concurrent delivery of the same resultId finds the claim and leaves the work to its holder, whose own
  * message stays in the queue until the event is marked (docs/pipeline.md, "One event per result"); it is
  * acknowledged only when the store shows the result STORED, UNAVAILABLE or erased, and fails otherwise
- * (`acknowledge.ts`). Claim
+ * (`acknowledge.ts`). Claim, step-aside, publish and mark live in `publication-steps.ts`. Claim
  * and mark are small writes of the result's publication record, never of the item. Dependencies come in
  * as arguments so tests can make any step fail once. The body is streamed into the store as it arrives
  * (docs/pipeline.md, "Streaming fetch-and-store").
  */
-import { randomUUID } from 'node:crypto';
 import type { ServiceEnvironment } from '../api/enums';
 import { NotFoundError, RateLimitError, ServiceError, UnauthorizedError } from '../client/errors';
 import type { CustomerReferenceMode } from '../config';
 import { ClaimHeldElsewhereError, describeError, PipelineError } from '../errors';
-import { storedDetail, unavailableDetail, uploadedDetail } from '../events/details';
+import { uploadedDetail } from '../events/details';
 import type { EventPublisher } from '../events/publisher';
 import { type Logger, withCorrelation } from '../logger';
 import {
+  asNextVersion,
   buildStoredItem,
   buildUnavailableItem,
   expiresAtFor,
   type ResultHints,
   type ResultItem,
-  type ResultStatus,
 } from '../store/item';
-import type { ClaimResult, PublishClaim } from '../store/publication';
-import type { ItemPut, ResultState, StoredResult } from '../store/result-store';
+import type { PublishClaim } from '../store/publication';
+import type { ItemPut, StoredResult } from '../store/result-store';
+import { isLaterCompletion, versionOf } from '../store/versions';
 import { ResultContentError } from '../stream/errors';
-import { publishedFor, refusedClaimOutcome } from './acknowledge';
-import { claimExpiry } from './fetch-budget';
 import {
   isUploadMessage,
   parseQueueMessage,
@@ -48,6 +48,19 @@ import {
   type ResultMessage,
   type UploadMessage,
 } from './messages';
+import {
+  announce,
+  type ClaimStore,
+  claimAndAnnounce,
+  claimExpired,
+  claimOrStepAside,
+  clock,
+  HELD,
+  newClaim,
+  nowMs,
+  releaseClaim,
+  stepAside,
+} from './publication-steps';
 
 /** What fetch-result needs from the service client (`IdvClient` fits): the raw result body, streamed. */
 export interface ResultSource {
@@ -76,19 +89,12 @@ export interface RecordBudget {
 }
 
 /** What fetch-result needs from the store (`ResultStore` fits). */
-export interface ResultStorePort {
-  readonly bucket: string;
-  readonly table: string;
-  /**
-   * The item (with `eventPublishedAt`) and whether the result was erased on request (an erased result is
-   * never fetched again); `erasure: false` skips the erasure read (`ResultStore.readState`).
-   */
-  readState(resultId: string, options?: { erasure?: boolean }): Promise<ResultState>;
+export interface ResultStorePort extends ClaimStore {
   /**
    * Stores the body's blobs and result.json as it is read (`ResultStore.storeResult`). Throws
    * `ResultContentError` for a body or value that cannot be stored as it came (docs/pipeline.md).
    */
-  storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult>;
+  storeResult(resultId: string, body: AsyncIterable<Uint8Array>, version?: number): Promise<StoredResult>;
   /** Whether the result's erasure record exists now (the look after the last object). */
   isErased(resultId: string): Promise<boolean>;
   /** Deletes the objects of `stored` (a fetch that lost the race with an erasure after its claim expired). */
@@ -98,23 +104,15 @@ export interface ResultStorePort {
   /** Conditional put of an UNAVAILABLE item: written, or the item (of either status) already there. */
   putUnavailableItem(item: ResultItem): Promise<ItemPut>;
   /**
-   * Claims the publication of the item's event (`ResultStore.claimPublication`): not claimed if it is
-   * published or another delivery holds an unexpired claim, with the publication record that said so.
-   * `expiresAt` is the item's TTL (epoch seconds), for the claim's record.
+   * Conditional put of a later version of a STORED item, only over the version before it
+   * (`ResultStore.putVersionItem`): written, or the item already there.
    */
-  claimPublication(
-    resultId: string,
-    status: ResultStatus,
-    claim: PublishClaim,
-    nowMs: number,
-    expiresAt?: number,
-  ): Promise<ClaimResult>;
+  putVersionItem(item: ResultItem): Promise<ItemPut>;
   /**
-   * Gives up this delivery's claim (`ResultStore.releaseClaim`) after a failure before publishing, so a
-   * redelivery under another message (a DLQ redrive, the poll) need not wait for it to expire.
+   * The latest STORED item of `transactionId` other than `resultId` (`ResultStore.latestOfTransaction`):
+   * the verdict a new resultId of the transaction replaces.
    */
-  releaseClaim(resultId: string, token: string): Promise<void>;
-  markPublished(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void>;
+  latestOfTransaction(transactionId: string, resultId: string): Promise<ResultItem | undefined>;
 }
 
 /**
@@ -151,6 +149,8 @@ export interface FetchResultDeps {
 /** What happened to one message. */
 export type FetchOutcome =
   | 'stored'
+  /** A later version of a stored result was stored and announced (`VerificationResultChanged`). */
+  | 'changed'
   | 'unavailable'
   | 'duplicate'
   | 'announced-pending'
@@ -246,31 +246,6 @@ function failureLine(error: unknown): string {
   return 'message failed: left for redelivery';
 }
 
-function clock(deps: FetchResultDeps): string {
-  return (deps.now ?? (() => new Date()))().toISOString();
-}
-
-function nowMs(deps: FetchResultDeps): number {
-  return (deps.now ?? (() => new Date()))().getTime();
-}
-
-/**
- * A new claim for this delivery, holding until the invocation is certainly over; undefined outside an
- * invocation (no deadline and no `claimTtlMs`): with no bound on its life a claim could only wait for an
- * arbitrary expiry, so such a caller publishes unclaimed, at least once, as without claims.
- */
-function newClaim(
-  deps: FetchResultDeps,
-  budget: RecordBudget,
-  reopensErasure = false,
-): PublishClaim | undefined {
-  let expiresAt: number;
-  if (budget.invocationDeadlineMs !== undefined) expiresAt = claimExpiry(budget.invocationDeadlineMs);
-  else if (deps.claimTtlMs !== undefined) expiresAt = nowMs(deps) + deps.claimTtlMs;
-  else return undefined;
-  return { token: budget.claimToken ?? randomUUID(), expiresAt, ...(reopensErasure && { reopensErasure }) };
-}
-
 /**
  * The look after the last object (docs/erasure.md, "How it runs"): true when an erasure record appeared
  * while the body was stored. Then nothing more is written or published: the claim is given up at once,
@@ -340,11 +315,17 @@ async function processResult(
     return 'erased';
   }
   if (existing?.status === 'STORED') {
-    if (existing.eventPublishedAt) {
+    // The one look that decides whether the service is called again: a later `completed` than the
+    // stored version's is a changed verdict; the same (or none) is a duplicate and costs no fetch.
+    const changed = isLaterCompletion(existing, message.completed);
+    if (!existing.eventPublishedAt) {
+      const outcome = await claimAndAnnounce(existing, deps, budget);
+      if (outcome !== undefined || !changed) return outcome ?? 'announced-pending';
+    } else if (!changed) {
       logger.info('result already stored and announced: skipped', { source: message.source });
       return 'duplicate';
     }
-    return (await claimAndAnnounce(existing, deps, budget)) ?? 'announced-pending';
+    return storeNextVersion(message, existing, deps, budget);
   }
   // No item, or UNAVAILABLE: ask the service (again: a result it now has replaces UNAVAILABLE).
   let body: AsyncIterable<Uint8Array>;
@@ -396,14 +377,17 @@ async function processResult(
     throw claimExpired('the item was written');
   }
   const { document, stored } = storedResult;
-  const item = buildStoredItem({
-    hints: hintsOf(message),
-    document,
-    stored,
-    bucket: store.bucket,
-    storedAt: clock(deps),
-    retentionDays: deps.retentionDays,
-  });
+  const item = await followingTransaction(
+    buildStoredItem({
+      hints: hintsOf(message),
+      document,
+      stored,
+      bucket: store.bucket,
+      storedAt: clock(deps),
+      retentionDays: deps.retentionDays,
+    }),
+    deps,
+  );
   const put = await store.putStoredItem(item);
   if (!put.written) {
     // Stored before this claim (by a delivery whose claim has expired, or before claims): announce that item.
@@ -415,7 +399,118 @@ async function processResult(
   }
   logger.info('result stored', { objects: stored.objects.length, documentBytes: stored.documentBytes });
   await announce(item, claim, deps);
-  return 'stored';
+  return versionOf(item) > 1 ? 'changed' : 'stored';
+}
+
+/**
+ * A new resultId of a transaction whose verdict is stored under another resultId (the service issued a new
+ * result after a review): the new item is the next version of the latest one, with its history. A result
+ * the service completed before the stored one (an older verdict delivered late) is no change: it stays a
+ * first version of its own.
+ */
+async function followingTransaction(item: ResultItem, deps: FetchResultDeps): Promise<ResultItem> {
+  if (item.transactionId === undefined) return item;
+  const previous = await deps.store.latestOfTransaction(item.transactionId, item.resultId);
+  if (!previous) return item;
+  if (item.completedKnown && previous.completedKnown && item.completed < previous.completed) {
+    deps.logger.info('a verdict completed before the stored one of its transaction: stored, not a change');
+    return item;
+  }
+  return asNextVersion(item, previous);
+}
+
+/**
+ * A stored result announced again with a later `completed` (docs/changed-verdicts.md): the
+ * service changed its verdict. The body is fetched and stored as the next version under its own prefix,
+ * claimed on the result's publication record for that version (two deliveries of one version store it
+ * once; an erasure's fence refuses the claim as every other), put over the version before it, announced
+ * as `VerificationResultChanged` and marked.
+ */
+async function storeNextVersion(
+  message: ResultMessage,
+  existing: ResultItem,
+  deps: FetchResultDeps,
+  budget: RecordBudget,
+): Promise<FetchOutcome> {
+  const { store, logger } = deps;
+  const version = versionOf(existing) + 1;
+  let body: AsyncIterable<Uint8Array>;
+  try {
+    body = await openBody(message.resultId, deps.source, budget);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    // The stored version stays: a 404 never hides a stored result. Nothing to retry.
+    logger.warn(
+      'result announced again with a later completion, but the service has it no more: kept as stored',
+    );
+    return 'duplicate';
+  }
+  const claim = newClaim(deps, budget);
+  let lost: Awaited<ReturnType<typeof claimOrStepAside>>;
+  try {
+    lost = await claimOrStepAside(
+      {
+        resultId: message.resultId,
+        status: 'STORED',
+        expiresAt: expiresAtFor(clock(deps), deps.retentionDays),
+      },
+      claim,
+      deps,
+      version,
+    );
+  } catch (error) {
+    await closeUnread(body);
+    throw error;
+  }
+  if (lost) {
+    await closeUnread(body);
+    return lost === HELD ? stepAside(message.resultId, deps, true, version) : lost;
+  }
+  let storedResult: StoredResult;
+  try {
+    storedResult = await store.storeResult(message.resultId, body, version);
+  } catch (error) {
+    if (claim) await releaseClaim(message.resultId, claim, deps);
+    throw error;
+  }
+  if (await lostToErasure(message.resultId, storedResult.stored, claim, deps)) return 'erased';
+  if (claim && nowMs(deps) >= claim.expiresAt) throw claimExpired('the item was written');
+  const built = buildStoredItem({
+    hints: { ...identifiersOf(existing), ...hintsOf(message) },
+    document: storedResult.document,
+    stored: storedResult.stored,
+    bucket: store.bucket,
+    storedAt: clock(deps),
+    retentionDays: deps.retentionDays,
+  });
+  const item = asNextVersion(built, existing);
+  const put = await store.putVersionItem(item);
+  if (!put.written) {
+    // Another delivery wrote this version (or a later one) first, under a claim that has expired.
+    const { current } = put;
+    if (!current) throw new PipelineError('result item vanished after a conditional check failed');
+    if (current.eventPublishedAt) return 'duplicate';
+    await announce(current, claim, deps);
+    return 'announced-pending';
+  }
+  logger.info('changed verdict stored as a new version', {
+    version,
+    objects: storedResult.stored.objects.length,
+  });
+  await announce(item, claim, deps);
+  return 'changed';
+}
+
+/** The identifiers and poll metadata a stored item has, as hints for its next version. */
+function identifiersOf(item: ResultItem): ResultHints {
+  const { resultId, transactionId, customerReference, userId, product } = item;
+  return {
+    resultId,
+    ...(transactionId !== undefined && { transactionId }),
+    ...(customerReference !== undefined && { customerReference }),
+    ...(userId !== undefined && { userId }),
+    ...(product !== undefined && { product }),
+  };
 }
 
 async function recordUnavailable(
@@ -453,106 +548,6 @@ async function recordUnavailable(
   logger.warn('service has no result for this resultId: recorded as UNAVAILABLE', { source: message.source });
   await announce(item, claim, deps);
   return item.status === 'STORED' ? 'announced-pending' : 'unavailable';
-}
-
-/** A delivery resumed after its invocation's deadline: another may hold the claim, or an erasure fenced. */
-function claimExpired(before: string): PipelineError {
-  return new PipelineError(`the publication claim expired before ${before}; left for redelivery`);
-}
-
-/** Another delivery holds the publication claim. */
-const HELD = Symbol('held');
-
-/**
- * Takes the publication claim for `item` (not yet written, or written and not announced). Returns
- * undefined when this delivery holds it (or runs without claims), `duplicate` when the event is published,
- * or {@link HELD} when another delivery holds the claim ({@link stepAside} then decides).
- */
-async function claimOrStepAside(
-  item: Pick<ResultItem, 'resultId' | 'status' | 'expiresAt'>,
-  claim: PublishClaim | undefined,
-  deps: FetchResultDeps,
-): Promise<'duplicate' | 'erased' | typeof HELD | undefined> {
-  if (!claim) return undefined;
-  const result = await deps.store.claimPublication(
-    item.resultId,
-    item.status,
-    claim,
-    nowMs(deps),
-    item.expiresAt,
-  );
-  if (result.claimed) return undefined;
-  // Fenced by an erasure (erasure/fence.ts): the result is erased; nothing of it may be written.
-  if (result.record?.erasedAt) {
-    deps.logger.info('result was erased on request: claim refused, nothing stored');
-    return 'erased';
-  }
-  // The record that refused the claim says whether this status's event is out (no second read).
-  return publishedFor(item.status, result.record) ? 'duplicate' : HELD;
-}
-
-/**
- * A delivery that found the claim held elsewhere: acknowledged only if the store shows where the result
- * ended (docs/reliability.md, "Every message ends somewhere you can see"); otherwise it fails and is
- * delivered again, so the result cannot vanish when the holder fails or left a record without an item.
- * `erasure` false (a refetch message) does not count an erasure record as the end.
- */
-async function stepAside(resultId: string, deps: FetchResultDeps, erasure = true): Promise<FetchOutcome> {
-  // A refetch (`erasure` false) is the one message an erasure record does not end.
-  const outcome = refusedClaimOutcome(await deps.store.readState(resultId, { erasure }));
-  if (outcome === undefined) throw new ClaimHeldElsewhereError();
-  if (outcome === 'claimed-elsewhere')
-    deps.logger.info('another delivery is announcing this result: left to it');
-  return outcome;
-}
-
-/** Gives up `claim`; a failure to do so is logged, and the claim then ends at its expiry. */
-async function releaseClaim(resultId: string, claim: PublishClaim, deps: FetchResultDeps): Promise<void> {
-  try {
-    await deps.store.releaseClaim(resultId, claim.token);
-  } catch (error) {
-    deps.logger.warn('could not give up the publication claim: it ends at its expiry', {
-      error: describeError(error),
-    });
-  }
-}
-
-/**
- * Claims the item's publication, then announces it. Returns undefined when announced here, or the outcome
- * when another delivery published it or holds the claim (its message stays queued until it has marked, and
- * a crash of that delivery leaves a claim that expires before the message is delivered again).
- */
-async function claimAndAnnounce(
-  item: ResultItem,
-  deps: FetchResultDeps,
-  budget: RecordBudget,
-): Promise<FetchOutcome | undefined> {
-  const claim = newClaim(deps, budget);
-  const lost = await claimOrStepAside(item, claim, deps);
-  if (lost === HELD) return stepAside(item.resultId, deps);
-  if (lost) return lost;
-  await announce(item, claim, deps);
-  return undefined;
-}
-
-/**
- * Publishes the item's event, then marks it published. Refuses to publish on a claim that has expired
- * (a delivery resumed after its invocation's deadline): another delivery may hold the claim by now.
- */
-async function announce(
-  item: ResultItem,
-  claim: PublishClaim | undefined,
-  deps: FetchResultDeps,
-): Promise<void> {
-  if (claim && nowMs(deps) >= claim.expiresAt) {
-    throw claimExpired('the event was published');
-  }
-  if (item.status === 'STORED') {
-    await deps.publisher.publishResultStored(storedDetail(item, deps));
-  } else {
-    await deps.publisher.publishResultUnavailable(unavailableDetail(item, deps));
-  }
-  await deps.store.markPublished(item.resultId, item.status, clock(deps), item.expiresAt);
 }
 
 async function announceUpload(message: UploadMessage, deps: FetchResultDeps): Promise<FetchOutcome> {

@@ -84,7 +84,9 @@ export async function pollAndEnqueue(deps: PollDeps): Promise<PollSummary> {
       count: invalid,
     });
   }
-  const claimed = deps.markers ? await deps.markers.claim([...messages.keys()], nowDate) : undefined;
+  const claimed = deps.markers
+    ? await deps.markers.claim([...messages.keys()], nowDate, (id) => messages.get(id)?.completed)
+    : undefined;
   const toSend = [...messages.values()].filter((m) => claimed === undefined || claimed.has(m.resultId));
   try {
     await sendMessages(deps.sqs, deps.queueUrl, toSend, deps.send);

@@ -99,6 +99,7 @@ export interface QueueRecord {
 
 const OUTCOME_METRICS: Partial<Record<FetchOutcome, string>> = {
   stored: METRICS.names.resultsStored,
+  changed: METRICS.names.resultsChanged,
   unavailable: METRICS.names.resultsUnavailable,
   duplicate: METRICS.names.duplicatesSkipped,
 };

@@ -30,6 +30,19 @@ export interface ReconcileFacts {
   readonly dlq: ReadonlySet<string>;
   /** ResultIds with a message still waiting in the results queue (not ended yet). */
   readonly queued?: ReadonlySet<string>;
+  /**
+   * Of each STORED id whose verdict changed (docs/changed-verdicts.md): the version it holds,
+   * and how many versions are stored under that resultId. Ids not in it hold one version.
+   */
+  readonly versions?: ReadonlyMap<string, IdVersions>;
+}
+
+/** The versions of one result (`ReconcileFacts.versions`). */
+export interface IdVersions {
+  /** The version of the verdict the result holds now. */
+  readonly version: number;
+  /** Versions stored under the resultId (a new resultId of a changed transaction has one). */
+  readonly stored: number;
 }
 
 /** What {@link reconcile} found. */
@@ -42,6 +55,11 @@ export interface ReconcileReport {
   readonly queued: string[];
   /** ResultIds that ended nowhere: no item, no erasure record, not in the DLQ, not queued. Sorted. */
   readonly unaccounted: string[];
+  /**
+   * Versions of the verdicts stored for the STORED ids: `stored` in all (one per first version, one per
+   * change), `changed` the ids whose verdict the service changed after it was stored.
+   */
+  readonly versions: { readonly stored: number; readonly changed: number };
 }
 
 /** Compares the enqueued ids with their ends (pure). */
@@ -49,36 +67,52 @@ export function reconcile(facts: ReconcileFacts): ReconcileReport {
   const ended: Record<IdEnd, number> = { STORED: 0, UNAVAILABLE: 0, ERASED: 0, DLQ: 0 };
   const queued: string[] = [];
   const unaccounted: string[] = [];
+  const versions = { stored: 0, changed: 0 };
   const ids = new Set(facts.enqueued);
   for (const id of ids) {
     const end = facts.ends.get(id) ?? (facts.dlq.has(id) ? 'DLQ' : undefined);
     if (end !== undefined) ended[end]++;
     else if (facts.queued?.has(id)) queued.push(id);
     else unaccounted.push(id);
+    if (end === 'STORED') {
+      const of = facts.versions?.get(id);
+      versions.stored += of?.stored ?? 1;
+      if (of && of.version > 1) versions.changed++;
+    }
   }
-  return { enqueued: ids.size, ended, queued: queued.sort(), unaccounted: unaccounted.sort() };
+  return { enqueued: ids.size, ended, queued: queued.sort(), unaccounted: unaccounted.sort(), versions };
 }
 
 /**
  * The end the results table shows for each of `resultIds`: the item's status, or ERASED when its
- * erasure record exists (strongly consistent reads, keys and status only). Throws when DynamoDB will not
- * read every key (`batch-get.ts`): an id it did not read must not be reported as lost.
+ * erasure record exists (strongly consistent reads, keys, status and versions only; the versions of a
+ * changed verdict go into `options.versions`). Throws when DynamoDB will not read every key
+ * (`batch-get.ts`): an id it did not read must not be reported as lost.
  */
 export async function storeEnds(
   dynamo: DynamoDBDocumentClient,
   table: string,
   resultIds: Iterable<string>,
-  options: Pick<BatchGetOptions, 'sleep'> = {},
+  options: Pick<BatchGetOptions, 'sleep'> & { versions?: Map<string, IdVersions> } = {},
 ): Promise<Map<string, StoreEnd>> {
   const pk = RESULTS_TABLE.partitionKey;
   const keys = [...new Set(resultIds)].flatMap((id) => [{ [pk]: id }, { [pk]: erasureKey(id) }]);
-  const items = await batchGetAll(dynamo, table, keys, { ...options, attributes: [pk, 'status'] });
+  const items = await batchGetAll(dynamo, table, keys, {
+    ...(options.sleep && { sleep: options.sleep }),
+    attributes: [pk, 'status', 'version', 'versions'],
+  });
   const ends = new Map<string, StoreEnd>();
   for (const item of items) {
     const key = String(item[pk]);
     if (key.endsWith(ERASURE_KEY_SUFFIX)) ends.set(key.slice(0, -ERASURE_KEY_SUFFIX.length), 'ERASED');
     else if ((item.status === 'STORED' || item.status === 'UNAVAILABLE') && ends.get(key) !== 'ERASED') {
       ends.set(key, item.status);
+      if (typeof item.version === 'number' && item.version > 1) {
+        const own = Array.isArray(item.versions)
+          ? item.versions.filter((v: { resultId?: unknown }) => v?.resultId === key).length
+          : 1;
+        options.versions?.set(key, { version: item.version, stored: Math.max(1, own) });
+      }
     }
   }
   return ends;

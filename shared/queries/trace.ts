@@ -7,6 +7,7 @@
  */
 import type { ResultItem } from '../store/item';
 import type { PublicationRecord } from '../store/publication';
+import { type ResultVersion, versionOf } from '../store/versions';
 
 /** What a step is about. */
 export type TraceStepKind =
@@ -49,6 +50,10 @@ export interface ResultTrace {
   sections?: Record<string, string>;
   /** Reason codes of the stored result (the service's, not the pipeline's). */
   messages?: string[];
+  /** Version of the verdict the result holds, when the service changed it (docs/pipeline.md). */
+  version?: number;
+  /** The history of the verdict's versions, oldest first, when it changed. */
+  versions?: ResultVersion[];
   steps: TraceStep[];
   /** Sources that could not be read (e.g. logs without the Logs Insights client); the trace is partial. */
   missing?: string[];
@@ -82,6 +87,18 @@ export function buildTrace(parts: TraceParts): ResultTrace {
         note: 'first source (its time is not recorded: at or before this)',
       });
     }
+    // The earlier versions of the verdict stored under this resultId (a changed verdict).
+    for (const earlier of (item.versions ?? []).slice(0, -1)) {
+      if (earlier.resultId !== item.resultId) continue;
+      steps.push({
+        at: earlier.storedAt,
+        kind: 'stored',
+        from: 'item',
+        outcome: 'STORED',
+        note: `version ${earlier.version}: ${earlier.result ?? 'no result'}`,
+      });
+    }
+    const version = versionOf(item) > 1 ? `version ${versionOf(item)}: ` : '';
     steps.push({
       at: item.storedAt,
       kind: item.status === 'STORED' ? 'stored' : 'unavailable',
@@ -89,7 +106,7 @@ export function buildTrace(parts: TraceParts): ResultTrace {
       outcome: item.status,
       note:
         item.status === 'STORED'
-          ? `${item.objectCount ?? item.objects?.length ?? 0} object(s), result.json${item.documentInItem === false ? ' only' : ' and item'}`
+          ? `${version}${item.objectCount ?? item.objects?.length ?? 0} object(s), result.json${item.documentInItem === false ? ' only' : ' and item'}`
           : 'the service has no result for this resultId (404)',
     });
   }
@@ -100,7 +117,11 @@ export function buildTrace(parts: TraceParts): ResultTrace {
         kind: 'published',
         from: 'publication',
         outcome:
-          publication.status === 'STORED' ? 'VerificationResultStored' : 'VerificationResultUnavailable',
+          publication.status !== 'STORED'
+            ? 'VerificationResultUnavailable'
+            : (publication.version ?? 1) > 1
+              ? 'VerificationResultChanged'
+              : 'VerificationResultStored',
       });
     }
   } else if (item?.eventPublishedAt && !logged('published')) {
@@ -124,6 +145,8 @@ export function buildTrace(parts: TraceParts): ResultTrace {
     ...(item?.result && { result: item.result }),
     ...(item?.sections && { sections: item.sections }),
     ...(item?.messages && { messages: item.messages }),
+    ...(item?.version !== undefined && { version: item.version }),
+    ...(item?.versions && { versions: item.versions }),
     steps: ordered,
     ...(parts.missing && parts.missing.length > 0 && { missing: [...parts.missing] }),
   };

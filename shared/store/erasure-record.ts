@@ -48,6 +48,14 @@ export interface ErasureCounts {
 
 export type { ErasedNow, ErasureReceipt, ExpiresBy, ReceiptEntry } from './erasure-receipt';
 
+/** One version of a verdict an erasure removed (no data of it: numbers, ids and where it was). */
+export interface ErasedVersion {
+  readonly version: number;
+  readonly resultId: string;
+  /** Prefix of the version's objects in the data bucket (purged). */
+  readonly objectsPrefix: string;
+}
+
 /** The record as stored. */
 export interface ErasureRecord {
   /** `<resultId>#erasure` (the table's partition key). */
@@ -67,6 +75,12 @@ export interface ErasureRecord {
   readonly counts?: ErasureCounts;
   /** When each copy is gone (absent while `ERASING`, and in records of erasures before receipts existed). */
   readonly receipt?: ErasureReceipt;
+  /**
+   * Every version of the verdict the erased result held (docs/changed-verdicts.md), each
+   * erased with it: its number, the resultId that held it and the prefix its objects were under. Absent
+   * when the result had one version (or no item was left).
+   */
+  readonly versions?: readonly ErasedVersion[];
   /** TTL, epoch seconds: `requestedAt` + the audit retention. */
   readonly expiresAt: number;
 }

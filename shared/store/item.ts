@@ -8,6 +8,7 @@ import { RESULT_SECTIONS } from '../api/sections';
 import type { ObjectRef } from '../stream/blob-sink';
 import { type ResultSummary, summarizeResult } from './summary';
 import { parseCompleted } from './timestamps';
+import { followingVersion, type ResultVersion, type VersionedFields } from './versions';
 
 /** The table key of `resultId`'s result item: the id itself (the other per-result records carry a `#` suffix). */
 export function resultItemKey(resultId: string): string {
@@ -58,6 +59,13 @@ export interface ResultItem {
   /** False when the stripped result lives only in S3 (`resultKey`): the item would have been too large. */
   documentInItem?: boolean;
   storedAt: string;
+  /**
+   * Version of the verdict this item holds (docs/changed-verdicts.md): absent on a first
+   * version (1); 2, 3, … when the service changed the verdict after it was stored.
+   */
+  version?: number;
+  /** History of the transaction's verdicts, oldest first, this one last; absent on a first version. */
+  versions?: ResultVersion[];
   /**
    * When the item's event was published. Kept in the result's publication record (`publication.ts`), not
    * written with the item: `ResultStore.getItem` fills it in. Items stored before publication records
@@ -264,6 +272,18 @@ function withinBudget(list: string[], budget: number): string[] {
     count++;
   }
   return count === list.length ? list : list.slice(0, count);
+}
+
+/**
+ * `item` (a STORED item just built) as the version after `previous`: its number and history (`versions.ts`).
+ * The history counts towards the item's size, so a document that no longer fits {@link INLINE_ITEM_BYTES}
+ * with it stays in result.json alone.
+ */
+export function asNextVersion(item: ResultItem, previous: VersionedFields): ResultItem {
+  const versioned: ResultItem = { ...item, ...followingVersion(previous, item) };
+  if (dynamoItemSize(versioned) <= INLINE_ITEM_BYTES || versioned.document === undefined) return versioned;
+  const { document: _document, objects: _objects, ...rest } = versioned;
+  return { ...rest, documentInItem: false };
 }
 
 /** Builds the UNAVAILABLE item for a resultId the service answered 404 to. */

@@ -47,9 +47,28 @@ export function resultStagingPrefix(resultId: string): string {
   return `${STAGING_PREFIX}${resultIdKeyPart(resultId)}/`;
 }
 
-/** S3 key of the stripped result JSON. */
-export function resultJsonKey(resultId: string): string {
-  return `${resultObjectsPrefix(resultId)}result.json`;
+/**
+ * The prefix of the objects of one version of `resultId` (docs/changed-verdicts.md): the first
+ * version's objects stay where every result's were before versions existed (`results/{id}/…`), so stored
+ * data and its readers keep working; a later version of the same resultId (a verdict the service changed
+ * and announced again) goes under `results/{id}/versions/{n}/`. Every version stays inside
+ * {@link resultObjectsPrefix}, so whatever purges a result's prefix purges all of its versions.
+ */
+export function resultVersionPrefix(resultId: string, version = 1): string {
+  const base = resultObjectsPrefix(resultId);
+  return version > 1 ? `${base}versions/${versionPart(version)}/` : base;
+}
+
+/** A version number as a key part: a positive integer, else refused (never a raw value in a key). */
+function versionPart(version: number): string {
+  if (!Number.isSafeInteger(version) || version < 1)
+    throw new RangeError('a result version is a positive integer');
+  return String(version);
+}
+
+/** S3 key of the stripped result JSON (of `version`, the first by default). */
+export function resultJsonKey(resultId: string, version = 1): string {
+  return `${resultVersionPrefix(resultId, version)}result.json`;
 }
 
 /** Two-digit (or more) 1-based position used in object keys. */
@@ -62,44 +81,55 @@ function keyPart(value: unknown, allowed: readonly string[]): string {
   return typeof value === 'string' && allowed.includes(value) ? value : 'UNKNOWN';
 }
 
-/** S3 key of the `index`-th image of a result. */
+/** S3 key of the `index`-th image of a result (of `version`, the first by default). */
 export function imageKey(
   resultId: string,
   index: number,
   image: Record<string, unknown>,
   ext: string,
+  version = 1,
 ): string {
   const documentType = keyPart(image.documentType, RESULT_IMAGE_DOCUMENT_TYPES);
   const pageType = keyPart(image.pageType, RESULT_IMAGE_PAGE_TYPES);
-  return `${RESULTS_PREFIX}${resultIdKeyPart(resultId)}/images/${position(index)}-${documentType}-${pageType}.${ext}`;
+  return `${resultVersionPrefix(resultId, version)}images/${position(index)}-${documentType}-${pageType}.${ext}`;
 }
 
-/** S3 key of the `index`-th file of a result. */
-export function fileKey(resultId: string, index: number, file: Record<string, unknown>, ext: string): string {
+/** S3 key of the `index`-th file of a result (of `version`, the first by default). */
+export function fileKey(
+  resultId: string,
+  index: number,
+  file: Record<string, unknown>,
+  ext: string,
+  version = 1,
+): string {
   const documentType = keyPart(file.documentType, RESULT_FILE_DOCUMENT_TYPES);
-  return `${RESULTS_PREFIX}${resultIdKeyPart(resultId)}/files/${position(index)}-${documentType}.${ext}`;
+  return `${resultVersionPrefix(resultId, version)}files/${position(index)}-${documentType}.${ext}`;
 }
 
-/** Final key of a blob of `group`. */
+/** Final key of a blob of `group` (of `version`, the first by default). */
 export function blobKey(
   group: BlobGroup,
   resultId: string,
   index: number,
   entry: Record<string, unknown>,
   ext: string,
+  version = 1,
 ): string {
-  return group === 'images' ? imageKey(resultId, index, entry, ext) : fileKey(resultId, index, entry, ext);
+  return group === 'images'
+    ? imageKey(resultId, index, entry, ext, version)
+    : fileKey(resultId, index, entry, ext, version);
 }
 
-/** Deterministic staging key of a large blob (a redelivery overwrites it). */
-export function stagingKey(resultId: string, group: BlobGroup, index: number): string {
-  return `${resultStagingPrefix(resultId)}${group}-${position(index)}`;
+/** Deterministic staging key of a large blob (a redelivery overwrites it); a later version's apart. */
+export function stagingKey(resultId: string, group: BlobGroup, index: number, version = 1): string {
+  const versionDir = version > 1 ? `versions/${versionPart(version)}/` : '';
+  return `${resultStagingPrefix(resultId)}${versionDir}${group}-${position(index)}`;
 }
 
-/** The key layout of `resultId`'s blobs, as the streaming ingest asks for it. */
-export function resultBlobNames(resultId: string): BlobNames {
+/** The key layout of `resultId`'s blobs (of `version`, the first by default), as the streaming ingest asks for it. */
+export function resultBlobNames(resultId: string, version = 1): BlobNames {
   return {
-    stagingKey: (group, index) => stagingKey(resultId, group, index),
-    finalKey: (group, index, entry, extension) => blobKey(group, resultId, index, entry, extension),
+    stagingKey: (group, index) => stagingKey(resultId, group, index, version),
+    finalKey: (group, index, entry, extension) => blobKey(group, resultId, index, entry, extension, version),
   };
 }

@@ -84,6 +84,13 @@ export interface PublicationRecord {
   readonly expiresAt?: number;
   /** Set by an erasure (`erasure/fence.ts`): the result was erased; no claim or mark takes the record. */
   readonly erasedAt?: string;
+  /**
+   * Version of the result whose event `publishedAt` is about (docs/changed-verdicts.md);
+   * absent for a first version.
+   */
+  readonly version?: number;
+  /** Version a live (or expired) claim is about, while a later version of a published result is stored. */
+  readonly claimVersion?: number;
 }
 
 /*
@@ -109,6 +116,28 @@ const NOT_HELD = '(attribute_not_exists(claimExpiresAt) OR claimExpiresAt < :now
 const FREE = `(attribute_not_exists(publishedAt) AND ${NOT_HELD})`;
 /** The record is about the other status (only a STORED claim may use this: it replaces UNAVAILABLE). */
 const OTHER_STATUS = '#status <> :status';
+/** The published event is about a version before `:version` (a record without one is about the first). */
+const EARLIER_VERSION = '(attribute_not_exists(#version) OR #version < :version)';
+
+/*
+ * A later version of a STORED result (the service changed its verdict and announced the same resultId
+ * again) is claimed on the same record, which keeps the previous version's publication meanwhile:
+ *
+ *   v1  published (publishedAt, version absent or 1)                → a claim for v2 may take it
+ *   v2  claimed (claim, claimVersion = 2), item put, event, mark    → version = 2, claim and claimVersion go
+ *   v2  a second delivery of the same version                       → refused: held (HELD), or version 2
+ *                                                                     published (a duplicate)
+ *   v2  the claimer failed (released or expired)                     → NOT_HELD: the redelivery claims again
+ *
+ * The erasure's fence refuses these claims as every other.
+ */
+/**
+ * Conditions of a claim for version `:version` (2 or more) of a published STORED result: its record says
+ * an earlier version is published and nobody holds it; or there is no record, or one that only claims of
+ * later versions wrote (no status) and nobody holds: an item stored before publication records existed,
+ * whose own `eventPublishedAt` says it is published (the caller read it so).
+ */
+const LATER_VERSION = `(attribute_exists(publishedAt) AND #status = :status AND ${EARLIER_VERSION} AND ${NOT_HELD}) OR ${NO_RECORD} OR (attribute_not_exists(#status) AND ${NOT_HELD})`;
 
 /**
  * Conditions of a claim for `status` (see the timeline above): any delivery may claim a result that has
@@ -125,11 +154,14 @@ function claimCondition(status: ResultStatus): string {
 
 /**
  * Mark conditions: a status is marked once; a STORED mark replaces an UNAVAILABLE one; an UNAVAILABLE
- * mark never replaces a STORED record that is published.
+ * mark never replaces a STORED record that is published. A version is marked once, after the one before
+ * it; a mark never takes the record back to an earlier version (a late mark of a delivery whose claim
+ * expired).
  */
-function markCondition(status: ResultStatus): string {
-  const unmarked = 'attribute_not_exists(#pk) OR attribute_not_exists(publishedAt)';
-  return status === 'STORED' ? `${unmarked} OR #status <> :status` : unmarked;
+function markCondition(status: ResultStatus, version: number): string {
+  const unmarked = `attribute_not_exists(#pk) OR attribute_not_exists(publishedAt)${version > 1 ? ` OR ${EARLIER_VERSION}` : ''}`;
+  const base = status === 'STORED' ? `${unmarked} OR #status <> :status` : unmarked;
+  return `(${base}) AND (attribute_not_exists(#version) OR #version <= :version)`;
 }
 
 /** The publication records of one results table. */
@@ -158,7 +190,8 @@ export class Publications {
    * Claims the publication of the `status` event of `resultId` for `claim.token` until `claim.expiresAt`;
    * not claimed when it is published or another delivery holds an unexpired claim (see
    * {@link claimCondition}), with the record that said so. `expiresAt` (epoch seconds) is the result
-   * item's TTL.
+   * item's TTL. `version` (2 or more) claims a later version of a published STORED result
+   * ({@link LATER_VERSION}); without it the claim is for the result's first stored body.
    */
   async claim(
     resultId: string,
@@ -166,8 +199,13 @@ export class Publications {
     claim: PublishClaim,
     nowMs: number,
     expiresAt?: number,
+    version?: number,
   ): Promise<ClaimResult> {
     try {
+      if (version !== undefined && version > 1) {
+        await this.#claimVersion(resultId, status, claim, nowMs, version, expiresAt);
+        return { claimed: true };
+      }
       await this.#update({
         TableName: this.#table,
         Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
@@ -195,6 +233,37 @@ export class Publications {
     }
   }
 
+  /** The claim of a later version ({@link LATER_VERSION}): the previous version's publication stays. */
+  async #claimVersion(
+    resultId: string,
+    status: ResultStatus,
+    claim: PublishClaim,
+    nowMs: number,
+    version: number,
+    expiresAt?: number,
+  ): Promise<void> {
+    await this.#update({
+      TableName: this.#table,
+      Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
+      UpdateExpression: `SET claim = :token, claimExpiresAt = :until, claimVersion = :version${expiresAt === undefined ? '' : ', expiresAt = :ttl'}`,
+      ConditionExpression: unlessFenced(LATER_VERSION),
+      ExpressionAttributeNames: {
+        '#pk': RESULTS_TABLE.partitionKey,
+        '#status': 'status',
+        '#version': 'version',
+      },
+      ExpressionAttributeValues: {
+        ':status': status,
+        ':token': claim.token,
+        ':until': claim.expiresAt,
+        ':now': nowMs,
+        ':version': version,
+        ...(expiresAt !== undefined && { ':ttl': expiresAt }),
+      },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  }
+
   /**
    * Gives up the claim of `token` on `resultId`'s record (a delivery that claimed, then failed before it
    * published), so that another delivery need not wait for it to expire. Only this token's claim goes: a
@@ -205,8 +274,10 @@ export class Publications {
       await this.#update({
         TableName: this.#table,
         Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
-        UpdateExpression: 'REMOVE claim, claimExpiresAt',
-        ConditionExpression: 'claim = :token AND attribute_not_exists(publishedAt)',
+        UpdateExpression: 'REMOVE claim, claimExpiresAt, claimVersion',
+        // The mark removes the claim, so a claim of this token is unpublished (a later version's claim
+        // sits beside the previous version's publishedAt).
+        ConditionExpression: 'claim = :token',
         ExpressionAttributeValues: { ':token': token },
       });
     } catch (error) {
@@ -216,21 +287,33 @@ export class Publications {
   }
 
   /**
-   * Records that the `status` event of `resultId` was published at `at` and drops the claim; a second
-   * mark of the same status is a no-op (see {@link markCondition}).
+   * Records that the `status` event of `resultId` (its `version`, the first by default) was published at
+   * `at` and drops the claim; a second mark of the same status and version is a no-op (see
+   * {@link markCondition}).
    */
-  async mark(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void> {
+  async mark(
+    resultId: string,
+    status: ResultStatus,
+    at: string,
+    expiresAt?: number,
+    version = 1,
+  ): Promise<void> {
     try {
       await this.#update({
         TableName: this.#table,
         Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
-        UpdateExpression: `SET #status = :status, publishedAt = :at${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE claim, claimExpiresAt`,
+        UpdateExpression: `SET #status = :status, publishedAt = :at${version > 1 ? ', #version = :version' : ''}${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE claim, claimExpiresAt, claimVersion`,
         // A fenced record is an erased result's: a delivery whose claim expired cannot mark it.
-        ConditionExpression: unlessFenced(markCondition(status)),
-        ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
+        ConditionExpression: unlessFenced(markCondition(status, version)),
+        ExpressionAttributeNames: {
+          '#pk': RESULTS_TABLE.partitionKey,
+          '#status': 'status',
+          '#version': 'version',
+        },
         ExpressionAttributeValues: {
           ':status': status,
           ':at': at,
+          ':version': version,
           ...(expiresAt !== undefined && { ':ttl': expiresAt }),
         },
       });
@@ -252,9 +335,11 @@ export class Publications {
  * written before publication records existed carry `eventPublishedAt` themselves; that is kept.
  */
 export function publishedAtOf(
-  item: { status: ResultStatus; eventPublishedAt?: string },
+  item: { status: ResultStatus; eventPublishedAt?: string; version?: number },
   record: PublicationRecord | undefined,
 ): string | undefined {
   if (item.eventPublishedAt) return item.eventPublishedAt;
+  // A later version's item is announced only once the record says that version is out.
+  if ((record?.version ?? 1) < (item.version ?? 1)) return undefined;
   return record?.status === item.status ? record.publishedAt : undefined;
 }

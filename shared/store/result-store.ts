@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DeleteObjectsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { PipelineError } from '../errors';
 import type { ObjectRef } from '../stream/blob-sink';
 import { type IngestOptions, ingestResult } from '../stream/result-ingest';
@@ -27,6 +27,7 @@ import {
 } from './publication';
 import { S3BlobTarget } from './s3-blobs';
 import { RESULTS_TABLE } from './table-schema';
+import { versionOf } from './versions';
 
 /** What `storeResult` stored: the stripped document and where everything went. */
 export interface StoredResult {
@@ -169,15 +170,15 @@ export class ResultStore {
    * stored; every upload in progress is then aborted and nothing is reported stored (a `result.json`
    * already written is overwritten by the next delivery; no item points to it).
    */
-  async storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult> {
+  async storeResult(resultId: string, body: AsyncIterable<Uint8Array>, version = 1): Promise<StoredResult> {
     let stored: StoredObjects | undefined;
     const ingested = await ingestResult(
       body,
       new S3BlobTarget(this.#s3, this.bucket),
-      resultBlobNames(resultId),
+      resultBlobNames(resultId, version),
       this.#ingest,
       async (document, objects) => {
-        stored = await this.#putResultJson(resultId, document, objects);
+        stored = await this.#putResultJson(resultId, document, objects, version);
       },
     );
     return { document: ingested.document, stored: stored! };
@@ -187,8 +188,9 @@ export class ResultStore {
     resultId: string,
     document: Record<string, unknown>,
     objects: ObjectRef[],
+    version: number,
   ): Promise<StoredObjects> {
-    const resultKey = resultJsonKey(resultId);
+    const resultKey = resultJsonKey(resultId, version);
     const body = Buffer.from(JSON.stringify(document), 'utf8');
     await this.#s3.send(
       new PutObjectCommand({
@@ -223,6 +225,65 @@ export class ResultStore {
       if (isConditionalCheckFailed(error)) return this.#notWritten(error, item.resultId);
       throw error;
     }
+  }
+
+  /**
+   * Conditional put of a later version of a STORED item (docs/changed-verdicts.md): written
+   * only over the version before it, so two deliveries of one version write it once and an older version
+   * never replaces a newer one; else the item already there.
+   */
+  async putVersionItem(item: ResultItem): Promise<ItemPut> {
+    const previous = versionOf(item) - 1;
+    try {
+      await this.#dynamo.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: item,
+          ConditionExpression: `#status = :stored AND (${previous === 1 ? 'attribute_not_exists(#version) OR ' : ''}#version = :previous)`,
+          ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
+          ExpressionAttributeValues: { ':stored': 'STORED', ':previous': previous },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { written: true };
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return this.#notWritten(error, item.resultId);
+      throw error;
+    }
+  }
+
+  /**
+   * The latest STORED item of `transactionId` other than `resultId` (by `completed`, then version), or
+   * undefined: what a new resultId of a stored transaction follows as its next version. One query of the
+   * `byTransactionId` index (keys only; a transaction has a handful of results) and one batch read.
+   */
+  async latestOfTransaction(transactionId: string, resultId: string): Promise<ResultItem | undefined> {
+    const index = RESULTS_TABLE.indexes.byTransactionId;
+    const answer = await this.#dynamo.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#tx = :tx',
+        ExpressionAttributeNames: { '#tx': index.partitionKey },
+        ExpressionAttributeValues: { ':tx': transactionId },
+        ScanIndexForward: false,
+        Limit: 50,
+      }),
+    );
+    const ids = [
+      ...new Set(
+        (answer.Items ?? [])
+          .map((key) => String(key[RESULTS_TABLE.partitionKey]))
+          .filter((id) => id !== resultId),
+      ),
+    ];
+    if (ids.length === 0) return undefined;
+    const found = await this.#batchGet(ids);
+    const stored = [...found.values()]
+      .map((item) => item as unknown as ResultItem)
+      .filter((item) => item.status === 'STORED' && item.transactionId === transactionId);
+    stored.sort((a, b) => a.completed.localeCompare(b.completed) || versionOf(a) - versionOf(b));
+    return stored.at(-1);
   }
 
   /** Conditional put of an UNAVAILABLE item: written, or the item already there. */
@@ -267,8 +328,9 @@ export class ResultStore {
     claim: PublishClaim,
     nowMs: number,
     expiresAt?: number,
+    version?: number,
   ): Promise<ClaimResult> {
-    return this.#publications.claim(resultId, status, claim, nowMs, expiresAt);
+    return this.#publications.claim(resultId, status, claim, nowMs, expiresAt, version);
   }
 
   /** Gives up this delivery's claim (`token`) on the result's publication, unless it was published. */
@@ -276,9 +338,18 @@ export class ResultStore {
     return this.#publications.release(resultId, token);
   }
 
-  /** Records that the result's `status` event was published (once) and drops the claim: one small write. */
-  markPublished(resultId: string, status: ResultStatus, at: string, expiresAt?: number): Promise<void> {
-    return this.#publications.mark(resultId, status, at, expiresAt);
+  /**
+   * Records that the result's `status` event (of `version`, the first by default) was published (once)
+   * and drops the claim: one small write.
+   */
+  markPublished(
+    resultId: string,
+    status: ResultStatus,
+    at: string,
+    expiresAt?: number,
+    version?: number,
+  ): Promise<void> {
+    return this.#publications.mark(resultId, status, at, expiresAt, version);
   }
 }
 

@@ -44,17 +44,23 @@ beforeAll(() => {
 const keyArn = () => ({ 'Fn::GetAtt': [Match.stringLikeRegexp('^Key'), 'Arn'] });
 
 describe('analytics on Iceberg', () => {
-  it('delivers the two result events from the bus to the delivery stream', () => {
+  it('delivers the three result events from the bus to the delivery stream', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       EventBusName: { Ref: Match.stringLikeRegexp('^Bus') },
-      EventPattern: { 'detail-type': [DETAIL_TYPES.resultStored, DETAIL_TYPES.resultUnavailable] },
+      EventPattern: {
+        'detail-type': [
+          DETAIL_TYPES.resultStored,
+          DETAIL_TYPES.resultUnavailable,
+          DETAIL_TYPES.resultChanged,
+        ],
+      },
       Targets: [
         Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('DeliveryStream'), 'Arn'] } }),
       ],
     });
   });
 
-  it('encrypts the stream with the stack key and writes the Iceberg table with result_id as unique key', () => {
+  it('encrypts the stream with the stack key and writes the Iceberg table with result_id and version as unique key', () => {
     template.hasResourceProperties('AWS::KinesisFirehose::DeliveryStream', {
       DeliveryStreamType: 'DirectPut',
       DeliveryStreamEncryptionConfigurationInput: { KeyType: 'CUSTOMER_MANAGED_CMK', KeyARN: keyArn() },
@@ -64,7 +70,7 @@ describe('analytics on Iceberg', () => {
           Match.objectLike({
             DestinationDatabaseName: 'idv_pipeline_production',
             DestinationTableName: 'result_rows',
-            UniqueKeys: ['result_id'],
+            UniqueKeys: ['result_id', 'version'],
           }),
         ],
         ProcessingConfiguration: Match.objectLike({ Enabled: true }),

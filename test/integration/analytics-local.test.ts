@@ -177,6 +177,17 @@ describe('idv analytics --local after npm start --once', () => {
       attachments: [],
       body: { transactionId: 'tx-plant-3', result: 'TECHNICAL_REJECT', messages: ['IMAGE_TOO_BLURRY'] },
     });
+    // A verdict changed after a review: a new result of plant-2's transaction (a later version).
+    service.add({
+      pollId: 'plant-5',
+      completed: '2026-08-12T10:00:00Z',
+      attachments: [],
+      body: {
+        transactionId: 'tx-plant-2',
+        result: 'APPROVED',
+        identity: { result: 'APPROVED', data: { name, documentNumber: PLANTED.documentNumber } },
+      },
+    });
     service.add({
       pollId: 'plant-gone-4',
       status: 404,
@@ -202,7 +213,12 @@ describe('idv analytics --local after npm start --once', () => {
         (line) =>
           JSON.parse(line) as { 'detail-type': string; detail: { product?: string; result?: string } },
       )
-      .filter((e) => e['detail-type'] !== DETAIL_TYPES.documentsUploaded);
+      // A changed verdict is a later row of a result already counted by its Stored event.
+      .filter(
+        (e) =>
+          e['detail-type'] !== DETAIL_TYPES.documentsUploaded &&
+          e['detail-type'] !== DETAIL_TYPES.resultChanged,
+      );
     const expected = new Map<string, number>();
     for (const { detail } of events) {
       const key = `${detail.product ?? null}|${detail.result ?? null}`;
@@ -222,12 +238,24 @@ describe('idv analytics --local after npm start --once', () => {
 
     // Assess
     expect(new Map(grouped.map((r) => [`${r['product']}|${r['result']}`, r['n']]))).toEqual(expected);
-    expect(counts).toEqual([{ total: 4, distinct_results: 4 }]);
+    expect(counts).toEqual([{ total: 5, distinct_results: 5 }]);
     const unnamed = await query(
       "SELECT count(*) AS n FROM results WHERE status = 'STORED' AND (product IS NULL OR completed IS NULL)",
     );
     expect(unnamed).toEqual([{ n: 0 }]);
-    expect(recent.map((r) => r['result_id'])).toEqual(['plant-1', 'plant-2', 'plant-3', 'plant-gone-4']);
+    expect(recent.map((r) => r['result_id'])).toEqual([
+      'plant-1',
+      'plant-2',
+      'plant-3',
+      'plant-5',
+      'plant-gone-4',
+    ]);
+    // plant-5 is version 2 of plant-2's transaction: a row of its own, with the verdict it replaced.
+    expect(
+      await query(
+        "SELECT version, previous_result_id, previous_result FROM results WHERE result_id = 'plant-5'",
+      ),
+    ).toEqual([{ version: 2, previous_result_id: 'plant-2', previous_result: 'DISAPPROVED' }]);
   });
 
   it('fills the per-section columns for results with and without each section', async () => {
@@ -376,7 +404,7 @@ describe('idv analytics --local after npm start --once', () => {
     expect(header).toBe(
       'resultId,status,product,result,completed,storedAt,transactionId,customerReference,userId,messages',
     );
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(5);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout.split('\n')[0]).toMatch(/^resultId\s+status\s+product\s+result\s+completed/);
   });

@@ -214,6 +214,8 @@ describe('erasure racing a fetch in flight (SDK against the emulators)', () => {
         return real.putStoredItem(item);
       },
       putUnavailableItem: (item) => real.putUnavailableItem(item),
+      putVersionItem: (item) => real.putVersionItem(item),
+      latestOfTransaction: (tx, id) => real.latestOfTransaction(tx, id),
       claimPublication: (...args) => real.claimPublication(...args),
       releaseClaim: (id, token) => real.releaseClaim(id, token),
       markPublished: (...args) => real.markPublished(...args),

@@ -314,6 +314,8 @@ describe('results pipeline (simulator + local AWS)', () => {
           },
           putUnavailableItem: (i: Parameters<ResultStore['putUnavailableItem']>[0]) =>
             realStore.putUnavailableItem(i),
+          putVersionItem: (i: Parameters<ResultStore['putVersionItem']>[0]) => realStore.putVersionItem(i),
+          latestOfTransaction: (tx: string, id: string) => realStore.latestOfTransaction(tx, id),
           claimPublication: (...a: Parameters<ResultStore['claimPublication']>) =>
             realStore.claimPublication(...a),
           releaseClaim: (id: string, token: string) => realStore.releaseClaim(id, token),
@@ -331,6 +333,8 @@ describe('results pipeline (simulator + local AWS)', () => {
             realPublisher.publishResultUnavailable(d),
           publishDocumentsUploaded: (d: Parameters<EventBridgePublisher['publishDocumentsUploaded']>[0]) =>
             realPublisher.publishDocumentsUploaded(d),
+          publishResultChanged: (d: Parameters<EventBridgePublisher['publishResultChanged']>[0]) =>
+            realPublisher.publishResultChanged(d),
         },
         environment: config.environment,
         retentionDays: config.retentionDays,

@@ -22,11 +22,11 @@ let resources: PipelineResources;
 let sqs: SQSClient;
 let dynamo: DynamoDBDocumentClient;
 
-function backlog(prefix: string): { poll(): Promise<PollResponse> } {
+function backlog(prefix: string, completedMs = T0 - 60_000): { poll(): Promise<PollResponse> } {
   const results = Array.from({ length: BACKLOG }, (_, i) => ({
     resultId: `${prefix}-${i}`,
     transactionId: `tx-${prefix}-${i}`,
-    completed: new Date(T0 - 60_000).toISOString(),
+    completed: new Date(completedMs).toISOString(),
   }));
   return { poll: async () => ({ results }) as PollResponse };
 }
@@ -61,9 +61,15 @@ function markers(): DynamoEnqueueMarkers {
   });
 }
 
-async function pollAt(prefix: string, atMs: number, withMarkers: boolean, queueUrl = resources.queueUrl) {
+async function pollAt(
+  prefix: string,
+  atMs: number,
+  withMarkers: boolean,
+  queueUrl = resources.queueUrl,
+  completedMs?: number,
+) {
   return pollAndEnqueue({
-    source: backlog(prefix),
+    source: backlog(prefix, completedMs),
     sqs,
     queueUrl,
     logger: memoryLogger().logger,
@@ -142,5 +148,23 @@ describe('poll enqueue markers (dynalite + fauxqs)', () => {
     expect(retry).toMatchObject({ enqueued: BACKLOG, alreadyEnqueued: 0 });
     expect([...new Set(counts.values())]).toEqual([1]);
     expect(counts.size).toBe(BACKLOG);
+  });
+
+  it('a record announced again with a later completed inside the window is enqueued again, once', async () => {
+    // Act: the first announcement, its repeat, then the service's changed verdict (a later completed)
+    // twice, all inside one window.
+    await pollAt('e', T0, true);
+    await pollAt('e', T0 + 60_000, true);
+    const first = await drainCounts();
+    const changed = await pollAt('e', T0 + 120_000, true, resources.queueUrl, T0 + 90_000);
+    const repeat = await pollAt('e', T0 + 180_000, true, resources.queueUrl, T0 + 90_000);
+    const second = await drainCounts();
+
+    // Assess
+    expect([...new Set(first.values())]).toEqual([1]);
+    expect(changed).toMatchObject({ enqueued: BACKLOG, alreadyEnqueued: 0 });
+    expect(repeat).toMatchObject({ enqueued: 0, alreadyEnqueued: BACKLOG });
+    expect(second.size).toBe(BACKLOG);
+    expect([...new Set(second.values())]).toEqual([1]);
   });
 });

@@ -168,6 +168,8 @@ describe('publication claim (dynalite)', () => {
         return written;
       },
       putUnavailableItem: (item) => store.putUnavailableItem(item),
+      putVersionItem: (item) => store.putVersionItem(item),
+      latestOfTransaction: (tx, id) => store.latestOfTransaction(tx, id),
       claimPublication: (...a) => store.claimPublication(...a),
       releaseClaim: (id, token) => store.releaseClaim(id, token),
       markPublished: (...a) => store.markPublished(...a),

@@ -30,6 +30,42 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 
 describe('idv simulator trigger', () => {
+  it('overturn: changes a completed transaction to DISAPPROVED in both shapes', async () => {
+    // Prepare
+    const first = await runIdv(['simulator', 'trigger', 'APPROVED'], { env });
+    const { transactionId, resultId } = first.json<Record<string, string>>();
+
+    // Act
+    const same = await runIdv(['simulator', 'trigger', 'overturn', transactionId!], { env });
+    const fresh = await runIdv(
+      ['simulator', 'trigger', 'overturn', transactionId!, '--shape', 'new-result', '--to', 'approved'],
+      { env },
+    );
+    const wrong = await runIdv(['simulator', 'trigger', 'overturn', transactionId!, '--shape', 'sideways'], {
+      env,
+    });
+
+    // Assess
+    expect(same.code).toBe(0);
+    expect(same.json<Record<string, string>>()).toMatchObject({
+      shape: 'same-result',
+      resultId,
+      previousResultId: resultId,
+      previousResult: 'APPROVED',
+      result: 'DISAPPROVED',
+    });
+    expect(fresh.code).toBe(0);
+    const freshOut = fresh.json<Record<string, string>>();
+    expect(freshOut).toMatchObject({
+      shape: 'new-result',
+      previousResult: 'DISAPPROVED',
+      result: 'APPROVED',
+    });
+    expect(freshOut.resultId).not.toBe(resultId);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--shape must be one of new-result, same-result');
+  }, 60_000);
+
   it('creates and completes one transaction with the outcome and product asked for', async () => {
     // Act
     const run = await runIdv(['simulator', 'trigger', 'approved_eu', '--product', 'RTW_STANDARD'], { env });

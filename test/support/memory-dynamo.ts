@@ -1,7 +1,7 @@
 /**
  * In-memory DynamoDB tables behind aws-sdk-client-mock's DynamoDBDocumentClient stub, for unit tests that
- * run the real stores at the SDK level: Get, BatchGet, Put, Delete and the `SET … REMOVE …` updates the
- * stores send, every table keyed by `resultId`. Conditions are not evaluated: the tests that use it run one
+ * run the real stores at the SDK level: Get, BatchGet, Put, Delete, the `SET … REMOVE …` updates the
+ * stores send and index queries of one partition key (`#name = :value`), every table keyed by `resultId`. Conditions are not evaluated: the tests that use it run one
  * writer at a time, and the conditional paths have their own tests against the emulator.
  */
 import {
@@ -10,6 +10,7 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { AwsClientStub } from 'aws-sdk-client-mock';
@@ -52,6 +53,16 @@ export class MemoryTables {
         ]),
       ),
     }));
+    stub.on(QueryCommand).callsFake((input) => {
+      // An index query of one partition key: the items whose attribute has that value (one page).
+      const [left, right] = (input.KeyConditionExpression ?? '')
+        .split('=')
+        .map((part: string) => part.trim());
+      const attribute = input.ExpressionAttributeNames?.[left!] ?? left!;
+      const value = input.ExpressionAttributeValues?.[right!];
+      const items = [...this.table(input.TableName!).values()].filter((item) => item[attribute] === value);
+      return { Items: items.map((item) => structuredClone(item)) };
+    });
     stub.on(PutCommand).callsFake((input) => {
       this.table(input.TableName!).set(key(input.Item), structuredClone(input.Item!));
       return {};

@@ -10,6 +10,7 @@ import { DETAIL_TYPES } from '../../shared/events/names';
 import type {
   DocumentsUploadedDetail,
   EventPublisher,
+  ResultChangedDetail,
   ResultStoredDetail,
   ResultUnavailableDetail,
 } from '../../shared/events/publisher';
@@ -19,6 +20,7 @@ import type { ResultItem, ResultStatus } from '../../shared/store/item';
 import { resultBlobNames, resultJsonKey } from '../../shared/store/keys';
 import type { ClaimResult, PublicationRecord, PublishClaim } from '../../shared/store/publication';
 import type { ItemPut, StoredResult } from '../../shared/store/result-store';
+import { versionOf } from '../../shared/store/versions';
 import type { BlobTarget, ObjectRef } from '../../shared/stream/blob-sink';
 import { ingestResult } from '../../shared/stream/result-ingest';
 
@@ -88,11 +90,11 @@ export class FakeStore implements ResultStorePort {
    * Reads the body with the real streaming ingest (same parsing, decoding and refusals as `ResultStore`),
    * keeping the objects in memory instead of S3.
    */
-  async storeResult(resultId: string, body: AsyncIterable<Uint8Array>): Promise<StoredResult> {
-    const ingested = await ingestResult(body, this.#blobs, resultBlobNames(resultId));
+  async storeResult(resultId: string, body: AsyncIterable<Uint8Array>, version = 1): Promise<StoredResult> {
+    const ingested = await ingestResult(body, this.#blobs, resultBlobNames(resultId, version));
     this.crash.at('writeObjects');
     const stored = {
-      resultKey: resultJsonKey(resultId),
+      resultKey: resultJsonKey(resultId, version),
       objects: ingested.objects,
       documentBytes: JSON.stringify(ingested.document).length,
     };
@@ -120,6 +122,23 @@ export class FakeStore implements ResultStorePort {
     this.items.set(item.resultId, structuredClone(item));
     return { written: true };
   }
+  /** As `ResultStore.putVersionItem`: only over the STORED version before it. */
+  async putVersionItem(item: ResultItem): Promise<ItemPut> {
+    this.crash.at('putItem');
+    const existing = this.items.get(item.resultId);
+    if (existing?.status !== 'STORED' || versionOf(existing) !== versionOf(item) - 1)
+      return { written: false, current: existing && structuredClone(existing) };
+    this.items.set(item.resultId, structuredClone(item));
+    return { written: true };
+  }
+  /** As `ResultStore.latestOfTransaction`: the latest STORED item of the transaction but `resultId`. */
+  async latestOfTransaction(transactionId: string, resultId: string): Promise<ResultItem | undefined> {
+    const stored = [...this.items.values()]
+      .filter((i) => i.transactionId === transactionId && i.resultId !== resultId && i.status === 'STORED')
+      .sort((a, b) => a.completed.localeCompare(b.completed) || versionOf(a) - versionOf(b));
+    const latest = stored.at(-1);
+    return latest && structuredClone(latest);
+  }
   async putUnavailableItem(item: ResultItem): Promise<ItemPut> {
     this.crash.at('putItem');
     const existing = this.items.get(item.resultId);
@@ -134,10 +153,33 @@ export class FakeStore implements ResultStorePort {
     status: ResultStatus,
     claim: PublishClaim,
     nowMs: number,
+    _expiresAt?: number,
+    version?: number,
   ): Promise<ClaimResult> {
     const record = this.publications.get(resultId);
     // As `Publications.claim`: an erasure's fence refuses every claim but a refetch's.
     if (record?.erasedAt && !claim.reopensErasure) return { claimed: false, record: structuredClone(record) };
+    const notHeld =
+      record?.claimExpiresAt === undefined || record.claimExpiresAt < nowMs || record.claim === claim.token;
+    if (version !== undefined && version > 1) {
+      // A later version of a published STORED result: the previous version's publication stays.
+      const free =
+        !record ||
+        (record.status === undefined && notHeld) ||
+        (record.publishedAt !== undefined &&
+          record.status === status &&
+          (record.version ?? 1) < version &&
+          notHeld);
+      if (!free) return { claimed: false, record: record && structuredClone(record) };
+      // A record only version claims wrote has no status (as in DynamoDB); the type wants one.
+      this.publications.set(resultId, {
+        ...record,
+        claim: claim.token,
+        claimExpiresAt: claim.expiresAt,
+        claimVersion: version,
+      } as PublicationRecord);
+      return { claimed: true };
+    }
     const free =
       !record ||
       (record.erasedAt !== undefined && record.status === undefined) ||
@@ -168,20 +210,27 @@ export class FakeStore implements ResultStorePort {
   }
   async releaseClaim(resultId: string, token: string) {
     const record = this.publications.get(resultId);
-    if (record?.claim === token && !record.publishedAt) {
-      const { claim: _claim, claimExpiresAt: _until, ...rest } = record;
+    if (record?.claim === token) {
+      const { claim: _claim, claimExpiresAt: _until, claimVersion: _version, ...rest } = record;
       this.publications.set(resultId, rest);
     }
   }
-  async markPublished(resultId: string, status: ResultStatus, at: string) {
+  async markPublished(resultId: string, status: ResultStatus, at: string, _expiresAt?: number, version = 1) {
     this.crash.at('mark');
     const item = this.items.get(resultId);
-    if (item && !item.eventPublishedAt && item.status === status) item.eventPublishedAt = at;
+    if (item && !item.eventPublishedAt && item.status === status && versionOf(item) === version)
+      item.eventPublishedAt = at;
     const record = this.publications.get(resultId);
     if (record?.erasedAt) return;
-    // As `Publications.mark`: once per status; a STORED mark replaces an UNAVAILABLE one, never the reverse.
-    if (!record?.publishedAt || (status === 'STORED' && record.status !== status)) {
-      this.publications.set(resultId, { status, publishedAt: at });
+    if ((record?.version ?? 1) > version) return;
+    // As `Publications.mark`: once per status and version; a STORED mark replaces an UNAVAILABLE one,
+    // never the reverse.
+    if (
+      !record?.publishedAt ||
+      (status === 'STORED' && record.status !== status) ||
+      (record.version ?? 1) < version
+    ) {
+      this.publications.set(resultId, { status, publishedAt: at, ...(version > 1 && { version }) });
     }
   }
 }
@@ -190,7 +239,12 @@ export class FakePublisher implements EventPublisher {
   readonly stored: ResultStoredDetail[] = [];
   readonly unavailable: ResultUnavailableDetail[] = [];
   readonly uploaded: DocumentsUploadedDetail[] = [];
+  readonly changed: ResultChangedDetail[] = [];
   constructor(readonly crash = new Crash()) {}
+  async publishResultChanged(detail: ResultChangedDetail) {
+    this.crash.at('publish');
+    this.changed.push(detail);
+  }
   async publishResultStored(detail: ResultStoredDetail) {
     this.crash.at('publish');
     this.stored.push(detail);
@@ -239,6 +293,7 @@ export function eventValidators() {
     [DETAIL_TYPES.resultUnavailable]: load(DETAIL_TYPES.resultUnavailable),
     [DETAIL_TYPES.documentsUploaded]: load(DETAIL_TYPES.documentsUploaded),
     [DETAIL_TYPES.resultErased]: load(DETAIL_TYPES.resultErased),
+    [DETAIL_TYPES.resultChanged]: load(DETAIL_TYPES.resultChanged),
   };
 }
 

@@ -9,11 +9,17 @@ import {
   recordLine,
   sqlTimestamp,
 } from '../../shared/analytics/projection';
-import { CUSTOMER_REFERENCE, storedDetail, unavailableDetail } from '../../shared/events/details';
+import {
+  CUSTOMER_REFERENCE,
+  changedDetail,
+  storedDetail,
+  unavailableDetail,
+} from '../../shared/events/details';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { buildStoredItem, buildUnavailableItem } from '../../shared/store/item';
 import { resultIdKeyPart } from '../../shared/store/keys';
 import { itemSummaryDetail, summarizeResult } from '../../shared/store/summary';
+import { versionEntry } from '../../shared/store/versions';
 import { eventValidators } from '../support/pipeline-fakes';
 
 const store = { table: 'results', bucket: 'data' };
@@ -179,7 +185,56 @@ describe('projectEvent', () => {
       digital_signing_messages: null,
       vog_messages: null,
       face_link_messages: null,
+      version: 1,
+      previous_result_id: null,
+      previous_result: null,
     });
+  });
+
+  it('maps a Changed event to the record of its version, keyed apart from the first version', () => {
+    // Prepare: version 2 of r-1 (the same resultId announced again), from the pipeline's own detail.
+    const first = storedItem({ transactionId: 'tx-1', result: 'APPROVED', identity: { result: 'APPROVED' } });
+    const second = {
+      ...storedItem(
+        {
+          transactionId: 'tx-1',
+          result: 'DISAPPROVED',
+          messages: ['FRAUD_SUSPECTED'],
+          identity: { result: 'DISAPPROVED' },
+        },
+        { completed: '2026-08-12T09:30:00Z' },
+      ),
+      version: 2,
+    };
+    const detail = changedDetail(
+      second,
+      { ...versionEntry(first), version: 1 },
+      { environment: 'staging', store },
+    );
+
+    // Act
+    const record = projectEvent(event(DETAIL_TYPES.resultChanged, { ...detail, customerReference: 'x' }))!;
+
+    // Assess
+    expect(record).toMatchObject({
+      result_id: 'r-1',
+      transaction_id: 'tx-1',
+      status: 'STORED',
+      result: 'DISAPPROVED',
+      identity_result: 'DISAPPROVED',
+      messages: ['FRAUD_SUSPECTED'],
+      completed: '2026-08-12 09:30:00.000',
+      day: '2026-08-12',
+      version: 2,
+      previous_result_id: 'r-1',
+      previous_result: 'APPROVED',
+      customer_reference: null,
+    });
+    expect(Object.keys(record).sort()).toEqual(PROJECTION_COLUMNS.map((c) => c.name).sort());
+    expect(recordKey(record)).toBe('analytics/results/day=2026-08-12/r-1.v2.stored.json');
+    expect(() => projectEvent(event(DETAIL_TYPES.resultChanged, { ...detail, version: 0 }))).toThrow(
+      ProjectionError,
+    );
   });
 
   it('exports customer_reference only when the environment includes it, and only shaped like a reference', () => {

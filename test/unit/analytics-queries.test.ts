@@ -72,6 +72,26 @@ beforeAll(async () => {
     recordedAt: '2026-08-02T08:00:00.000Z',
     environment: 'staging',
   });
+  // Approved, then overturned by a manual review (a changed verdict: version 2 of the same result).
+  stored('a6', 'IDV_LITE', 'APPROVED', '2026-08-05', { transactionId: 'tx-a6' });
+  put(DETAIL_TYPES.resultChanged, {
+    transactionId: 'tx-a6',
+    resultId: 'a6',
+    previousResultId: 'a6',
+    version: 2,
+    previousVersion: 1,
+    result: 'DISAPPROVED',
+    previousResult: 'APPROVED',
+    sections: { identity: 'DISAPPROVED' },
+    previousSections: { identity: 'APPROVED' },
+    messages: ['FRAUD_SUSPECTED'],
+    product: 'IDV_LITE',
+    completed: '2026-08-06T09:00:00.000Z',
+    previousCompleted: '2026-08-05T10:00:00.000Z',
+    storedAt: '2026-08-06T09:00:05.000Z',
+    environment: 'staging',
+    storage: { table: 't', bucket: 'b', resultKey: 'results/a6/versions/2/result.json' },
+  });
   engine = await openLocalAnalytics(dir, { compact: false });
 });
 
@@ -91,13 +111,13 @@ describe('the results view on DuckDB', () => {
     );
   });
 
-  it('holds exactly one row per result, the STORED one when a result was unavailable first', async () => {
+  it('holds exactly one row per result (its latest version), the STORED one when a result was unavailable first', async () => {
     // Act
     const counts = await engine.query('SELECT count(*) AS n, count(DISTINCT result_id) AS d FROM results');
     const a3 = await engine.query("SELECT status, day FROM results WHERE result_id = 'a3'");
 
     // Assess
-    expect(counts.rows).toEqual([{ n: 6, d: 6 }]);
+    expect(counts.rows).toEqual([{ n: 7, d: 7 }]);
     expect(a3.rows).toEqual([{ status: 'STORED', day: '2026-08-02' }]);
   });
 
@@ -111,6 +131,7 @@ describe('the results view on DuckDB', () => {
     expect(answer.rows).toEqual([
       { result_id: 'a3', completed: '2026-08-02T10:00:00.000Z' },
       { result_id: 'a4', completed: '2026-08-02T10:00:00.000Z' },
+      { result_id: 'a6', completed: '2026-08-06T09:00:00.000Z' },
     ]);
   });
 
@@ -170,6 +191,30 @@ describe('every saved query runs unchanged on DuckDB', () => {
     });
     expect(rejects.rows[0]).toEqual({ message: 'DOCUMENT_EXPIRED', results: 2 });
     expect(unavailable.rows.map((r) => r['result_id'])).toEqual(['gone-1']);
+    // A changed verdict: the results view holds its latest version, result_rows one row per version.
+    const overturned = await engine.query(savedQuery('overturned-verdicts').sql);
+    expect(overturned.rows).toEqual([
+      {
+        transaction_id: 'tx-a6',
+        result_id: 'a6',
+        previous_result_id: 'a6',
+        version: 2,
+        changed_at: '2026-08-06T09:00:00.000Z',
+        from_result: 'APPROVED',
+        to_result: 'DISAPPROVED',
+        product: 'IDV_LITE',
+        day: '2026-08-06',
+      },
+    ]);
+    const latest = await engine.query("SELECT result, version FROM results WHERE result_id = 'a6'");
+    expect(latest.rows).toEqual([{ result: 'DISAPPROVED', version: 2 }]);
+    const versions = await engine.query(
+      "SELECT version, result FROM result_rows WHERE result_id = 'a6' ORDER BY version",
+    );
+    expect(versions.rows).toEqual([
+      { version: 1, result: 'APPROVED' },
+      { version: 2, result: 'DISAPPROVED' },
+    ]);
     expect(timing.rows).toContainEqual({
       product: 'RTW_PREMIUM',
       results: 2,

@@ -62,7 +62,7 @@ describe('fencePublication', () => {
     expect(input.ExpressionAttributeValues).toMatchObject({ ':at': '2026-09-01T00:00:00Z', ':ttl': 99 });
     expect(input.ExpressionAttributeValues![':over']).toBe(1_000_000 - 2_000);
     expect(input.UpdateExpression).toBe(
-      'SET erasedAt = :at, expiresAt = :ttl REMOVE #status, publishedAt, claim, claimExpiresAt',
+      'SET erasedAt = :at, expiresAt = :ttl REMOVE #status, publishedAt, claim, claimExpiresAt, #version, claimVersion',
     );
   });
 

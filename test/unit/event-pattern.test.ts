@@ -259,7 +259,7 @@ describe('invalid patterns are refused with the path, as EventBridge refuses the
   });
 });
 
-/** The JSON code blocks of docs/events.md: the four sample events and the named rule patterns. */
+/** The JSON code blocks of docs/events.md: the five sample events and the named rule patterns. */
 function docsSamples() {
   const text = readFileSync(new URL('../../docs/events.md', import.meta.url), 'utf8');
   const events: Record<string, { source: string; 'detail-type': string; detail: object }> = {};
@@ -281,10 +281,11 @@ describe('the sample patterns of docs/events.md against the project’s own even
   const unavailable = DETAIL_TYPES.resultUnavailable;
   const uploaded = DETAIL_TYPES.documentsUploaded;
   const erased = DETAIL_TYPES.resultErased;
+  const changed = DETAIL_TYPES.resultChanged;
 
   it('the sample events are valid against the shipped schemas', () => {
     const validators = eventValidators();
-    expect(Object.keys(events).sort()).toEqual([uploaded, stored, unavailable, erased].sort());
+    expect(Object.keys(events).sort()).toEqual([uploaded, stored, unavailable, erased, changed].sort());
     for (const [type, event] of Object.entries(events)) {
       const validate = validators[type as keyof typeof validators];
       expect(validate(event.detail), `${type}: ${JSON.stringify(validate.errors)}`).toBe(true);
@@ -298,6 +299,7 @@ describe('the sample patterns of docs/events.md against the project’s own even
     'needs-attention': [stored, unavailable],
     'production-uploads': [uploaded],
     'many-objects': [stored],
+    'overturned-to-disapproved': [changed],
   };
 
   it.each(Object.entries(expected))('%s matches exactly %j', (name, matching) => {
@@ -317,6 +319,10 @@ describe('the sample patterns of docs/events.md against the project’s own even
     expect(Object.keys(patterns).sort()).toEqual(Object.keys(expected).sort());
     const rule = JSON.parse(readFileSync(new URL('../../rules/disapproved.json', import.meta.url), 'utf8'));
     expect(rule.EventPattern).toEqual(patterns['disapproved']);
+    const overturned = JSON.parse(
+      readFileSync(new URL('../../rules/overturned-to-disapproved.json', import.meta.url), 'utf8'),
+    );
+    expect(overturned.EventPattern).toEqual(patterns['overturned-to-disapproved']);
   });
 
   it('a stored result that is approved, or of another product, is not "disapproved"', () => {

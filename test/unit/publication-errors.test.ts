@@ -147,7 +147,7 @@ describe('Publications: only a failed condition is a decision', () => {
     });
     expect(mark).toMatchObject({
       UpdateExpression:
-        'SET #status = :status, publishedAt = :at, expiresAt = :ttl REMOVE claim, claimExpiresAt',
+        'SET #status = :status, publishedAt = :at, expiresAt = :ttl REMOVE claim, claimExpiresAt, claimVersion',
       ExpressionAttributeValues: {
         ':status': 'UNAVAILABLE',
         ':at': '2027-01-01T00:00:00.000Z',
@@ -155,8 +155,8 @@ describe('Publications: only a failed condition is a decision', () => {
       },
     });
     expect(release).toMatchObject({
-      UpdateExpression: 'REMOVE claim, claimExpiresAt',
-      ConditionExpression: 'claim = :token AND attribute_not_exists(publishedAt)',
+      UpdateExpression: 'REMOVE claim, claimExpiresAt, claimVersion',
+      ConditionExpression: 'claim = :token',
       ExpressionAttributeValues: { ':token': 'm-1' },
     });
   });
@@ -266,7 +266,7 @@ describe('the batch fails a record whose claim, mark or release DynamoDB did not
     expect(failures).toEqual(['m-1']);
     const updates = ddbMock.commandCalls(UpdateCommand).map((c) => c.args[0].input.UpdateExpression);
     expect(updates).toHaveLength(2);
-    expect(updates[1]).toBe('REMOVE claim, claimExpiresAt');
+    expect(updates[1]).toBe('REMOVE claim, claimExpiresAt, claimVersion');
     expect(store.items.size).toBe(0);
     expect(publisher.stored).toEqual([]);
   });

@@ -41,7 +41,31 @@ describe('reconcile', () => {
       ended: { STORED: 2, UNAVAILABLE: 1, ERASED: 1, DLQ: 1 },
       queued: ['q'],
       unaccounted: ['lost-1', 'lost-2'],
+      versions: { stored: 2, changed: 0 },
     });
+  });
+
+  it('counts the versions of changed verdicts: every version stored under a STORED id', () => {
+    // Act: `same` holds version 3 of its own (two changes announced under it), `next` a new resultId
+    // holding version 2 of its transaction (one version under it), `first` one version.
+    const report = reconcile({
+      enqueued: ['first', 'same', 'next', 'gone'],
+      ends: new Map([
+        ['first', 'STORED'],
+        ['same', 'STORED'],
+        ['next', 'STORED'],
+        ['gone', 'ERASED'],
+      ]),
+      dlq: new Set(),
+      versions: new Map([
+        ['same', { version: 3, stored: 3 }],
+        ['next', { version: 2, stored: 1 }],
+      ]),
+    });
+
+    // Assess
+    expect(report.versions).toEqual({ stored: 5, changed: 2 });
+    expect(report.ended.STORED).toBe(3);
   });
 
   it('without a view of the queue, an id in none of the ends is unaccounted', () => {
@@ -51,6 +75,39 @@ describe('reconcile', () => {
 });
 
 describe('storeEnds', () => {
+  it('gives the versions of each changed verdict it reads', async () => {
+    // Prepare
+    ddbMock.on(BatchGetCommand).resolves({
+      Responses: {
+        t: [
+          { resultId: 'one', status: 'STORED' },
+          {
+            resultId: 'same',
+            status: 'STORED',
+            version: 2,
+            versions: [{ resultId: 'same' }, { resultId: 'same' }],
+          },
+          {
+            resultId: 'next',
+            status: 'STORED',
+            version: 2,
+            versions: [{ resultId: 'old' }, { resultId: 'next' }],
+          },
+        ],
+      },
+    });
+    const versions = new Map();
+
+    // Act
+    await storeEnds(dynamo, 't', ['one', 'same', 'next'], { versions });
+
+    // Assess
+    expect(Object.fromEntries(versions)).toEqual({
+      same: { version: 2, stored: 2 },
+      next: { version: 2, stored: 1 },
+    });
+  });
+
   it('reads each id and its erasure record; an erasure record wins over an item; unprocessed keys are read again', async () => {
     // Prepare
     ddbMock

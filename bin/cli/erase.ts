@@ -41,6 +41,7 @@ import { purgePrefix } from '../../shared/erasure/s3-purge';
 import type { TraceReach } from '../../shared/erasure/traces';
 import { publishResultErased } from '../../shared/events/erased-event';
 import { DEFAULT_AUDIT_RETENTION_DAYS, type ErasureRecord } from '../../shared/store/erasure-record';
+import { safeJson } from '../../shared/terminal-text';
 import { UsageError } from './errors';
 import { str } from './flags';
 import { openTarget, QUEUE_TARGET_OPTIONS, TARGET_HELP, TARGET_OPTIONS } from './results';
@@ -364,7 +365,7 @@ ${TARGET_HELP}`,
         throw new UsageError(`pass --retention-days or set ${ENV.retentionDays}`, command);
       const report = await checkRetention(deps, { retentionDays, graceDays });
       if (report.total === 0) return { target: target.description, ...report };
-      ctx.io.stdout(`${JSON.stringify({ target: target.description, ...report }, null, 2)}\n`);
+      ctx.io.stdout(`${safeJson({ target: target.description, ...report }, 2)}\n`);
       throw new Error(
         `${report.total} record(s) of ${report.resultIds.length}+ result(s) are past their retention`,
       );

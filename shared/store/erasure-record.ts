@@ -71,6 +71,11 @@ export interface ErasureRecord {
   readonly counts?: ErasureCounts;
   /** When each copy is gone (absent while `ERASING`, and in records of erasures before receipts existed). */
   readonly receipt?: ErasureReceipt;
+  /**
+   * While `ERASING`: the trace kinds (shared/erasure/traces.ts) not yet erased, in the erasure's order, so a
+   * run that was killed names what is left; the next run finishes them. Absent once `ERASED`.
+   */
+  readonly left?: readonly string[];
   /** TTL, epoch seconds: `requestedAt` + the audit retention. */
   readonly expiresAt: number;
 }

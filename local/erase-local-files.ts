@@ -14,6 +14,7 @@ import { join, relative } from 'node:path';
 import type { ErasureReaches } from '../shared/erasure/erase-result';
 import type { TraceReach } from '../shared/erasure/traces';
 import { DETAIL_TYPES } from '../shared/events/names';
+import { removeStaleSnapshots, snapshotDirs } from './analytics-snapshots';
 import { eraseLocalProjectionResult, findLocalProjectionResult } from './analytics-store';
 import { writeFileAtomic } from './atomic-file';
 import { TRACE_JOURNAL } from './console-journal';
@@ -26,8 +27,21 @@ import { dropJournalMessages, journalMessageLines, QUEUE_JOURNAL } from './queue
 export function localErasureReaches(dataDir: string): ErasureReaches {
   return {
     projection: {
-      find: (resultId) => findLocalProjectionResult(dataDir, resultId),
-      remove: (resultId) => eraseLocalProjectionResult(dataDir, resultId),
+      find: async (resultId) => [
+        ...(await findLocalProjectionResult(dataDir, resultId)),
+        ...snapshotDirs(dataDir).map((dir) => `${dir} (an analyst's snapshot of the projection)`),
+      ],
+      remove: async (resultId) => {
+        const rows = await eraseLocalProjectionResult(dataDir, resultId);
+        // Then the analysts' copies (local/analytics-snapshots.ts): those a crash left go; one a running
+        // command holds may hold the row, so the step fails (ERASING, naming the analytics row) until it ends.
+        const { live } = removeStaleSnapshots(dataDir);
+        if (live.length > 0)
+          throw new Error(
+            `an analyst command (pid ${live.join(', ')}) holds a snapshot of the projection that may hold the row: let it end (or stop it), then run the erasure again`,
+          );
+        return rows;
+      },
     },
     journals: localJournalReach(dataDir),
   };

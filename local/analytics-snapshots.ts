@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { processStartTime } from './stack-file';
+import { processStartTime } from './owner-only';
 
 /** Prefix of a snapshot directory in the temporary directory. */
 export const SNAPSHOT_PREFIX = 'idv-analytics-';

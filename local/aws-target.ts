@@ -11,7 +11,7 @@ import {
   createSqsClient,
 } from '../shared/aws-clients';
 import { ANALYTICS_ENV, ENV, loadAwsClientConfig } from '../shared/config';
-import { CLOSE_DEADLINE_MS, OPEN_DEADLINE_MS, waitForDataLock, withinDeadline } from './local-open';
+import { CLOSE_DEADLINE_MS, OPEN_DEADLINE_MS, probeRun, waitForDataLock, withinDeadline } from './local-open';
 import { readLiveStack, STACK_FILE } from './stack-file';
 
 /** Environment variable of the DLQ URL for the operator commands (the functions never need it). */
@@ -117,6 +117,8 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
   let region = running?.region;
   let credentials = running?.credentials;
   let stop: (() => Promise<void>) | undefined;
+  // A run that is alive but stopped or hung is said so within seconds, not after the SDK's retries.
+  if (running) await probeRun(running.endpoints.dynamodb, running.pid);
   if (!running) {
     // Bounded: the data may be held by a process still stopping, or left by a SIGKILL on a loaded machine.
     const deadline = Date.now() + OPEN_DEADLINE_MS;

@@ -14,7 +14,9 @@ import type { LocalAwsService } from './client-config';
 import { compactDynamoData } from './dynamo-compact';
 import { type LocalEvent, type LocalEventListener, startFakeEventBridge } from './fake-eventbridge';
 import { startFakeSecretsManager } from './fake-secrets-manager';
+import { restrictToOwner } from './owner-only';
 import { type JournaledStore, type MessageFactory, QUEUE_JOURNAL, QueueJournal } from './queue-journal';
+import { newSocketDir, removeDeadSocketDirs } from './socket-dirs';
 
 export { clientConfig, type LocalAwsService, type LocalClientConfig } from './client-config';
 
@@ -82,14 +84,23 @@ const ENDPOINT_VARIABLES: Record<LocalAwsService, string> = {
 export async function startLocalAws(options: LocalAwsOptions = {}): Promise<LocalAws> {
   const host = options.host ?? '127.0.0.1';
   const dataDir = options.dataDir;
-  if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const credentials = newRunCredentials();
   const closers: (() => Promise<void>)[] = [];
+  if (dataDir) {
+    // Owner-only whatever the umask: every file the emulators, journals and stores create in the data
+    // directory (it can hold identity documents). The earlier umask comes back when the emulators stop.
+    const umask = process.umask(0o077);
+    closers.push(async () => void process.umask(umask));
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    restrictToOwner(dataDir);
+  }
+  // Socket directories of runs that ended without closing (a SIGKILL) go first.
+  await removeDeadSocketDirs();
+  const credentials = newRunCredentials();
   // Bodies stream through this process's emulators and fronts: their dead chunks are collected promptly.
   const stopChunkGc = startChunkGc();
   closers.push(async () => stopChunkGc());
   // mkdtemp creates the directory 0700. Not in the data directory: a socket path must stay short.
-  const sockets = mkdtempSync(join(tmpdir(), 'idv-aws-'));
+  const sockets = newSocketDir();
   closers.push(async () => rmSync(sockets, { recursive: true, force: true }));
   const socket = (name: string): string => join(sockets, `${name}.sock`);
   /** Puts the authenticating front before an emulator listening on `path`; returns the front's URL. */

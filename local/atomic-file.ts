@@ -8,9 +8,11 @@
 import {
   closeSync,
   existsSync,
+  fstatSync,
   fsyncSync,
   openSync,
   readdirSync,
+  readSync,
   renameSync,
   rmSync,
   writeSync,
@@ -52,6 +54,16 @@ export function writeFileAtomic(
   return true;
 }
 
+/** Flushes a file's content to disk (before it is renamed into place). */
+export function syncFile(file: string): void {
+  const fd = openSync(file, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Flushes a directory's entries (a rename is durable only once its directory is); best effort. */
 export function syncDirectory(dir: string): void {
   let fd: number | undefined;
@@ -62,6 +74,32 @@ export function syncDirectory(dir: string): void {
     // Some file systems refuse fsync on a directory; the rename itself is still atomic.
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Ends an append-only journal whose last line a kill tore (no line feed at its end) with a line feed, so
+ * the next append starts a line of its own instead of joining the torn one (readers skip a torn line).
+ * Returns whether it did.
+ */
+export function sealTornLine(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r+');
+  } catch {
+    return false;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    if (last[0] === 0x0a) return false;
+    writeSync(fd, '\n', size);
+    fsyncSync(fd);
+    return true;
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -6,6 +6,7 @@ import dynalite from 'dynalite';
 import { buildApp } from 'fauxqs';
 import S3rver from 's3rver';
 import AWSAccount from 's3rver/lib/models/account.js';
+import { sealTornLine } from './atomic-file';
 import { newRunCredentials } from './aws-auth';
 import { startAwsFront } from './aws-front';
 import { closeServer } from './aws-json-server';
@@ -16,6 +17,7 @@ import { type LocalEvent, type LocalEventListener, startFakeEventBridge } from '
 import { startFakeSecretsManager } from './fake-secrets-manager';
 import { restrictToOwner } from './owner-only';
 import { type JournaledStore, type MessageFactory, QUEUE_JOURNAL, QueueJournal } from './queue-journal';
+import { hardenS3Store, repairS3Directory } from './s3-store';
 import { newSocketDir, removeDeadSocketDirs } from './socket-dirs';
 
 export { clientConfig, type LocalAwsService, type LocalClientConfig } from './client-config';
@@ -50,6 +52,8 @@ export interface LocalAws {
    * emulators: region, credentials, `AWS_ENDPOINT_URL_*` and `IDV_S3_FORCE_PATH_STYLE=true`.
    */
   env(): Record<string, string>;
+  /** What the start repaired in the data directory after a crash, one line each (none when all was whole). */
+  readonly repairs: readonly string[];
   /** Events accepted by the local EventBridge since start. */
   readonly events: { entries(): LocalEvent[]; on(listener: LocalEventListener): () => void };
   /**
@@ -60,6 +64,14 @@ export interface LocalAws {
   /** Stops every emulator (and removes the temporary S3 directory when no dataDir was given). */
   close(): Promise<void>;
 }
+
+/** The data directory's append-only journals (paths under it), whose torn last line a start seals. */
+const APPEND_ONLY_JOURNALS = [
+  QUEUE_JOURNAL,
+  'events.jsonl',
+  'trace.jsonl',
+  join('analytics', 'incoming.jsonl'),
+];
 
 /** Fake account id used in ARNs; matches the one fauxqs puts in queue URLs and ARNs. */
 export const LOCAL_ACCOUNT_ID = '000000000000';
@@ -96,6 +108,8 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
   // Socket directories of runs that ended without closing (a SIGKILL) go first.
   await removeDeadSocketDirs();
   const credentials = newRunCredentials();
+  /** What the start repaired in the data directory, one line each (a crash left it). */
+  const repairs: string[] = [];
   // Bodies stream through this process's emulators and fronts: their dead chunks are collected promptly.
   const stopChunkGc = startChunkGc();
   closers.push(async () => stopChunkGc());
@@ -109,6 +123,13 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
     closers.push(() => started.close());
     return started.endpoint;
   };
+  if (dataDir) {
+    // The append-only journals: a line a kill tore is sealed, so the next append is not lost with it.
+    for (const name of APPEND_ONLY_JOURNALS) {
+      if (sealTornLine(join(dataDir, name)))
+        repairs.push(`${name}: sealed its last line, torn by a crash (it is skipped when read)`);
+    }
+  }
   const journal = dataDir ? new QueueJournal(join(dataDir, QUEUE_JOURNAL)) : undefined;
   let sqsStore: (JournaledStore & { constructor: { createMessage: MessageFactory } }) | undefined;
   const closeAll = async (): Promise<void> => {
@@ -151,7 +172,10 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
     // The front has checked every request's SigV4 signature, and what it forwards is not byte for byte
     // the signed request (hop-by-hop headers go, a chunked body gets a length): s3rver checks only that
     // the key id is one it knows (allowMismatchedSignatures; s3rver 3 did not check v4 signatures at all).
+    // What a crash left is repaired first (each repair named); then every write is atomic.
+    if (dataDir) repairs.push(...(await repairS3Directory(directory)).map((line) => `S3 emulator: ${line}`));
     const s3rver = new S3rver({ silent: true, directory, allowMismatchedSignatures: true });
+    hardenS3Store(s3rver.store);
     AWSAccount.DUMMY_ACCOUNT.createKeyPair(credentials.accessKeyId, credentials.secretAccessKey);
     closers.push(async () => AWSAccount.DUMMY_ACCOUNT.revokeAccessKey(credentials.accessKeyId));
     const server = await s3rver.listen(socket('s3'));
@@ -213,6 +237,7 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
   };
   return {
     region: LOCAL_REGION,
+    repairs,
     credentials: { ...credentials },
     endpoints,
     env: () => ({

@@ -314,6 +314,8 @@ async function startEmulators(run: Run): Promise<LocalAws> {
     );
   }
   run.cleanups.push(() => aws.close());
+  // What a crash left and the start repaired, one line each (docs/local-run.md, "A crash loses nothing").
+  for (const line of aws.repairs) run.io.err(`↺ repaired ${line}`);
   return aws;
 }
 

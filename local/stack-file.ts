@@ -1,5 +1,6 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from './atomic-file';
 import type { LocalAws } from './local-aws';
 import { processStartTime } from './owner-only';
 
@@ -54,8 +55,8 @@ export function writeStack(
     ...(simulator && { simulator }),
   };
   const file = join(dataDir, STACK_FILE);
-  writeFileSync(file, JSON.stringify(stack, null, 2), { mode: 0o600 });
-  chmodSync(file, 0o600);
+  // Atomic: a kill mid-write never leaves a torn stack file for the next start or command to misread.
+  writeFileAtomic(file, JSON.stringify(stack, null, 2));
   return file;
 }
 

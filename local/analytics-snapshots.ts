@@ -51,9 +51,26 @@ function ownSnapshotDirs(): { path: string; pid: number | undefined; tag: string
     const rest = name.slice(SNAPSHOT_PREFIX.length);
     const match = /^(\d+)-([0-9a-f]{8})-[A-Za-z0-9]{6}$/.exec(rest);
     if (match) found.push({ path, pid: Number(match[1]), tag: match[2] });
-    else if (/^[A-Za-z0-9]{6}$/.test(rest)) found.push({ path, pid: undefined, tag: undefined });
+    else if (/^[A-Za-z0-9]{6}$/.test(rest) && isLegacySnapshot(path))
+      found.push({ path, pid: undefined, tag: undefined });
   }
   return found;
+}
+
+/**
+ * Whether an older version's directory (`idv-analytics-XXXXXX`, no pid) is a snapshot: it holds the
+ * snapshot's database file and nothing but its companions — never a directory someone else named so.
+ */
+function isLegacySnapshot(path: string): boolean {
+  try {
+    const names = readdirSync(path);
+    return (
+      names.includes('results.duckdb') &&
+      names.every((name) => name === 'tmp' || /^results\.duckdb(\.wal)?$/.test(name))
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** The paths of this user's snapshot directories of `dataDir` (or of an older version), live or left by a crash. */

@@ -169,7 +169,7 @@ running) exits 1 with a message.`,
       // Without `npm start` the local queues do not exist (its queue journal keeps their messages until
       // it starts again): nothing can be redriven, and saying "moved 0" would look like an empty DLQ.
       const dataDir = resolve(ctx.io.cwd, str(ctx, 'data-dir') ?? '.local');
-      if (!readLiveStack(dataDir))
+      if (hasLocalData(dataDir) && !readLiveStack(dataDir))
         throw new Error(
           `no \`npm start\` is running on ${dataDir}: the local DLQ exists only while it runs (its messages wait in the queue journal). Start it, then run this again`,
         );

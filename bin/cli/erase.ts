@@ -235,6 +235,8 @@ ${TARGET_HELP}`,
       );
       const bounds = target.local ? { bounds: DEFAULT_COPY_BOUNDS } : await copyBoundsOf(ctx);
       const queueReports: QueueWalk[] = [];
+      if (!(target.queueUrl || target.dlqUrl))
+        queueReports.push({ queue: 'results', reached: false }, { queue: 'dlq', reached: false });
       const deps: ErasureDeps = {
         dynamo: target.dynamo,
         s3: target.s3,
@@ -242,17 +244,22 @@ ${TARGET_HELP}`,
         bucketName,
         dialect: target.local ? 'local' : 'aws',
         markersTableName: str(ctx, 'markers-table') ?? target.markersTableName,
-        // The queues too, inside the one operation: the record says ERASED only once they were walked.
+        // The queues too, inside the one operation: the record says ERASED only once they were walked
+        // (and counts their messages); with no queue URL known they are reported as not reached.
         reaches: {
           ...projection.reaches,
-          queues: queuePurgeReach(
-            target.sqs,
-            [
-              { name: 'results', url: target.queueUrl },
-              { name: 'dlq', url: target.dlqUrl },
-            ],
-            queueReports,
-          ),
+          ...(target.queueUrl || target.dlqUrl
+            ? {
+                queues: queuePurgeReach(
+                  target.sqs,
+                  [
+                    { name: 'results', url: target.queueUrl },
+                    { name: 'dlq', url: target.dlqUrl },
+                  ],
+                  queueReports,
+                ),
+              }
+            : {}),
         },
         receipt: { local: target.local, analytics: projection.iceberg, bounds: bounds.bounds },
         events: { publish: (detail) => publishResultErased(target.events, busName!, detail) },

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,7 +125,13 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
   };
   if (dataDir) {
     // The append-only journals: a line a kill tore is sealed, so the next append is not lost with it.
-    for (const name of APPEND_ONLY_JOURNALS) {
+    const rulesDir = join(dataDir, 'rules');
+    const ruleOutputs = existsSync(rulesDir)
+      ? readdirSync(rulesDir)
+          .filter((name) => name.endsWith('.jsonl'))
+          .map((name) => join('rules', name))
+      : [];
+    for (const name of [...APPEND_ONLY_JOURNALS, ...ruleOutputs]) {
       if (sealTornLine(join(dataDir, name)))
         repairs.push(`${name}: sealed its last line, torn by a crash (it is skipped when read)`);
     }

@@ -10,6 +10,7 @@ import { createConsole, type LocalConsole } from './console';
 import { type DlqWatch, startDlqWatch } from './console-dlq';
 import { TraceJournal } from './console-journal';
 import { type Demo, startDemo } from './demo-run';
+import { finishUnfinishedErasures } from './erasure-resume';
 import { LocalRuleSet, loadRuleFiles, RuleFileError, ruleMarks } from './event-rules';
 import { captureHandlerLogs } from './handler-logs';
 import { lambdaContext } from './lambda-context';
@@ -207,6 +208,8 @@ export async function runLocal(
       maxReceiveCount: options.maxReceiveCount,
     });
     reportRestored(io, aws.restoreQueues());
+    // An erasure a kill left ERASING is finished before anything is fetched (docs/erasure.md).
+    await finishUnfinishedErasures(aws, resources, run.dataDir, io.err);
     const webhooks = await startWebhooks(run, aws, await readSecret(aws, resources.webhookSecretId));
     const service = await startService(run, modules, webhooks);
     await checkCredentials(service.url, run.credentials, run.external);

@@ -8,11 +8,14 @@
  *
  * Order: the erasure record first (`ERASING`), so fetch-result refuses to store the result again from
  * the moment anything is deleted; then the fence on the publication record (`shared/erasure/fence.ts`),
- * which waits out a fetch in flight and replaces the record; then S3, the reaches, the items; then the
- * record (`ERASED`, with counts and receipt) and the event. Every step is idempotent: an erasure that
- * failed half-way is finished by running it again, and a second run adds its (zero) counts to the
- * first's. The CLI (`idv results erase`, bin/cli/erase.ts) and the local run pick the target and hand in
- * the reaches.
+ * which waits out a fetch in flight and replaces the record; then S3, the projection, the queues, the
+ * journals, the items; then the record (`ERASED`, with counts and receipt) and the event. This one
+ * operation owns the whole order: the caller runs nothing after it. Before each step the `ERASING`
+ * record names what is left (`left`) and the counts so far, so a run killed at any moment leaves it
+ * naming what is still there. Every step is idempotent: an erasure that failed or was killed half-way is
+ * finished by running it again ({@link unfinishedErasures} finds them locally), and a second run adds
+ * its counts to the first's. The CLI (`idv results erase`, bin/cli/erase.ts) and the local run
+ * (local/erasure-resume.ts) pick the target and hand in the reaches.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';

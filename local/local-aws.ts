@@ -100,8 +100,16 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
   if (dataDir) {
     // Owner-only whatever the umask: every file the emulators, journals and stores create in the data
     // directory (it can hold identity documents). The earlier umask comes back when the emulators stop.
-    const umask = process.umask(0o077);
-    closers.push(async () => void process.umask(umask));
+    let umask: number | undefined;
+    try {
+      umask = process.umask(0o077);
+    } catch {
+      // A worker thread may not set the process's umask: what it creates is narrowed when it stops.
+    }
+    closers.push(async () => {
+      if (umask === undefined) restrictToOwner(dataDir);
+      else process.umask(umask);
+    });
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     restrictToOwner(dataDir);
   }

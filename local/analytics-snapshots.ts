@@ -112,8 +112,9 @@ export function removeStaleSnapshots(dataDir?: string): { removed: string[]; liv
 }
 
 /**
- * Removes `dir` if this process is stopped by SIGINT or SIGTERM before `release` is called (the signal
- * then ends the process as it would have: exit code 128 + the signal's number). `release` undoes it.
+ * Removes `dir` if this process is stopped by SIGINT or SIGTERM (the signal then ends the process as it
+ * would have: exit code 128 + the signal's number), or exits, before `release` is called. `release`
+ * undoes it.
  */
 export function removeOnSignal(dir: string): () => void {
   const handlers = (['SIGINT', 'SIGTERM'] as const).map((signal) => {
@@ -124,7 +125,11 @@ export function removeOnSignal(dir: string): () => void {
     process.once(signal, handler);
     return () => process.off(signal, handler);
   });
+  // And on any exit before the engine closed (an uncaught error, a `process.exit` elsewhere).
+  const onExit = () => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', onExit);
   return () => {
     for (const off of handlers) off();
+    process.off('exit', onExit);
   };
 }

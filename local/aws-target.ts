@@ -59,6 +59,8 @@ export interface AwsTarget {
   local: boolean;
   /** A running `npm start` serves the local stack (its queues and their messages exist). */
   running: boolean;
+  /** What starting the emulators here repaired after a crash, one line each (local, no run active). */
+  repairs?: readonly string[];
   close(): Promise<void>;
 }
 
@@ -117,6 +119,7 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
   let region = running?.region;
   let credentials = running?.credentials;
   let stop: (() => Promise<void>) | undefined;
+  let repairs: readonly string[] = [];
   // A run that is alive but stopped or hung is said so within seconds, not after the SDK's retries.
   if (running) await probeRun(running.endpoints.dynamodb, running.pid);
   if (!running) {
@@ -145,6 +148,7 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
     );
     const { aws } = opened;
     stop = () => withinDeadline('stopping the local emulators', CLOSE_DEADLINE_MS, aws.close());
+    repairs = aws.repairs;
     resources = opened.resources;
     ({ endpoints, region, credentials } = aws);
   }
@@ -169,6 +173,7 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
       : 'local (emulators started for this command)',
     local: true,
     running: running !== undefined,
+    ...(repairs.length > 0 && { repairs }),
     close: async () => {
       for (const client of [dynamo, s3, sqs, events]) client.destroy();
       await stop?.();

@@ -3,7 +3,8 @@
  * a burst that writes many objects through the real pipeline code (test/support/crash-burst.ts: a poll
  * enqueues results with an image and a PDF each, the results batch stores them) is killed with SIGKILL at
  * random moments, round after round, on one data directory. After each kill the directory must start
- * again and `idv results reconcile --local` account for every id (stored, or its message still queued);
+ * again (its poll enqueues again what the kill lost between an enqueue marker and its message, as the
+ * service still lists it) and `idv results reconcile --local` account for every id (stored, or queued);
  * at the end, once a last run finished the queue, no object may be left without the item that names it.
  * The rounds' kill times come from a printed seed (`IDV_CRASH_SEED=N` repeats a run). Also: the damage
  * the issue found — an object's metadata file truncated to nothing — is repaired at the start, with a
@@ -39,10 +40,10 @@ const dataDir = mkdtempSync(join(tmpdir(), 'idv-crash-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** The burst child on the data directory; `ready` once its stack is open, `ended` with its exit. */
-function burst(round: number, count: number) {
+function burst(rounds: number, mode: 'burst' | 'poll') {
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', 'test/support/crash-burst.ts', dataDir, String(round), String(count)],
+    ['--import', 'tsx', 'test/support/crash-burst.ts', dataDir, String(rounds), String(PER_ROUND), mode],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -89,18 +90,26 @@ describe(`a kill at any moment leaves a data directory that starts (IDV_CRASH_SE
     const reconciles: { round: number; code: number; unaccounted: unknown }[] = [];
     const repaired: string[] = [];
 
-    // Act: each round starts on what the last kill left, enqueues more, and is killed mid-burst.
+    // Act: each round starts on what the last kill left, enqueues more, and is killed mid-burst; then a
+    // start on what it left polls (a message lost between its marker and its send is enqueued again) and
+    // reconcile looks.
     for (let round = 0; round < ROUNDS; round++) {
-      const run = burst(round, PER_ROUND);
+      const run = burst(round + 1, 'burst');
       await run.ready;
       await new Promise((resolve) => setTimeout(resolve, 100 + Math.floor(random() * 1500)));
       run.child.kill('SIGKILL');
       await run.ended;
+      const again = burst(round + 1, 'poll');
+      await again.ready;
+      const code = await again.ended;
+      expect(code, `seed ${SEED}: ${again.err()}`).toBe(0);
       repaired.push(
-        ...run
-          .err()
-          .split('\n')
-          .filter((line) => line.startsWith('repaired')),
+        ...[run, again].flatMap((r) =>
+          r
+            .err()
+            .split('\n')
+            .filter((line) => line.startsWith('repaired')),
+        ),
       );
       const reconciled = await runIdvInProcess(['results', 'reconcile', '--local', '--data-dir', dataDir]);
       reconciles.push({
@@ -109,7 +118,7 @@ describe(`a kill at any moment leaves a data directory that starts (IDV_CRASH_SE
         unaccounted: reconciled.code === 0 ? [] : reconciled.out || reconciled.err,
       });
     }
-    const last = burst(ROUNDS, 0);
+    const last = burst(ROUNDS, 'burst');
     await last.ready;
     const lastCode = await last.ended;
     const local = await startLocalStore('idv-local', { dataDir });
@@ -140,24 +149,29 @@ describe(`a kill at any moment leaves a data directory that starts (IDV_CRASH_SE
   }, 180_000);
 
   it('repairs a metadata file a kill truncated to nothing, with a line, instead of failing the start', async () => {
-    // Prepare: the issue's reproduction — truncate one object's metadata file.
-    const [metadata] = readdirSync(join(dataDir, 's3'), { recursive: true, encoding: 'utf8' })
+    // Prepare: the issue's reproduction — truncate an object's metadata file (one for the command,
+    // one for the run).
+    const [first, second] = readdirSync(join(dataDir, 's3'), { recursive: true, encoding: 'utf8' })
       .filter((path) => path.endsWith('._S3rver_metadata.json'))
       .map((path) => join(dataDir, 's3', path));
-    expect(metadata).toBeDefined();
-    writeFileSync(metadata!, '');
+    expect(second).toBeDefined();
+    writeFileSync(first!, '');
 
-    // Act
-    const run = burst(ROUNDS + 1, 0);
+    // Act: a command that starts the emulators itself, then a run.
+    const listed = await runIdvInProcess(['results', 'list', '--local', '--data-dir', dataDir]);
+    writeFileSync(second!, '');
+    const run = burst(ROUNDS, 'poll');
     await run.ready;
     const code = await run.ended;
-    const listed = await runIdvInProcess(['results', 'list', '--local', '--data-dir', dataDir]);
 
     // Assess
+    expect(listed.code, listed.err).toBe(0);
+    expect(listed.err).toMatch(
+      /↺ repaired S3 emulator: rebuilt .*\._S3rver_metadata\.json: it was torn by a crash/,
+    );
     expect(code, run.err()).toBe(0);
     expect(run.err()).toMatch(
       /repaired S3 emulator: rebuilt .*\._S3rver_metadata\.json: it was torn by a crash/,
     );
-    expect(listed.code, listed.err).toBe(0);
   }, 120_000);
 });

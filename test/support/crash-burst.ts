@@ -1,16 +1,19 @@
 /**
  * The child of the crash test (test/integration/local-crash.test.ts): the local stack on a data directory,
- * as `npm start` opens it (emulators, resources, queues restored from the journal), then a burst that
- * writes many objects through the real pipeline code: a poll enqueues `count` results of round `round`
- * (each with an image and a PDF, so three objects and four items), and the results batch stores every
- * message of the queue — the new ones and those a kill left — deleting each once stored. Prints `ready`
- * when the stack is open (with the start's repair lines on stderr) and `done` when the queue is empty.
- * `count` 0 only finishes what is queued.
+ * as `npm start` opens it (emulators, resources, queues restored from the journal), then the pipeline's
+ * own code against a fake service whose poll lists every result of the rounds so far that is not stored
+ * yet (as the service keeps listing a result until it is fetched): a poll enqueues them (enqueue markers
+ * with a 1 s window, so a message a kill lost between its marker and its send is enqueued again by the
+ * next start), then — mode `burst` — the results batch stores every message of the queue (each result
+ * with an image and a PDF: three objects and four items), deleting each once stored. Mode `poll` stops
+ * after the poll. Prints `ready` when the stack is open (the start's repair lines on stderr) and `done`
+ * at the end.
  *
- * Usage: tsx test/support/crash-burst.ts DATA_DIR ROUND COUNT
+ * Usage: tsx test/support/crash-burst.ts DATA_DIR ROUNDS PER_ROUND burst|poll
  */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { PollResponse } from '../../shared/api/schemas';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { DynamoEnqueueMarkers } from '../../shared/pipeline/enqueue-markers';
@@ -23,15 +26,12 @@ import { startLocalStore } from './local-store';
 import { FakeSource, memoryLogger } from './pipeline-fakes';
 import { markedPollRecord, markedResult, markers } from './planted-markers';
 
-const [dataDir, roundText, countText] = process.argv.slice(2);
-const round = Number(roundText);
-const count = Number(countText);
-
-/** Every result of every round answers (a message restored from an earlier round is stored too). */
+const [dataDir, roundsText, perRoundText, mode] = process.argv.slice(2);
+const ids: string[] = [];
+for (let r = 0; r < Number(roundsText); r++)
+  for (let i = 0; i < Number(perRoundText); i++) ids.push(`crash-${r}-${i}`);
 const mark = markers('C');
-const results = new Map<string, unknown>();
-for (let r = 0; r <= round; r++)
-  for (let i = 0; i < 200; i++) results.set(`crash-${r}-${i}`, markedResult(`crash-${r}-${i}`, mark));
+const results = new Map<string, unknown>(ids.map((id) => [id, markedResult(id, mark)]));
 
 const local = await startLocalStore('idv-local', { dataDir: dataDir! });
 local.aws.restoreQueues();
@@ -41,16 +41,31 @@ const sqs = new SQSClient(clientConfig(local.aws, 'sqs'));
 const events = new EventBridgeClient(clientConfig(local.aws, 'eventBridge'));
 process.stdout.write('ready\n');
 
-const ids = Array.from({ length: count }, (_, i) => `crash-${round}-${i}`);
+// The service lists what it has not handed out: every result of the rounds so far not stored yet.
+const { Items = [] } = await dynamo.send(
+  new ScanCommand({
+    TableName: resources.tableName,
+    ProjectionExpression: 'resultId, #s',
+    ExpressionAttributeNames: { '#s': 'status' },
+  }),
+);
+const stored = new Set(
+  Items.filter((item) => item['status'] === 'STORED').map((item) => String(item['resultId'])),
+);
 await pollAndEnqueue({
-  source: { poll: async () => ({ results: ids.map((id) => markedPollRecord(id, mark)) }) as PollResponse },
+  source: {
+    poll: async () =>
+      ({
+        results: ids.filter((id) => !stored.has(id)).map((id) => markedPollRecord(id, mark)),
+      }) as PollResponse,
+  },
   sqs,
   queueUrl: resources.queueUrl,
   logger: memoryLogger().logger,
   markers: new DynamoEnqueueMarkers({
     client: dynamo,
     tableName: resources.pollMarkersTableName,
-    windowSeconds: 30,
+    windowSeconds: 1,
   }),
 });
 const deps: ResultsBatchDeps = {
@@ -63,7 +78,7 @@ const deps: ResultsBatchDeps = {
   retentionDays: 30,
   logger: memoryLogger().logger,
 };
-for (;;) {
+for (; mode === 'burst'; ) {
   const { Messages = [] } = await sqs.send(
     new ReceiveMessageCommand({
       QueueUrl: resources.queueUrl,

@@ -121,7 +121,7 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
   let stop: (() => Promise<void>) | undefined;
   let repairs: readonly string[] = [];
   // A run that is alive but stopped or hung is said so within seconds, not after the SDK's retries.
-  if (running) await probeRun(running.endpoints.dynamodb, running.pid);
+  if (running?.endpoints?.dynamodb) await probeRun(running.endpoints.dynamodb, running.pid);
   if (!running) {
     // Bounded: the data may be held by a process still stopping, or left by a SIGKILL on a loaded machine.
     const deadline = Date.now() + OPEN_DEADLINE_MS;

@@ -6,20 +6,37 @@
  * unchanged on both (docs/analytics.md).
  *
  * The analyst's SQL cannot write: the projection is first copied into a private database file (a 0700
- * temporary directory, removed at close) holding only `result_rows` and the `results` view; the
+ * temporary directory of its own, local/analytics-snapshots.ts: removed at close, on SIGINT/SIGTERM, and
+ * by the next analyst command or erasure if a crash left it) holding only `result_rows` and the
+ * `results` view; the
  * analyst's connection then opens that file with DuckDB's `access_mode=READ_ONLY`,
  * `enable_external_access=false` (no file, URL or other database at all: no `COPY … TO`, `ATTACH`,
  * `read_text`, even under `EXPLAIN ANALYZE`), no extension loading, and `lock_configuration=true` so no
  * statement can undo it. Each call prepares exactly one statement. The statement-kind check before it
  * only turns a refusal into a clear message; DuckDB's settings are what refuse.
+ *
+ * And it is bounded for a laptop: each statement is interrupted after its time limit
+ * ({@link DEFAULT_QUERY_TIMEOUT_SECONDS} unless `idv analytics query --timeout-seconds` says otherwise),
+ * DuckDB's memory is capped at {@link MEMORY_LIMIT} and what it spills to disk at {@link TEMP_LIMIT}, in the
+ * snapshot's own directory (removed with it).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance, StatementType } from '@duckdb/node-api';
 import { normalizeRows, type QueryAnswer, type QueryEngine, QueryError } from '../shared/analytics/engine';
 import { RESULTS_RAW_TABLE, RESULTS_VIEW, resultsViewSql } from '../shared/analytics/queries';
+import { DEFAULT_QUERY_TIMEOUT_SECONDS, MEMORY_LIMIT, TEMP_LIMIT } from './analytics-limits';
+import { newSnapshotDir, removeOnSignal, removeStaleSnapshots } from './analytics-snapshots';
 import { compactLocalProjection, localAnalyticsDir, rawRelationSql } from './analytics-store';
+
+/** Bounds of every DuckDB instance over a snapshot: memory, and spill space inside `dir`. */
+function boundsIn(dir: string): Record<string, string> {
+  return {
+    memory_limit: MEMORY_LIMIT,
+    max_temp_directory_size: TEMP_LIMIT,
+    temp_directory: join(dir, 'tmp'),
+  };
+}
 
 /** Statement kinds the analyst may run: queries only. */
 const QUERY_STATEMENTS: ReadonlySet<StatementType> = new Set([StatementType.SELECT, StatementType.EXPLAIN]);
@@ -37,22 +54,40 @@ const ANALYST_CONFIG: Readonly<Record<string, string>> = {
   lock_configuration: 'true',
 };
 
+/** Options of {@link openLocalAnalytics}. */
+export interface LocalAnalyticsOptions {
+  /** Merge the incoming lines first. @default true */
+  readonly compact?: boolean;
+  /** Seconds a statement may run. @default DEFAULT_QUERY_TIMEOUT_SECONDS */
+  readonly timeoutSeconds?: number;
+  /** Told of each snapshot a crashed command left behind and this one removed. */
+  readonly onStale?: (dir: string) => void;
+}
+
 /** Opens DuckDB on a read-only snapshot of the projection of `dataDir` (table and `results` view). */
 export async function openLocalAnalytics(
   dataDir: string,
-  options: { readonly compact?: boolean } = {},
+  options: LocalAnalyticsOptions = {},
 ): Promise<QueryEngine> {
   const dir = resolve(dataDir);
+  const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_QUERY_TIMEOUT_SECONDS;
+  // A copy a killed command left (it holds rows) goes before a new one is made.
+  for (const stale of removeStaleSnapshots().removed) options.onStale?.(stale);
   // A query after a run merges what came in since its last compaction (skipped while the run compacts).
   if (options.compact !== false) await compactLocalProjection(dir);
-  const snapshotDir = mkdtempSync(join(tmpdir(), 'idv-analytics-'));
+  const snapshotDir = newSnapshotDir(dir);
+  const release = removeOnSignal(snapshotDir);
+  const remove = () => {
+    release();
+    rmSync(snapshotDir, { recursive: true, force: true });
+  };
   const snapshot = join(snapshotDir, 'results.duckdb');
   let instance: DuckDBInstance | undefined;
   try {
-    await writeSnapshot(dir, snapshot);
-    instance = await DuckDBInstance.create(snapshot, { ...ANALYST_CONFIG });
+    await writeSnapshot(dir, snapshot, boundsIn(snapshotDir));
+    instance = await DuckDBInstance.create(snapshot, { ...boundsIn(snapshotDir), ...ANALYST_CONFIG });
   } catch (error) {
-    rmSync(snapshotDir, { recursive: true, force: true });
+    remove();
     throw error;
   }
   const opened = instance;
@@ -77,7 +112,23 @@ export async function openLocalAnalytics(
             `only a query (SELECT, EXPLAIN) runs here, not a ${kind} statement: the local engine is read-only (nothing was run)`,
           );
         }
-        reader = await statement.runAndReadAll();
+        // DuckDB has no statement timeout of its own: the connection is interrupted at the limit.
+        let timedOut = false;
+        const timer = setTimeout(() => {
+          timedOut = true;
+          connection.interrupt();
+        }, timeoutSeconds * 1000);
+        try {
+          reader = await statement.runAndReadAll();
+        } catch (error) {
+          if (timedOut)
+            throw new QueryError(
+              `the query ran past its time limit of ${timeoutSeconds} s and was stopped (--timeout-seconds N allows more)`,
+            );
+          throw error;
+        } finally {
+          clearTimeout(timer);
+        }
       } catch (error) {
         if (error instanceof QueryError) throw error;
         throw new QueryError(describeDuckDbError(error));
@@ -88,9 +139,12 @@ export async function openLocalAnalytics(
       return { columns, rows: normalizeRows(columns, reader.getRowObjectsJson()) };
     },
     async close(): Promise<void> {
-      connection.closeSync();
-      opened.closeSync();
-      rmSync(snapshotDir, { recursive: true, force: true });
+      try {
+        connection.closeSync();
+        opened.closeSync();
+      } finally {
+        remove();
+      }
     },
   };
 }
@@ -99,8 +153,8 @@ export async function openLocalAnalytics(
  * Copies the projection into the database file `file`: `result_rows` as a table (read from the Parquet
  * file and the incoming lines here, by a connection the analyst never gets) and the `results` view.
  */
-async function writeSnapshot(dataDir: string, file: string): Promise<void> {
-  const instance = await DuckDBInstance.create(file);
+async function writeSnapshot(dataDir: string, file: string, bounds: Record<string, string>): Promise<void> {
+  const instance = await DuckDBInstance.create(file, bounds);
   const connection: DuckDBConnection = await instance.connect();
   try {
     const columnsOf = async (sql: string) =>

@@ -22,12 +22,12 @@ import {
   rmdirSync,
   rmSync,
   statSync,
-  writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { duckdbType, PROJECTION_COLUMNS } from '../shared/analytics/columns';
 import { type ProjectionRecord, recordLine } from '../shared/analytics/projection';
+import { syncDirectory, syncFile, writeFileAtomic } from './atomic-file';
 
 /** Directory of the local analytics files inside a data directory. */
 export function localAnalyticsDir(dataDir: string): string {
@@ -187,7 +187,9 @@ export async function compactLocalProjection(dataDir: string): Promise<Compactio
           await connection.runAndReadAll(`SELECT count(*) AS n FROM read_parquet(${sqlString(next)})`)
         ).getRowObjectsJson()[0]?.['n'] ?? 0,
       );
+      syncFile(next);
       renameSync(next, parquet);
+      syncDirectory(dir);
       for (const file of files) rmSync(file, { force: true });
       return { rows, merged, bytes: statSync(parquet).size };
     } finally {
@@ -254,9 +256,7 @@ export async function eraseLocalProjectionResult(dataDir: string, resultId: stri
       });
       if (kept.length === lines.length) continue;
       removed += lines.length - kept.length;
-      const next = `${file}.${process.pid}.next`;
-      writeFileSync(next, kept.map((line) => `${line}\n`).join(''), { mode: 0o600 });
-      renameSync(next, file);
+      writeFileAtomic(file, kept.map((line) => `${line}\n`).join(''));
     }
     const parquet = localParquetFile(dataDir);
     const rows = existsSync(parquet) ? await parquetRowsOf(parquet, resultId) : 0;
@@ -267,7 +267,9 @@ export async function eraseLocalProjectionResult(dataDir: string, resultId: stri
           `COPY (SELECT * FROM read_parquet(${sqlString(parquet)}) WHERE result_id <> ${sqlString(resultId)} ORDER BY day, result_id) TO ${sqlString(next)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`,
         );
       });
+      syncFile(next);
       renameSync(next, parquet);
+      syncDirectory(dirname(parquet));
       removed += rows;
     }
     return removed;

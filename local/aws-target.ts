@@ -11,7 +11,7 @@ import {
   createSqsClient,
 } from '../shared/aws-clients';
 import { ANALYTICS_ENV, ENV, loadAwsClientConfig } from '../shared/config';
-import { CLOSE_DEADLINE_MS, OPEN_DEADLINE_MS, waitForDataLock, withinDeadline } from './local-open';
+import { CLOSE_DEADLINE_MS, OPEN_DEADLINE_MS, probeRun, waitForDataLock, withinDeadline } from './local-open';
 import { readLiveStack, STACK_FILE } from './stack-file';
 
 /** Environment variable of the DLQ URL for the operator commands (the functions never need it). */
@@ -59,6 +59,8 @@ export interface AwsTarget {
   local: boolean;
   /** A running `npm start` serves the local stack (its queues and their messages exist). */
   running: boolean;
+  /** What starting the emulators here repaired after a crash, one line each (local, no run active). */
+  repairs?: readonly string[];
   close(): Promise<void>;
 }
 
@@ -117,6 +119,9 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
   let region = running?.region;
   let credentials = running?.credentials;
   let stop: (() => Promise<void>) | undefined;
+  let repairs: readonly string[] = [];
+  // A run that is alive but stopped or hung is said so within seconds, not after the SDK's retries.
+  if (running?.endpoints?.dynamodb) await probeRun(running.endpoints.dynamodb, running.pid);
   if (!running) {
     // Bounded: the data may be held by a process still stopping, or left by a SIGKILL on a loaded machine.
     const deadline = Date.now() + OPEN_DEADLINE_MS;
@@ -143,6 +148,7 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
     );
     const { aws } = opened;
     stop = () => withinDeadline('stopping the local emulators', CLOSE_DEADLINE_MS, aws.close());
+    repairs = aws.repairs;
     resources = opened.resources;
     ({ endpoints, region, credentials } = aws);
   }
@@ -167,6 +173,7 @@ export async function openAwsTarget(options: AwsTargetOptions): Promise<AwsTarge
       : 'local (emulators started for this command)',
     local: true,
     running: running !== undefined,
+    ...(repairs.length > 0 && { repairs }),
     close: async () => {
       for (const client of [dynamo, s3, sqs, events]) client.destroy();
       await stop?.();

@@ -30,6 +30,8 @@ declare module 's3rver' {
   export default class S3rver {
     constructor(options?: S3rverOptions);
     httpServer?: Server;
+    /** Its FilesystemStore (local/s3-store.ts replaces its write methods). */
+    store: import('./s3-store').FilesystemStore;
     run(): Promise<{ address: string; port: number }>;
     /** Serves on a new HTTP server listening where `args` say (a port, or a unix socket path). */
     listen(...args: unknown[]): Promise<Server>;

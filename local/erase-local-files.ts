@@ -2,19 +2,23 @@
  * The local run's stores of a result beyond the emulators, as the erasure reaches them: the analytics
  * projection (local/analytics-store.ts) and the local run's own files that name results: the event log (`events.jsonl`, the
  * local EventBridge's archive and the source the analytics projection is backfilled from), the rule
- * outputs (`rules/*.jsonl`) and the trace journal (`trace.jsonl`). An erasure drops every line that
+ * outputs (`rules/*.jsonl`), the trace journal (`trace.jsonl`) and the queue journal
+ * (`queue-journal.jsonl`, local/queue-journal.ts). An erasure drops every line that
  * names the result, so neither a replay nor a backfill can bring its row back; the
  * `VerificationResultErased` event stays (it is the proof). Each file is rewritten
  * to a temporary file and renamed over the old one; a line a running `npm start` appends in between is
  * lost with the old file (a local tool's trade-off, see docs/local-run.md).
  */
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { ErasureReaches } from '../shared/erasure/erase-result';
 import type { TraceReach } from '../shared/erasure/traces';
 import { DETAIL_TYPES } from '../shared/events/names';
+import { removeStaleSnapshots, snapshotDirs } from './analytics-snapshots';
 import { eraseLocalProjectionResult, findLocalProjectionResult } from './analytics-store';
+import { writeFileAtomic } from './atomic-file';
 import { TRACE_JOURNAL } from './console-journal';
+import { dropJournalMessages, journalMessageLines, QUEUE_JOURNAL } from './queue-journal';
 
 /**
  * What an erasure reaches in the local run beyond the emulators (shared/erasure/erase-result.ts takes
@@ -23,8 +27,21 @@ import { TRACE_JOURNAL } from './console-journal';
 export function localErasureReaches(dataDir: string): ErasureReaches {
   return {
     projection: {
-      find: (resultId) => findLocalProjectionResult(dataDir, resultId),
-      remove: (resultId) => eraseLocalProjectionResult(dataDir, resultId),
+      find: async (resultId) => [
+        ...(await findLocalProjectionResult(dataDir, resultId)),
+        ...snapshotDirs(dataDir).map((dir) => `${dir} (an analyst's snapshot of the projection)`),
+      ],
+      remove: async (resultId) => {
+        const rows = await eraseLocalProjectionResult(dataDir, resultId);
+        // Then the analysts' copies (local/analytics-snapshots.ts): those a crash left go; one a running
+        // command holds may hold the row, so the step fails (ERASING, naming the analytics row) until it ends.
+        const { live } = removeStaleSnapshots(dataDir);
+        if (live.length > 0)
+          throw new Error(
+            `an analyst command (pid ${live.join(', ')}) holds a snapshot of the projection that may hold the row: let it end (or stop it), then run the erasure again`,
+          );
+        return rows;
+      },
     },
     journals: localJournalReach(dataDir),
   };
@@ -63,9 +80,7 @@ export function scrubLocalJournals(
     if (dropped === 0) continue;
     found.push({ file: relative(dataDir, file), lines: dropped });
     if (!remove) continue;
-    const temporary = `${file}.${process.pid}.erase.tmp`;
-    writeFileSync(temporary, kept.join('\n'), { mode: 0o600 });
-    renameSync(temporary, file);
+    writeFileAtomic(file, kept.join('\n'));
   }
   return found;
 }
@@ -76,9 +91,19 @@ export function scrubLocalJournals(
  */
 export function localJournalReach(dataDir: string): TraceReach {
   const count = (found: { lines: number }[]) => found.reduce((sum, f) => sum + f.lines, 0);
+  const queueJournal = join(dataDir, QUEUE_JOURNAL);
   return {
-    find: async (resultId) =>
-      scrubLocalJournals(dataDir, resultId, false).map((f) => `${f.file}: ${f.lines} line(s)`),
-    remove: async (resultId) => count(scrubLocalJournals(dataDir, resultId, true)),
+    find: async (resultId) => {
+      const queued = journalMessageLines(queueJournal, new Set([resultId]));
+      return [
+        ...scrubLocalJournals(dataDir, resultId, false).map((f) => `${f.file}: ${f.lines} line(s)`),
+        ...(queued > 0 ? [`${QUEUE_JOURNAL}: ${queued} line(s)`] : []),
+      ];
+    },
+    // The queue journal too: its lines keep a message's body (the polling record's fields), and a restart
+    // would put the message back into its queue.
+    remove: async (resultId) =>
+      count(scrubLocalJournals(dataDir, resultId, true)) +
+      dropJournalMessages(queueJournal, new Set([resultId])),
   };
 }

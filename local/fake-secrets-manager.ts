@@ -1,5 +1,6 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from './atomic-file';
 import { AwsJsonError, type AwsJsonServer, startAwsJsonServer } from './aws-json-server';
 
 /** One version of a secret's value, with its staging labels (AWSCURRENT, AWSPREVIOUS, custom ones). */
@@ -49,8 +50,8 @@ const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
 export async function startFakeSecretsManager(options: FakeSecretsManagerOptions): Promise<AwsJsonServer> {
   const secrets = new Map<string, StoredSecret>(load(options.file).map((secret) => [secret.name, secret]));
   const persist = (): void => {
-    if (options.file)
-      writeFileSync(options.file, JSON.stringify([...secrets.values()], null, 2), { mode: 0o600 });
+    // Atomic (local/atomic-file.ts): a kill mid-write leaves the old secrets or the new ones, never a torn file.
+    if (options.file) writeFileAtomic(options.file, JSON.stringify([...secrets.values()], null, 2));
   };
 
   const find = (input: Record<string, unknown>): StoredSecret => {

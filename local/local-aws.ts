@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import dynalite from 'dynalite';
 import { buildApp } from 'fauxqs';
 import S3rver from 's3rver';
 import AWSAccount from 's3rver/lib/models/account.js';
+import { sealTornLine } from './atomic-file';
 import { newRunCredentials } from './aws-auth';
 import { startAwsFront } from './aws-front';
 import { closeServer } from './aws-json-server';
@@ -14,7 +15,10 @@ import type { LocalAwsService } from './client-config';
 import { compactDynamoData } from './dynamo-compact';
 import { type LocalEvent, type LocalEventListener, startFakeEventBridge } from './fake-eventbridge';
 import { startFakeSecretsManager } from './fake-secrets-manager';
+import { restrictToOwner } from './owner-only';
 import { type JournaledStore, type MessageFactory, QUEUE_JOURNAL, QueueJournal } from './queue-journal';
+import { hardenS3Store, repairS3Directory } from './s3-store';
+import { newSocketDir, removeDeadSocketDirs } from './socket-dirs';
 
 export { clientConfig, type LocalAwsService, type LocalClientConfig } from './client-config';
 
@@ -48,6 +52,8 @@ export interface LocalAws {
    * emulators: region, credentials, `AWS_ENDPOINT_URL_*` and `IDV_S3_FORCE_PATH_STYLE=true`.
    */
   env(): Record<string, string>;
+  /** What the start repaired in the data directory after a crash, one line each (none when all was whole). */
+  readonly repairs: readonly string[];
   /** Events accepted by the local EventBridge since start. */
   readonly events: { entries(): LocalEvent[]; on(listener: LocalEventListener): () => void };
   /**
@@ -58,6 +64,14 @@ export interface LocalAws {
   /** Stops every emulator (and removes the temporary S3 directory when no dataDir was given). */
   close(): Promise<void>;
 }
+
+/** The data directory's append-only journals (paths under it), whose torn last line a start seals. */
+const APPEND_ONLY_JOURNALS = [
+  QUEUE_JOURNAL,
+  'events.jsonl',
+  'trace.jsonl',
+  join('analytics', 'incoming.jsonl'),
+];
 
 /** Fake account id used in ARNs; matches the one fauxqs puts in queue URLs and ARNs. */
 export const LOCAL_ACCOUNT_ID = '000000000000';
@@ -82,14 +96,33 @@ const ENDPOINT_VARIABLES: Record<LocalAwsService, string> = {
 export async function startLocalAws(options: LocalAwsOptions = {}): Promise<LocalAws> {
   const host = options.host ?? '127.0.0.1';
   const dataDir = options.dataDir;
-  if (dataDir) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const credentials = newRunCredentials();
   const closers: (() => Promise<void>)[] = [];
+  if (dataDir) {
+    // Owner-only whatever the umask: every file the emulators, journals and stores create in the data
+    // directory (it can hold identity documents). The earlier umask comes back when the emulators stop.
+    let umask: number | undefined;
+    try {
+      umask = process.umask(0o077);
+    } catch {
+      // A worker thread may not set the process's umask: what it creates is narrowed when it stops.
+    }
+    closers.push(async () => {
+      if (umask === undefined) restrictToOwner(dataDir);
+      else process.umask(umask);
+    });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    restrictToOwner(dataDir);
+  }
+  // Socket directories of runs that ended without closing (a SIGKILL) go first.
+  await removeDeadSocketDirs();
+  const credentials = newRunCredentials();
+  /** What the start repaired in the data directory, one line each (a crash left it). */
+  const repairs: string[] = [];
   // Bodies stream through this process's emulators and fronts: their dead chunks are collected promptly.
   const stopChunkGc = startChunkGc();
   closers.push(async () => stopChunkGc());
   // mkdtemp creates the directory 0700. Not in the data directory: a socket path must stay short.
-  const sockets = mkdtempSync(join(tmpdir(), 'idv-aws-'));
+  const sockets = newSocketDir();
   closers.push(async () => rmSync(sockets, { recursive: true, force: true }));
   const socket = (name: string): string => join(sockets, `${name}.sock`);
   /** Puts the authenticating front before an emulator listening on `path`; returns the front's URL. */
@@ -98,6 +131,19 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
     closers.push(() => started.close());
     return started.endpoint;
   };
+  if (dataDir) {
+    // The append-only journals: a line a kill tore is sealed, so the next append is not lost with it.
+    const rulesDir = join(dataDir, 'rules');
+    const ruleOutputs = existsSync(rulesDir)
+      ? readdirSync(rulesDir)
+          .filter((name) => name.endsWith('.jsonl'))
+          .map((name) => join('rules', name))
+      : [];
+    for (const name of [...APPEND_ONLY_JOURNALS, ...ruleOutputs]) {
+      if (sealTornLine(join(dataDir, name)))
+        repairs.push(`${name}: sealed its last line, torn by a crash (it is skipped when read)`);
+    }
+  }
   const journal = dataDir ? new QueueJournal(join(dataDir, QUEUE_JOURNAL)) : undefined;
   let sqsStore: (JournaledStore & { constructor: { createMessage: MessageFactory } }) | undefined;
   const closeAll = async (): Promise<void> => {
@@ -140,7 +186,10 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
     // The front has checked every request's SigV4 signature, and what it forwards is not byte for byte
     // the signed request (hop-by-hop headers go, a chunked body gets a length): s3rver checks only that
     // the key id is one it knows (allowMismatchedSignatures; s3rver 3 did not check v4 signatures at all).
+    // What a crash left is repaired first (each repair named); then every write is atomic.
+    if (dataDir) repairs.push(...(await repairS3Directory(directory)).map((line) => `S3 emulator: ${line}`));
     const s3rver = new S3rver({ silent: true, directory, allowMismatchedSignatures: true });
+    hardenS3Store(s3rver.store);
     AWSAccount.DUMMY_ACCOUNT.createKeyPair(credentials.accessKeyId, credentials.secretAccessKey);
     closers.push(async () => AWSAccount.DUMMY_ACCOUNT.revokeAccessKey(credentials.accessKeyId));
     const server = await s3rver.listen(socket('s3'));
@@ -202,6 +251,7 @@ export async function startLocalAws(options: LocalAwsOptions = {}): Promise<Loca
   };
   return {
     region: LOCAL_REGION,
+    repairs,
     credentials: { ...credentials },
     endpoints,
     env: () => ({

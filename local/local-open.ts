@@ -8,6 +8,7 @@
  * ({@link CLOSE_DEADLINE_MS}).
  */
 import { existsSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 
@@ -15,6 +16,8 @@ import { ClassicLevel } from 'classic-level';
 export const OPEN_DEADLINE_MS = 60_000;
 /** Longest time to stop the emulators a command started (and compact the DynamoDB data). */
 export const CLOSE_DEADLINE_MS = 20_000;
+/** Longest wait for a running `npm start` to answer at all before a command gives up on it. */
+export const RUN_ANSWER_MS = 5_000;
 /** How often the lock is tried again while another process holds it. */
 const LOCK_RETRY_MS = 250;
 
@@ -81,4 +84,34 @@ export async function withinDeadline<T>(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Resolves once the run of `pid` answers anything at `endpoint` (one of its fronts: an unsigned request is
+ * refused at once by a live run); rejects within `ms` when it does not — a run stopped with Ctrl-Z or
+ * SIGSTOP, or hung, accepts the connection and never answers, and every SDK request would wait out its
+ * socket timeout and its retries (minutes) before saying anything.
+ */
+export function probeRun(endpoint: string, pid: number, ms = RUN_ANSWER_MS): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const notAnswering = () =>
+      new LocalDataUnavailableError(
+        `the local run (pid ${pid}) is not answering: it may be stopped (Ctrl-Z: resume it with \`fg\` or \`kill -CONT ${pid}\`) or hung; stop it (Ctrl-C, or \`kill ${pid}\`) and this command opens the data itself`,
+      );
+    const req = request(endpoint, { method: 'GET', agent: false, timeout: ms }, (res) => {
+      res.resume();
+      resolve();
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(notAnswering());
+    }, ms);
+    req.on('close', () => clearTimeout(timer));
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => {
+      clearTimeout(timer);
+      reject(notAnswering());
+    });
+    req.end();
+  });
 }

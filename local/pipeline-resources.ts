@@ -202,10 +202,22 @@ async function ensureTable(
   throw new Error(`Table ${tableName} did not become ACTIVE`);
 }
 
+/**
+ * Creates the bucket when HeadBucket says it does not exist (404) — only then: any other answer (a 500 of
+ * an emulator whose files a crash damaged) is an error naming the bucket, not a reason to create it
+ * again (which would fail with BucketAlreadyExists and hide the cause).
+ */
 async function ensureBucket(client: S3Client, bucketName: string): Promise<void> {
   try {
     await client.send(new HeadBucketCommand({ Bucket: bucketName }));
-  } catch {
+  } catch (error) {
+    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    if (status !== 404 && (error as { name?: string }).name !== 'NotFound') {
+      throw new Error(
+        `the local S3 emulator could not answer for bucket ${bucketName} (HeadBucket: ${status ?? (error as Error).name}): its files in the data directory may be damaged`,
+        { cause: error },
+      );
+    }
     await client.send(new CreateBucketCommand({ Bucket: bucketName }));
   }
 }

@@ -1,13 +1,6 @@
-import {
-  appendFileSync,
-  existsSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { messageResultId } from '../shared/erasure/queue-purge';
+import { writeFileAtomic } from './atomic-file';
 
 /** The queue journal's file name in the data directory. */
 export const QUEUE_JOURNAL = 'queue-journal.jsonl';
@@ -122,9 +115,7 @@ export class QueueJournal {
       }
       restored[name] = messages.size;
     }
-    const next = `${this.#file}.next`;
-    writeFileSync(next, lines.map((line) => `${line}\n`).join(''), { mode: 0o600 });
-    renameSync(next, this.#file);
+    writeFileAtomic(this.#file, lines.map((line) => `${line}\n`).join(''));
     return restored;
   }
 }
@@ -145,28 +136,35 @@ export function dropJournalMessages(file: string, resultIds: ReadonlySet<string>
     if (!existsSync(file)) return 0;
     const before = statSync(file).size;
     const lines = readFileSync(file, 'utf8').split('\n');
-    const dropped = new Set<string>();
-    for (const line of lines) {
-      const entry = journalEntry(line);
-      if (entry?.op === 'put' && resultIds.has(messageResultId(entry.body) ?? '')) dropped.add(entry.id);
-    }
-    if (dropped.size === 0) return 0;
-    const kept = lines.filter((line) => {
-      const entry = journalEntry(line);
-      return !(entry && dropped.has(entry.id));
-    });
-    const next = `${file}.${process.pid}.erase.tmp`;
-    writeFileSync(next, kept.join('\n'), { mode: 0o600 });
-    if (statSync(file).size !== before) {
-      rmSync(next, { force: true });
-      continue;
-    }
-    renameSync(next, file);
+    const kept = keptLines(lines, resultIds);
+    if (kept.length === lines.length) return 0;
+    if (!writeFileAtomic(file, kept.join('\n'), { changed: () => statSync(file).size !== before })) continue;
     return lines.length - kept.length;
   }
   throw new Error(
     `${file} kept changing while it was rewritten (${MAX_REWRITES} attempts): run the erasure again`,
   );
+}
+
+/** How many lines of the journal `file` name a message of `resultIds` (what {@link dropJournalMessages} drops). */
+export function journalMessageLines(file: string, resultIds: ReadonlySet<string>): number {
+  if (!existsSync(file)) return 0;
+  const lines = readFileSync(file, 'utf8').split('\n');
+  return lines.length - keptLines(lines, resultIds).length;
+}
+
+/** The lines of a journal that are not about a message of `resultIds` (its `put` and its `del`). */
+function keptLines(lines: readonly string[], resultIds: ReadonlySet<string>): string[] {
+  const dropped = new Set<string>();
+  for (const line of lines) {
+    const entry = journalEntry(line);
+    if (entry?.op === 'put' && resultIds.has(messageResultId(entry.body) ?? '')) dropped.add(entry.id);
+  }
+  if (dropped.size === 0) return [...lines];
+  return lines.filter((line) => {
+    const entry = journalEntry(line);
+    return !(entry && dropped.has(entry.id));
+  });
 }
 
 function journalEntry(line: string): JournalEntry | undefined {

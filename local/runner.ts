@@ -10,6 +10,7 @@ import { createConsole, type LocalConsole } from './console';
 import { type DlqWatch, startDlqWatch } from './console-dlq';
 import { TraceJournal } from './console-journal';
 import { type Demo, startDemo } from './demo-run';
+import { finishUnfinishedErasures } from './erasure-resume';
 import { LocalRuleSet, loadRuleFiles, RuleFileError, ruleMarks } from './event-rules';
 import { captureHandlerLogs } from './handler-logs';
 import { lambdaContext } from './lambda-context';
@@ -223,6 +224,8 @@ export async function runLocal(
       maxReceiveCount: options.maxReceiveCount,
     });
     reportRestored(io, aws.restoreQueues());
+    // An erasure a kill left ERASING is finished before anything is fetched (docs/erasure.md).
+    await finishUnfinishedErasures(aws, resources, run.dataDir, io.err);
     const webhooks = await startWebhooks(run, aws, await readSecret(aws, resources.webhookSecretId));
     const service = await startService(run, modules, webhooks);
     await checkCredentials(service.url, run.credentials, run.external);
@@ -330,6 +333,8 @@ async function startEmulators(run: Run): Promise<LocalAws> {
     );
   }
   run.cleanups.push(() => aws.close());
+  // What a crash left and the start repaired, one line each (docs/local-run.md, "A crash loses nothing").
+  for (const line of aws.repairs) run.io.err(`↺ repaired ${line}`);
   return aws;
 }
 

@@ -1,6 +1,11 @@
-import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from './atomic-file';
 import type { LocalAws } from './local-aws';
+import { processStartTime } from './owner-only';
+
+export { processStartTime, restrictToOwner } from './owner-only';
+
 import type { PipelineResources } from './pipeline-resources';
 
 /** File in the data directory through which `idv … --local` finds a running `npm start`. */
@@ -50,8 +55,8 @@ export function writeStack(
     ...(simulator && { simulator }),
   };
   const file = join(dataDir, STACK_FILE);
-  writeFileSync(file, JSON.stringify(stack, null, 2), { mode: 0o600 });
-  chmodSync(file, 0o600);
+  // Atomic: a kill mid-write never leaves a torn stack file for the next start or command to misread.
+  writeFileAtomic(file, JSON.stringify(stack, null, 2));
   return file;
 }
 
@@ -84,35 +89,4 @@ function isAlive(stack: StackFile): boolean {
   // A zombie, or another process that reuses the pid, is not the run that wrote the file.
   if (now === 'zombie') return false;
   return stack.pidStartTime === undefined || now === undefined || now === stack.pidStartTime;
-}
-
-/**
- * The start time of a process from `/proc/<pid>/stat` (field 22), `'zombie'` for a process that ended
- * but was not reaped, or `undefined` where /proc is not available.
- */
-export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may contain spaces: count from after it.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (fields[0] === 'Z' || fields[0] === 'X') return 'zombie';
-    return fields[19];
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Makes a directory tree owner-only (directories 0700, files 0600): a data directory written by an
- * older version, or with a permissive umask, can hold identity documents. Symbolic links are left alone.
- */
-export function restrictToOwner(path: string): void {
-  const stat = lstatSync(path);
-  if (stat.isSymbolicLink()) return;
-  if (stat.isDirectory()) {
-    if ((stat.mode & 0o077) !== 0) chmodSync(path, 0o700);
-    for (const name of readdirSync(path)) restrictToOwner(join(path, name));
-  } else if ((stat.mode & 0o077) !== 0) {
-    chmodSync(path, 0o600);
-  }
 }

@@ -6,6 +6,7 @@
 import { constants, existsSync } from 'node:fs';
 import { access, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { DEFAULT_QUERY_TIMEOUT_SECONDS, MEMORY_LIMIT, TEMP_LIMIT } from '../../local/analytics-limits';
 import { NoLocalDataError } from '../../local/aws-target';
 import type { QueryEngine } from '../../shared/analytics/engine';
 import { SAVED_QUERY_NAMES, savedQuery } from '../../shared/analytics/queries';
@@ -25,6 +26,7 @@ const ENGINE_OPTIONS = {
   'data-dir': { type: 'string' },
   workgroup: { type: 'string' },
   database: { type: 'string' },
+  'timeout-seconds': { type: 'string' },
 } as const;
 
 const ENGINE_HELP = `Where:
@@ -32,6 +34,8 @@ const ENGINE_HELP = `Where:
   --data-dir DIR       data directory of the local run (default .local)
   --workgroup WG       ${WORKGROUP_ENV}   Athena workgroup (default: the deployment's output AnalyticsWorkgroup)
   --database DB        Glue database (default: the deployment's output AnalyticsDatabase)
+  --timeout-seconds N  with --local: a query running longer is stopped (default ${DEFAULT_QUERY_TIMEOUT_SECONDS});
+                       DuckDB may use ${MEMORY_LIMIT} of memory and spill ${TEMP_LIMIT} to disk
 AWS credentials and region come from the standard AWS environment/profile.`;
 
 /** Opens the engine the flags name (a usage error when they name none or both). */
@@ -48,8 +52,16 @@ async function openEngine(ctx: CommandContext, command: string): Promise<QueryEn
     if (!existsSync(dataDir)) throw new UsageError(new NoLocalDataError(dataDir).message, command);
     // DuckDB is a native module: loaded only when asked for, so Athena users never need it.
     const { openLocalAnalytics } = await import('../../local/analytics-duckdb');
-    return openLocalAnalytics(dataDir);
+    return openLocalAnalytics(dataDir, {
+      timeoutSeconds: timeoutSecondsOf(ctx, command),
+      onStale: (dir) => ctx.io.stderr(`removed ${dir}: a snapshot an interrupted analyst command left\n`),
+    });
   }
+  if (str(ctx, 'timeout-seconds') !== undefined)
+    throw new UsageError(
+      '--timeout-seconds applies to --local (Athena: the workgroup sets its limits)',
+      command,
+    );
   if (!workgroup) {
     throw new UsageError(
       `pass --local or --workgroup WG (or set ${WORKGROUP_ENV}), or name the deployment with --stack NAME or --outputs-file FILE`,
@@ -71,6 +83,15 @@ async function openEngine(ctx: CommandContext, command: string): Promise<QueryEn
     workgroup,
     database,
   });
+}
+
+/** `--timeout-seconds`: a whole number of seconds, 1 to 86400; the default when absent. */
+function timeoutSecondsOf(ctx: CommandContext, command: string): number {
+  const raw = str(ctx, 'timeout-seconds');
+  if (raw === undefined) return DEFAULT_QUERY_TIMEOUT_SECONDS;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 86_400)
+    throw new UsageError('--timeout-seconds must be a whole number of seconds, 1 to 86400', command);
+  return Number(raw);
 }
 
 /** Progress on a terminal only: one line rewritten in place, cleared at the end. */

@@ -7,7 +7,9 @@ import { join, resolve } from 'node:path';
 import { DLQ_URL_VARIABLE, hasLocalData } from '../../local/aws-target';
 import { type RecordedDlqEntry, recordedDlq } from '../../local/dlq-record';
 import { QUEUE_JOURNAL } from '../../local/queue-journal';
+import { readLiveStack } from '../../local/stack-file';
 import { type DlqEntry, peekDlq, redriveDlq } from '../../shared/queries/dlq';
+import { safeJson } from '../../shared/terminal-text';
 import { UsageError } from './errors';
 import { int, str } from './flags';
 import { queryTraceSteps } from './logs-insights';
@@ -157,12 +159,22 @@ export const dlqRedriveCommand: CliCommand = {
   help: `  --result-id ID       only the messages of this result (the others stay, visible again at once)
   --max N              move at most N messages
 ${QUEUE_HELP}
-Malformed messages stay in the DLQ.`,
+Malformed messages stay in the DLQ. Nothing moved (an empty DLQ, or with --local no \`npm start\`
+running) exits 1 with a message.`,
   options: { ...QUEUE_OPTIONS, max: { type: 'string' }, 'result-id': { type: 'string' } },
   connection: false,
   deployment: true,
-  run: (ctx) =>
-    withQueues(ctx, 'dlq redrive', async ({ target, queueUrl, dlqUrl }) => {
+  run: (ctx) => {
+    if (ctx.values['local'] === true) {
+      // Without `npm start` the local queues do not exist (its queue journal keeps their messages until
+      // it starts again): nothing can be redriven, and saying "moved 0" would look like an empty DLQ.
+      const dataDir = resolve(ctx.io.cwd, str(ctx, 'data-dir') ?? '.local');
+      if (hasLocalData(dataDir) && !readLiveStack(dataDir))
+        throw new Error(
+          `no \`npm start\` is running on ${dataDir}: the local DLQ exists only while it runs (its messages wait in the queue journal). Start it, then run this again`,
+        );
+    }
+    return withQueues(ctx, 'dlq redrive', async ({ target, queueUrl, dlqUrl }) => {
       const bar = progress(ctx.io);
       const resultId = str(ctx, 'result-id');
       try {
@@ -176,9 +188,15 @@ Malformed messages stay in the DLQ.`,
         });
         if (resultId && summary.moved === 0)
           throw new Error(`no message of ${resultId} in the DLQ: nothing moved`);
+        // Nothing to redrive is a failure a script must see (the DLQ may have been read elsewhere).
+        if (summary.moved === 0) {
+          ctx.io.stdout(`${safeJson(summary, 2)}\n`);
+          throw new Error('nothing to redrive: no message was moved (see the answer above)');
+        }
         return summary;
       } finally {
         bar.done();
       }
-    }),
+    });
+  },
 };

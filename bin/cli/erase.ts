@@ -6,12 +6,11 @@
  * reach (the projection's engine, the local journals) and reports.
  */
 import { userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { listLocalProjectionResults } from '../../local/analytics-store';
 import type { AwsTarget } from '../../local/aws-target';
 import { localErasureReaches } from '../../local/erase-local-files';
-import { dropJournalMessages, QUEUE_JOURNAL } from '../../local/queue-journal';
 import {
   findProjectionObjects,
   icebergProjectionRows,
@@ -29,8 +28,9 @@ import {
   eraseResult,
   planErasure,
   selectResults,
+  unfinishedErasures,
 } from '../../shared/erasure/erase-result';
-import { type PurgedQueue, purgeQueues, type QueuePurgeReport } from '../../shared/erasure/queue-purge';
+import { type QueueWalk, queuePurgeReach } from '../../shared/erasure/queue-purge';
 import {
   checkRetention,
   DEFAULT_GRACE_DAYS,
@@ -41,6 +41,7 @@ import { purgePrefix } from '../../shared/erasure/s3-purge';
 import type { TraceReach } from '../../shared/erasure/traces';
 import { publishResultErased } from '../../shared/events/erased-event';
 import { DEFAULT_AUDIT_RETENTION_DAYS, type ErasureRecord } from '../../shared/store/erasure-record';
+import { safeJson } from '../../shared/terminal-text';
 import { UsageError } from './errors';
 import { str } from './flags';
 import { openTarget, QUEUE_TARGET_OPTIONS, TARGET_HELP, TARGET_OPTIONS } from './results';
@@ -183,9 +184,11 @@ queue and the DLQ (a bounded walk that reports what it could not reach); locally
 events.jsonl, rules/*.jsonl and trace.jsonl naming it and its messages in queue-journal.jsonl. Writes an
 erasure record (<id>#erasure: when, who, counts, receipt; no personal data) first, then fences the
 publication record (waiting out a fetch in flight), so nothing stores the result again (\`idv results
-refetch\` overrides), and publishes VerificationResultErased. The receipt names, per store, erased now or
-the date each copy out of reach is gone (the deployment's ErasureBounds output). Run it again to finish
-an erasure that failed half-way. On AWS it needs the erasure policy (infra/constructs/erasure.ts).
+refetch\` overrides); the record says ERASED only after every store, queues included, and then
+VerificationResultErased is published. The receipt names, per store, erased now or the date each copy
+out of reach is gone (the deployment's ErasureBounds output). A run killed or failed half-way leaves
+ERASING naming what is left ("left"): run it again to finish (--local finishes every such erasure
+first). On AWS it needs the erasure policy (infra/constructs/erasure.ts).
 
 ${TARGET_HELP}`,
   options: {
@@ -231,6 +234,9 @@ ${TARGET_HELP}`,
         str(ctx, 'analytics-bucket') ?? target.analyticsBucketName,
       );
       const bounds = target.local ? { bounds: DEFAULT_COPY_BOUNDS } : await copyBoundsOf(ctx);
+      const queueReports: QueueWalk[] = [];
+      if (!(target.queueUrl || target.dlqUrl))
+        queueReports.push({ queue: 'results', reached: false }, { queue: 'dlq', reached: false });
       const deps: ErasureDeps = {
         dynamo: target.dynamo,
         s3: target.s3,
@@ -238,7 +244,23 @@ ${TARGET_HELP}`,
         bucketName,
         dialect: target.local ? 'local' : 'aws',
         markersTableName: str(ctx, 'markers-table') ?? target.markersTableName,
-        reaches: projection.reaches,
+        // The queues too, inside the one operation: the record says ERASED only once they were walked
+        // (and counts their messages); with no queue URL known they are reported as not reached.
+        reaches: {
+          ...projection.reaches,
+          ...(target.queueUrl || target.dlqUrl
+            ? {
+                queues: queuePurgeReach(
+                  target.sqs,
+                  [
+                    { name: 'results', url: target.queueUrl },
+                    { name: 'dlq', url: target.dlqUrl },
+                  ],
+                  queueReports,
+                ),
+              }
+            : {}),
+        },
         receipt: { local: target.local, analytics: projection.iceberg, bounds: bounds.bounds },
         events: { publish: (detail) => publishResultErased(target.events, busName!, detail) },
         environment: target.environment,
@@ -254,14 +276,16 @@ ${TARGET_HELP}`,
       }
       const principal = await principalOf(ctx, target);
       const erased: ErasureRecord[] = [];
+      // Locally, an erasure a kill left ERASING is finished first, whatever this run selects.
+      const unfinished = target.local ? await unfinishedErasures(target.dynamo, tableName) : [];
+      const resumed: string[] = [];
+      for (const { resultId, audit } of unfinished.filter((left) => !ids.includes(left.resultId))) {
+        erased.push(await eraseResult(deps, resultId, { ...audit, auditRetentionDays }));
+        resumed.push(resultId);
+      }
       for (const id of ids) {
         erased.push(await eraseResult(deps, id, { principal, selectedBy: selector.by, auditRetentionDays }));
       }
-      // The queues last: a message received meanwhile is acknowledged as erased by fetch-result itself.
-      const queues = await purgeResultMessages(target, ids);
-      const queueJournalLines = target.local
-        ? dropJournalMessages(join(dataDirOf(ctx), QUEUE_JOURNAL), new Set(ids))
-        : undefined;
       const notes = [
         ...(target.running
           ? [
@@ -269,12 +293,14 @@ ${TARGET_HELP}`,
             ]
           : []),
         ...(bounds.note ? [bounds.note] : []),
+        ...(resumed.length > 0
+          ? [`finished ${resumed.length} erasure(s) an earlier run left ERASING: ${resumed.join(', ')}`]
+          : []),
       ];
       return {
         target: target.description,
         erased,
-        queues,
-        ...(queueJournalLines !== undefined && { queueJournalLines }),
+        queues: queueReports,
         ...(notes.length > 0 && { notes }),
       };
     } finally {
@@ -282,28 +308,6 @@ ${TARGET_HELP}`,
     }
   },
 };
-
-/**
- * The erased results' messages deleted from the results queue and the DLQ (`shared/erasure/queue-purge.ts`);
- * a queue whose URL is not known is reported as not reached.
- */
-async function purgeResultMessages(
-  target: Awaited<ReturnType<typeof openTarget>>,
-  ids: readonly string[],
-): Promise<(QueuePurgeReport | { queue: string; reached: false })[]> {
-  const named: { name: string; url: string | undefined }[] = [
-    { name: 'results', url: target.queueUrl },
-    { name: 'dlq', url: target.dlqUrl },
-  ];
-  const known = named.filter((queue): queue is PurgedQueue => queue.url !== undefined);
-  const reports = await purgeQueues(target.sqs, known, new Set(ids));
-  return [
-    ...reports,
-    ...named
-      .filter((queue) => queue.url === undefined)
-      .map(({ name }) => ({ queue: name, reached: false as const })),
-  ];
-}
 
 /** `idv results retention [--check]`. */
 export const resultsRetentionCommand: CliCommand = {
@@ -364,7 +368,7 @@ ${TARGET_HELP}`,
         throw new UsageError(`pass --retention-days or set ${ENV.retentionDays}`, command);
       const report = await checkRetention(deps, { retentionDays, graceDays });
       if (report.total === 0) return { target: target.description, ...report };
-      ctx.io.stdout(`${JSON.stringify({ target: target.description, ...report }, null, 2)}\n`);
+      ctx.io.stdout(`${safeJson({ target: target.description, ...report }, 2)}\n`);
       throw new Error(
         `${report.total} record(s) of ${report.resultIds.length}+ result(s) are past their retention`,
       );

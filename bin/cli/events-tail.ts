@@ -25,6 +25,7 @@ import {
 import { createEventBridgeClient, createSqsClient } from '../../shared/aws-clients';
 import { ENV } from '../../shared/config';
 import { EVENT_SOURCE } from '../../shared/events/names';
+import { safeJson, safeText } from '../../shared/terminal-text';
 import { UsageError } from './errors';
 import { str } from './flags';
 import type { CliCommand, CommandContext } from './types';
@@ -328,7 +329,7 @@ async function tailLocal(ctx: CommandContext, signal: AbortSignal): Promise<unde
     file: join(dataDir, 'events.jsonl'),
     fromStart: ctx.values['from-start'] === true,
     signal,
-    onLine: (line) => ctx.io.stdout(`${line}\n`),
+    onLine: (line) => ctx.io.stdout(`${safeText(line, 'json')}\n`),
   });
   return undefined;
 }
@@ -336,8 +337,8 @@ async function tailLocal(ctx: CommandContext, signal: AbortSignal): Promise<unde
 /** One line per event whatever the delivery's formatting. */
 function compact(json: string): string {
   try {
-    return JSON.stringify(JSON.parse(json));
+    return safeJson(JSON.parse(json));
   } catch {
-    return json.replace(/\s*\n\s*/g, ' ');
+    return safeText(json.replace(/\s*\n\s*/g, ' '), 'json');
   }
 }

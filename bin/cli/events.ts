@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { probeRun } from '../../local/local-open';
 import { readLiveStack } from '../../local/stack-file';
 import { ENVIRONMENTS, type ServiceEnvironment } from '../../shared/api/enums';
 import { createEventBridgeClient } from '../../shared/aws-clients';
@@ -206,6 +207,8 @@ async function replayLocal(ctx: CommandContext, range: ReplayRange) {
         'Start it (with your --rule files), then run this again.',
     );
   }
+  // A run that is stopped or hung is said so within seconds (local/local-open.ts).
+  await probeRun(stack.endpoints.eventBridge, stack.pid);
   const { events, skipped } = selectRecordedEvents(readFileSync(eventsFile, 'utf8'), range);
   const replayName = replayNameAt(new Date());
   const client = createEventBridgeClient(undefined, {

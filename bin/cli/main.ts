@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { closest, describeArgsError } from '../../shared/args';
 import type { IdvClient } from '../../shared/client/client';
 import { MockTestNotAllowedError, RequestValidationError, ServiceError } from '../../shared/client/errors';
+import { escapeControlsByLine, safeJson } from '../../shared/terminal-text';
 import { COMMANDS, MOVED_COMMANDS } from './commands';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, clientFromFlags } from './connection';
 import { DEPLOYMENT_HELP, DEPLOYMENT_OPTIONS, type DeploymentOutputs, findDeployment } from './deployment';
@@ -133,7 +134,7 @@ async function dispatch(
         throw new UsageError(error.message, name);
       throw withFlagNames(error, parsed.values);
     });
-  if (value !== undefined) io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  if (value !== undefined) io.stdout(`${safeJson(value, 2)}\n`);
   if (isBusinessFailure(value)) {
     // The answer is printed whole (its errors say what failed); the exit code tells a script it failed.
     io.stderr(`idv: the service answered "success": false; see the answer above\n`);
@@ -205,7 +206,8 @@ function commandHelp(command: CliCommand): string {
 
 function reportError(error: unknown, io: CliIo, seen: Seen): number {
   const message = error instanceof Error ? error.message : String(error);
-  io.stderr(`idv: ${message}\n`);
+  // A message may quote a service's or a file's text: shown, never obeyed (shared/terminal-text.ts).
+  io.stderr(`idv: ${escapeControlsByLine(message)}\n`);
   if (error instanceof ServiceError) io.stderr(serviceWords(error, seen.values));
   // A request the spec forbids is a wrong command line too (as is `--mock-test` against production):
   // nothing was sent.

@@ -1,10 +1,11 @@
 /**
  * The three output formats of `idv analytics query` and `idv results list`: JSON (an array of row
  * objects), an aligned table for a terminal, and CSV with a header (RFC 4180 quoting). Every value may
- * come from the service or a user: the table shows control characters as escapes, and a CSV cell that a
- * spreadsheet would run as a formula starts with `'` (shared/terminal-text.ts).
+ * come from the service or a user: every format goes through one function, `safeText`
+ * (shared/terminal-text.ts): the table and CSV show control and bidi characters as escapes (`\x1b`), a
+ * CSV cell that a spreadsheet would run as a formula starts with `'`, and JSON writes them as `\uXXXX`.
  */
-import { escapeControls, neutraliseFormula } from '../../shared/terminal-text';
+import { safeJson, safeText } from '../../shared/terminal-text';
 
 /** Output formats. */
 export const OUTPUT_FORMATS = ['json', 'table', 'csv'] as const;
@@ -20,15 +21,16 @@ function cell(value: unknown): string {
 }
 
 /**
- * Rows as CSV with a header line; every line ends with CRLF-free `\n`. A text cell starting with `=`,
- * `+`, `-`, `@`, a tab or a CR gets a leading `'` (a number such as -3 stays a number); a cell with a
- * quote, comma or line break is quoted.
+ * Rows as CSV with a header line; every line ends with CRLF-free `\n`. Control and bidi characters are
+ * written as escapes (a line break in a value as `\n`), a text cell whose first non-blank character is
+ * `=`, `+`, `-` or `@` gets a leading `'` (a number such as -3 stays a number); a cell with a quote or
+ * comma is quoted.
  */
 export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
   const quote = (text: string) => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
   const csvCell = (value: unknown) =>
     quote(
-      typeof value === 'number' || typeof value === 'bigint' ? cell(value) : neutraliseFormula(cell(value)),
+      typeof value === 'number' || typeof value === 'bigint' ? cell(value) : safeText(cell(value), 'csv'),
     );
   const lines = [columns.map(csvCell).join(',')];
   for (const row of rows) lines.push(columns.map((c) => csvCell(row[c])).join(','));
@@ -40,8 +42,10 @@ export function toCsv(columns: readonly string[], rows: readonly Record<string, 
  * a value are shown as `⏎` so each row stays one line, other control characters as escapes (`\x1b`).
  */
 export function toTable(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
-  const text = rows.map((row) => columns.map((c) => escapeControls(cell(row[c]).replace(/\r?\n/g, '⏎'))));
-  const names = columns.map(escapeControls);
+  const text = rows.map((row) =>
+    columns.map((c) => safeText(cell(row[c]).replace(/\r?\n/g, '⏎'), 'terminal')),
+  );
+  const names = columns.map((c) => safeText(c, 'terminal'));
   const numeric = columns.map(
     (c) => rows.length > 0 && rows.every((row) => row[c] === null || typeof row[c] === 'number'),
   );
@@ -56,7 +60,7 @@ export function toTable(columns: readonly string[], rows: readonly Record<string
   return `${lines.join('\n')}\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
 }
 
-/** Rows in `format`; JSON is pretty-printed like every other `idv` answer. */
+/** Rows in `format`; JSON is pretty-printed like every other `idv` answer, with no raw control character. */
 export function formatRows(
   format: OutputFormat,
   columns: readonly string[],
@@ -64,5 +68,5 @@ export function formatRows(
 ): string {
   if (format === 'csv') return toCsv(columns, rows);
   if (format === 'table') return toTable(columns, rows);
-  return `${JSON.stringify(rows, null, 2)}\n`;
+  return `${safeJson(rows, 2)}\n`;
 }

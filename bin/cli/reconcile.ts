@@ -18,6 +18,7 @@ import {
   reconcile,
   storeEnds,
 } from '../../shared/queries/reconcile';
+import { safeJson } from '../../shared/terminal-text';
 import { UsageError } from './errors';
 import { str } from './flags';
 import { openTarget, QUEUE_TARGET_OPTIONS, TARGET_HELP, TARGET_OPTIONS } from './results';
@@ -112,7 +113,7 @@ ${TARGET_HELP}`,
         ...(partial.length > 0 && { partial }),
       };
       if (report.unaccounted.length === 0) return report;
-      ctx.io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+      ctx.io.stdout(`${safeJson(report, 2)}\n`);
       throw new Error(
         `${report.unaccounted.length} enqueued resultId(s) ended nowhere (listed above as "unaccounted"): ` +
           'run `idv results trace ID` for each',

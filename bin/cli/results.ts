@@ -73,7 +73,7 @@ AWS credentials and region come from the standard AWS environment/profile.`;
 export async function openTarget(ctx: CommandContext, extra: { queueUrl?: string; dlqUrl?: string } = {}) {
   // On AWS the names come from the flags, else the deployment's stack outputs, else the variables.
   const deployment = ctx.values['local'] === true ? undefined : await ctx.deployment();
-  return openAwsTarget({
+  const target = await openAwsTarget({
     local: ctx.values['local'] === true,
     dataDir: str(ctx, 'data-dir')
       ? resolve(ctx.io.cwd, str(ctx, 'data-dir')!)
@@ -88,6 +88,9 @@ export async function openTarget(ctx: CommandContext, extra: { queueUrl?: string
     if (error instanceof NoLocalDataError) throw new UsageError(error.message);
     throw error;
   });
+  // What the emulators' start repaired after a crash (docs/local-run.md, "A crash loses nothing").
+  for (const line of target.repairs ?? []) ctx.io.stderr(`↺ repaired ${line}\n`);
+  return target;
 }
 
 /** Progress on stderr: rewritten in place on a terminal, one plain line each otherwise. */

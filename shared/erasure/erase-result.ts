@@ -8,14 +8,17 @@
  *
  * Order: the erasure record first (`ERASING`), so fetch-result refuses to store the result again from
  * the moment anything is deleted; then the fence on the publication record (`shared/erasure/fence.ts`),
- * which waits out a fetch in flight and replaces the record; then S3, the reaches, the items; then the
- * record (`ERASED`, with counts and receipt) and the event. Every step is idempotent: an erasure that
- * failed half-way is finished by running it again, and a second run adds its (zero) counts to the
- * first's. The CLI (`idv results erase`, bin/cli/erase.ts) and the local run pick the target and hand in
- * the reaches.
+ * which waits out a fetch in flight and replaces the record; then S3, the projection, the queues, the
+ * journals, the items; then the record (`ERASED`, with counts and receipt) and the event. This one
+ * operation owns the whole order: the caller runs nothing after it. Before each step the `ERASING`
+ * record names what is left (`left`) and the counts so far, so a run killed at any moment leaves it
+ * naming what is still there. Every step is idempotent: an erasure that failed or was killed half-way is
+ * finished by running it again ({@link unfinishedErasures} finds them locally), and a second run adds
+ * its counts to the first's. The CLI (`idv results erase`, bin/cli/erase.ts) and the local run
+ * (local/erasure-resume.ts) pick the target and hand in the reaches.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { erasedDetail, type ResultErasedDetail } from '../events/erased-event';
 import { resultsByReference, resultsByTransaction } from '../queries/results';
 import {
@@ -230,9 +233,92 @@ export async function eraseResult(
     selectedBy: audit.selectedBy,
     expiresAt: Math.floor(Date.parse(requestedAt) / 1000) + days * 86_400,
   };
-  // The record first: from here on a redelivered message stores nothing (fetch-result reads this), and a
-  // fetch in flight sees it after its last object.
-  await records.put({ ...base, state: 'ERASING', ...(earlier?.counts && { counts: earlier.counts }) });
+  // The optional counts only when their reach was given (set below).
+  const counts: { -readonly [K in keyof ErasureCounts]: ErasureCounts[K] } = {
+    objectVersions: 0,
+    deleteMarkers: 0,
+    objects: 0,
+    uploadsAborted: 0,
+    items: 0,
+    analyticsRows: 0,
+  };
+  // Read once the fence holds (below); the steps run after that.
+  let item: ResultItem | undefined;
+  let replacedRecord = false;
+  const { projection, queues, journals } = deps.reaches;
+  // Every store in one order, each step named by the traces it removes. Before each step the record
+  // says what is left (`left`), so a run killed at any point leaves `ERASING` naming it, and the next run
+  // (every step is idempotent) finishes it; `ERASED` is written only after the last step.
+  const steps: ErasureStep[] = [
+    {
+      traces: OBJECT_TRACES.map((trace) => trace.kind),
+      run: async () => {
+        for (const bucket of buckets(deps, item)) {
+          for (const trace of OBJECT_TRACES) {
+            const purged = await purgePrefix(deps.s3, bucket, trace.prefix(resultId), deps.dialect);
+            counts.objectVersions += purged.versions;
+            counts.deleteMarkers += purged.deleteMarkers;
+            counts.objects += purged.keys;
+            counts.uploadsAborted += purged.uploads;
+          }
+        }
+      },
+    },
+    {
+      traces: ['analytics-row'],
+      run: async () => {
+        counts.analyticsRows = await removeVia(projection, resultId);
+      },
+    },
+    // The queues after the stores a message could refill: a message received meanwhile is acknowledged
+    // as erased by fetch-result itself (the record fences it).
+    ...(queues
+      ? [
+          {
+            traces: ['queue-messages'],
+            run: async () => {
+              counts.queueMessages = await removeVia(queues, resultId);
+            },
+          },
+        ]
+      : []),
+    ...(journals
+      ? [
+          {
+            traces: ['local-journals'],
+            run: async () => {
+              counts.journalLines = await removeVia(journals, resultId);
+            },
+          },
+        ]
+      : []),
+    {
+      // The publication record is not deleted: the fence replaced it (no status, no token, only erasedAt).
+      traces: ITEM_TRACES.filter((trace) => trace.kind !== 'publication-record').map((trace) => trace.kind),
+      run: async () => {
+        const deletions = ITEM_TRACES.filter((trace) => trace.kind !== 'publication-record').flatMap(
+          (trace) => {
+            const table = tableOf(deps, trace.table);
+            return table ? [deleteByKey(deps, table, trace.key(resultId))] : [];
+          },
+        );
+        counts.items = (await Promise.all(deletions)).filter(Boolean).length + (replacedRecord ? 1 : 0);
+      },
+    },
+  ];
+  // The record first, naming every step as left: from here on a redelivered message stores nothing
+  // (fetch-result reads this), and a fetch in flight sees it after its last object.
+  const erasing = (left: readonly string[]): ErasureRecord => {
+    const sofar = add(earlier?.counts, counts);
+    return {
+      ...base,
+      state: 'ERASING',
+      ...(earlier?.counts || left.length < steps.length ? { counts: sofar } : {}),
+      left,
+    };
+  };
+  const leftFrom = (index: number) => steps.slice(index).flatMap((step) => step.traces);
+  await records.put(erasing(leftFrom(0)));
   // Then the fence (shared/erasure/fence.ts): waits until no fetch holds the publication claim, so
   // nothing a fetch writes lands after the deletions below, and no claim is taken afterwards.
   const fenced = await fencePublication(
@@ -243,36 +329,13 @@ export async function eraseResult(
     base.expiresAt,
     deps.fence,
   );
-  const item = (await getByKey(deps, deps.tableName, resultItemKey(resultId))) as ResultItem | undefined;
-
-  // The optional counts only when their reach was given (set below).
-  const counts: { -readonly [K in keyof ErasureCounts]: ErasureCounts[K] } = {
-    objectVersions: 0,
-    deleteMarkers: 0,
-    objects: 0,
-    uploadsAborted: 0,
-    items: 0,
-    analyticsRows: 0,
-  };
-  for (const bucket of buckets(deps, item)) {
-    for (const trace of OBJECT_TRACES) {
-      const purged = await purgePrefix(deps.s3, bucket, trace.prefix(resultId), deps.dialect);
-      counts.objectVersions += purged.versions;
-      counts.deleteMarkers += purged.deleteMarkers;
-      counts.objects += purged.keys;
-      counts.uploadsAborted += purged.uploads;
-    }
+  replacedRecord = fenced.replacedRecord;
+  item = (await getByKey(deps, deps.tableName, resultItemKey(resultId))) as ResultItem | undefined;
+  for (const [index, step] of steps.entries()) {
+    // The first step's list was written with the record above.
+    if (index > 0) await records.put(erasing(leftFrom(index)));
+    await step.run();
   }
-  const { projection, queues, journals } = deps.reaches;
-  counts.analyticsRows = await removeVia(projection, resultId);
-  if (queues) counts.queueMessages = await removeVia(queues, resultId);
-  if (journals) counts.journalLines = await removeVia(journals, resultId);
-  // The publication record is not deleted: the fence replaced it (no status, no token, only erasedAt).
-  const deletions = ITEM_TRACES.filter((trace) => trace.kind !== 'publication-record').flatMap((trace) => {
-    const table = tableOf(deps, trace.table);
-    return table ? [deleteByKey(deps, table, trace.key(resultId))] : [];
-  });
-  counts.items = (await Promise.all(deletions)).filter(Boolean).length + (fenced.replacedRecord ? 1 : 0);
 
   const erasedAt = now().toISOString();
   const receipt: ErasureReceipt = erasureReceipt(erasedAt, deps.receipt);
@@ -304,6 +367,48 @@ export async function eraseResult(
     }),
   );
   return record;
+}
+
+/** One step of {@link eraseResult}: the trace kinds it removes, and the work. */
+interface ErasureStep {
+  readonly traces: readonly string[];
+  run(): Promise<void>;
+}
+
+/**
+ * The erasures of a table a run left `ERASING` (killed, or a store refused): their result ids, principal
+ * and selector, so the next run finishes them (`idv results erase --local` does, before its own). A Scan
+ * of the table for records in that state: for the local run (the AWS erasure policy grants no Scan;
+ * there the operator runs the same command again, as the record's `left` says).
+ */
+export async function unfinishedErasures(
+  dynamo: DynamoDBDocumentClient,
+  tableName: string,
+): Promise<{ resultId: string; audit: ErasureAudit }[]> {
+  const found: { resultId: string; audit: ErasureAudit }[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: '#state = :erasing AND attribute_exists(erasedResultId)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':erasing': 'ERASING' },
+        ...(start && { ExclusiveStartKey: start }),
+      }),
+    );
+    for (const record of (page.Items ?? []) as ErasureRecord[]) {
+      found.push({
+        resultId: record.erasedResultId,
+        audit: {
+          principal: record.principal,
+          selectedBy: record.selectedBy as ErasureSelector['by'],
+        },
+      });
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return found;
 }
 
 function buckets(deps: ErasureDeps, item: { bucket?: unknown } | undefined): string[] {

@@ -16,7 +16,9 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { PipelineError } from '../errors';
 import { queueDepth, releaseMessages } from '../pipeline/queue';
+import type { TraceReach } from './traces';
 
 /** One queue to walk, named for the report. */
 export interface PurgedQueue {
@@ -139,5 +141,43 @@ async function purgeQueue(
     notDeleted,
     inFlight: (await queueDepth(sqs, queue.url)).inFlight,
     timedOut,
+  };
+}
+
+/** What the walk of one queue did for one result, or a queue whose URL is not known. */
+export type QueueWalk =
+  | (QueuePurgeReport & { readonly resultId: string })
+  | { queue: string; reached: false };
+
+/**
+ * The queues as an erasure reaches them (`ErasureReaches.queues`, inside the one operation of
+ * shared/erasure/erase-result.ts, so the record says `ERASED` only once they were walked): `remove` walks
+ * the named queues for the result's messages and deletes them; each walk's report goes to `reports` (a
+ * queue whose URL is not known is reported once as not reached). A walk that ran out of time, or a
+ * message SQS refused to delete, fails the step: the record stays `ERASING` naming `queue-messages`, and
+ * the next run walks again. `find` (the dry run) names the queues it would walk: looking would receive
+ * their messages.
+ */
+export function queuePurgeReach(
+  sqs: SQSClient,
+  named: readonly { readonly name: string; readonly url: string | undefined }[],
+  reports: QueueWalk[],
+  options: QueuePurgeOptions = {},
+): TraceReach {
+  const known = named.filter((queue): queue is PurgedQueue => queue.url !== undefined);
+  for (const { name } of named.filter((queue) => queue.url === undefined))
+    reports.push({ queue: name, reached: false });
+  return {
+    find: async () => known.map((queue) => `${queue.name} queue: walked when erased`),
+    remove: async (resultId) => {
+      const walked = await purgeQueues(sqs, known, new Set([resultId]), options);
+      reports.push(...walked.map((report) => ({ ...report, resultId })));
+      const left = walked.filter((report) => report.timedOut || report.notDeleted > 0);
+      if (left.length > 0)
+        throw new PipelineError(
+          `the walk of the ${left.map((report) => report.queue).join(' and ')} queue for ${resultId} did not finish (time ran out, or SQS refused a delete): run the erasure again`,
+        );
+      return walked.reduce((sum, report) => sum + report.deleted, 0);
+    },
   };
 }

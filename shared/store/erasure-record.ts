@@ -81,6 +81,11 @@ export interface ErasureRecord {
    * when the result had one version (or no item was left).
    */
   readonly versions?: readonly ErasedVersion[];
+  /**
+   * While `ERASING`: the trace kinds (shared/erasure/traces.ts) not yet erased, in the erasure's order, so a
+   * run that was killed names what is left; the next run finishes them. Absent once `ERASED`.
+   */
+  readonly left?: readonly string[];
   /** TTL, epoch seconds: `requestedAt` + the audit retention. */
   readonly expiresAt: number;
 }

@@ -209,6 +209,8 @@ describe('idv results erase --local', () => {
           analyticsRows: 1,
           // The result's lines in events.jsonl (its Stored event) and the trace journal.
           journalLines: expect.any(Number),
+          // The queues are walked inside the erasure, before the record says ERASED.
+          queueMessages: 0,
         },
         receipt: {
           dataBucket: { erased: true },

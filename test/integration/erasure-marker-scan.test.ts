@@ -20,17 +20,22 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markReplay, selectRecordedEvents } from '../../bin/cli/events-replay';
 import { attachAnalyticsSink } from '../../local/analytics-sink';
+import { localErasureReaches } from '../../local/erase-local-files';
 import type { PollResponse } from '../../shared/api/schemas';
-import { itemTraceKind, objectTraceKind } from '../../shared/erasure/traces';
+import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
+import { type ErasureDeps, eraseResult } from '../../shared/erasure/erase-result';
+import { queuePurgeReach } from '../../shared/erasure/queue-purge';
+import { itemTraceKind, objectTraceKind, type TraceReach } from '../../shared/erasure/traces';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { DynamoEnqueueMarkers } from '../../shared/pipeline/enqueue-markers';
 import { pollAndEnqueue } from '../../shared/pipeline/poll';
 import { processResultsBatch, type ResultsBatchDeps } from '../../shared/pipeline/results-batch';
 import { redriveDlq } from '../../shared/queries/dlq';
+import { ErasureRecords } from '../../shared/store/erasure-record';
 import { PollRecords } from '../../shared/store/poll-records';
 import { NO_TRACER } from '../../shared/tracing';
 import { runIdvInProcess } from '../support/cli';
@@ -233,6 +238,97 @@ describe('planted-marker scan: stored, dead-lettered, redriven, replayed, erased
         field,
       ).toBe(true);
   });
+
+  it('an erase killed at each step stays ERASING, names what is left, and never says ERASED with data left', async () => {
+    // Prepare: the erasure's own deps on the local stack, as `idv results erase --local` builds them.
+    const store = await startLocalStore('idv-local', { dataDir });
+    const sqs = new SQSClient(clientConfig(store.aws, 'sqs'));
+    const { resources } = store;
+    const published: unknown[] = [];
+    /** The erasure's deps, with every call `dies` picks failing as a kill at that point would end it. */
+    const depsKilledAt = (
+      dies: (command: object) => boolean,
+      reach?: 'projection' | 'queues' | 'journals',
+    ) => {
+      const killable = <T extends { send: (...args: never[]) => unknown }>(client: T): T =>
+        new Proxy(client, {
+          get: (target, name, receiver) =>
+            name === 'send'
+              ? (command: object, ...rest: unknown[]) =>
+                  dies(command)
+                    ? Promise.reject(new Error('killed'))
+                    : (target.send as (...args: unknown[]) => unknown)(command, ...rest)
+              : Reflect.get(target, name, receiver),
+        });
+      const killed: TraceReach = {
+        find: async () => [],
+        remove: async () => {
+          throw new Error('killed');
+        },
+      };
+      const queues = queuePurgeReach(
+        sqs,
+        [
+          { name: 'results', url: resources.queueUrl },
+          { name: 'dlq', url: resources.dlqUrl },
+        ],
+        [],
+      );
+      const reaches = { ...localErasureReaches(dataDir), queues };
+      return {
+        dynamo: killable(store.dynamo),
+        s3: killable(store.s3),
+        tableName: resources.tableName,
+        bucketName: resources.bucketName,
+        dialect: 'local' as const,
+        markersTableName: resources.pollMarkersTableName,
+        reaches: reach ? { ...reaches, [reach]: killed } : reaches,
+        receipt: { local: true, analytics: false, bounds: DEFAULT_COPY_BOUNDS },
+        events: { publish: async (detail: unknown) => void published.push(detail) },
+      } satisfies ErasureDeps;
+    };
+    const steps = [
+      { at: 'objects', deps: depsKilledAt((c) => c instanceof ListObjectsV2Command) },
+      { at: 'analytics-row', deps: depsKilledAt(() => false, 'projection') },
+      { at: 'queue-messages', deps: depsKilledAt(() => false, 'queues') },
+      { at: 'local-journals', deps: depsKilledAt(() => false, 'journals') },
+      { at: 'items', deps: depsKilledAt((c) => c instanceof DeleteCommand) },
+    ];
+    const order = [
+      'result-objects',
+      'staged-uploads',
+      'analytics-row',
+      'queue-messages',
+      'local-journals',
+      'result-item',
+      'poll-record',
+      'enqueue-marker',
+    ];
+    const lefts: (readonly string[] | undefined)[] = [];
+    const states: string[] = [];
+    const dataLeft: number[] = [];
+    try {
+      // Act: each run dies at the next step; the one before finished the earlier ones (again).
+      for (const step of steps) {
+        await expect(
+          eraseResult(step.deps, ERASED, { principal: 'kill-test', selectedBy: 'result-id' }),
+        ).rejects.toThrow('killed');
+        const record = await new ErasureRecords(store.dynamo, resources.tableName).get(ERASED);
+        states.push(record!.state);
+        lefts.push(record!.left);
+        dataLeft.push(findings(dataDir, ERASED).length);
+      }
+    } finally {
+      sqs.destroy();
+      await store.close();
+    }
+
+    // Assess: never ERASED, `left` names the step it died at and everything after, no event yet.
+    expect(states).toEqual(steps.map(() => 'ERASING'));
+    expect(lefts).toEqual([order, order.slice(2), order.slice(3), order.slice(4), order.slice(5)]);
+    expect(published).toEqual([]);
+    for (const [i, count] of dataLeft.entries()) expect(count, steps[i]!.at).toBeGreaterThan(0);
+  }, 120_000);
 
   it('after idv results erase --local no file holds a marker of the erased result; the other is whole', async () => {
     // Act

@@ -125,7 +125,10 @@ describe('idv results erase --local: the queues, the DLQ and the poll', () => {
     expect(erased.code, erased.err).toBe(0);
     const answer = JSON.parse(erased.out);
     expect(answer.erased[0]).toMatchObject({ erasedResultId: resultId, state: 'ERASED' });
-    expect(answer.queueJournalLines).toBeGreaterThanOrEqual(2);
+    // The queue journal's lines are counted with the other journals', inside the one operation.
+    expect(answer.erased[0].counts.journalLines).toBeGreaterThanOrEqual(2);
+    expect(answer.erased[0].counts.queueMessages).toEqual(expect.any(Number));
+    expect(answer.erased[0].left).toBeUndefined();
     const journal = readFileSync(join(dataDir, QUEUE_JOURNAL), 'utf8');
     expect(journal).not.toContain(REFERENCE);
     expect(journal).not.toContain(USER);

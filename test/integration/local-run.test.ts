@@ -122,10 +122,11 @@ describe('npm start with the simulator', () => {
     // Act
     const result = await idv('dlq', 'redrive', '--local', '--data-dir', dataDir);
 
-    // Assess
-    expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ moved: 0, kept: 0 });
+    // Assess: nothing to redrive is a failure a script sees, with the reason.
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
     expect(result.stderr).toContain('no `npm start` is running');
+    expect(result.stderr).toContain('Start it, then run this again');
   });
 
   it('stops cleanly on Ctrl-C even when the signal arrives twice at once', async () => {

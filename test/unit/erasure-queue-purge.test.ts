@@ -17,7 +17,12 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { dropJournalMessages, pendingMessages } from '../../local/queue-journal';
-import { messageResultId, purgeQueues } from '../../shared/erasure/queue-purge';
+import {
+  messageResultId,
+  purgeQueues,
+  type QueueWalk,
+  queuePurgeReach,
+} from '../../shared/erasure/queue-purge';
 
 const sqsMock = mockClient(SQSClient);
 const QUEUE = { name: 'results', url: 'https://sqs.eu-west-1.amazonaws.com/123456789012/results' };
@@ -148,6 +153,45 @@ describe('purgeQueues', () => {
       .commandCalls(DeleteMessageBatchCommand)
       .flatMap((call) => call.args[0].input.Entries!.map((entry) => entry.ReceiptHandle));
     expect(deleted).toEqual(['rh-2']);
+  });
+
+  it('as the erasure’s queue reach: counts what went, reports each walk, names a queue it has no URL for', async () => {
+    // Prepare
+    sqsMock
+      .on(ReceiveMessageCommand, { QueueUrl: QUEUE.url })
+      .resolvesOnce({ Messages: [message('1', 'res-erased'), message('2', 'res-other')] })
+      .resolves({});
+    const reports: QueueWalk[] = [];
+
+    // Act
+    const reach = queuePurgeReach(sqs, [QUEUE, { name: 'dlq', url: undefined }], reports);
+    const found = await reach.find('res-erased');
+    const removed = await reach.remove('res-erased', found);
+
+    // Assess
+    expect(found).toEqual(['results queue: walked when erased']);
+    expect(removed).toBe(1);
+    expect(reports).toEqual([
+      { queue: 'dlq', reached: false },
+      expect.objectContaining({ queue: 'results', resultId: 'res-erased', deleted: 1, timedOut: false }),
+    ]);
+  });
+
+  it('as the erasure’s queue reach: fails the step when a delete was refused (the record stays ERASING)', async () => {
+    // Prepare
+    sqsMock
+      .on(ReceiveMessageCommand)
+      .resolvesOnce({ Messages: [message('1', 'res-erased')] })
+      .resolves({});
+    sqsMock.on(DeleteMessageBatchCommand).resolves({
+      Failed: [{ Id: '0', Code: 'ReceiptHandleIsInvalid', SenderFault: true }],
+    });
+
+    // Act
+    const failed = queuePurgeReach(sqs, [QUEUE], []).remove('res-erased', []);
+
+    // Assess
+    await expect(failed).rejects.toThrow(/walk of the results queue for res-erased did not finish/);
   });
 
   it('reads a message’s resultId from its own field only', () => {

@@ -12,12 +12,19 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
-import { type ErasureDeps, eraseResult, planErasure, selectResults } from '../../shared/erasure/erase-result';
+import {
+  type ErasureDeps,
+  eraseResult,
+  planErasure,
+  selectResults,
+  unfinishedErasures,
+} from '../../shared/erasure/erase-result';
 import type { TraceReach } from '../../shared/erasure/traces';
 import type { ResultErasedDetail } from '../../shared/events/erased-event';
 import { VersionedBucket } from '../support/versioned-bucket';
@@ -384,5 +391,85 @@ describe('eraseResult and planErasure', () => {
       'items',
       'analyticsRows',
     ]);
+  });
+});
+
+describe('a killed erasure', () => {
+  beforeEach(() => {
+    ddbMock.reset();
+    s3Mock.reset();
+    items = new Map([[`${TABLE}/r-1`, { resultId: 'r-1', status: 'STORED' }]]);
+    ddbMock
+      .on(GetCommand)
+      .callsFake((input) => ({ Item: items.get(`${input.TableName}/${input.Key.resultId}`) }));
+    ddbMock.on(PutCommand).callsFake((input) => {
+      items.set(`${input.TableName}/${input.Item.resultId}`, input.Item);
+      return {};
+    });
+    ddbMock.on(UpdateCommand).resolves({});
+    ddbMock.on(DeleteCommand).resolves({});
+    bucket = new VersionedBucket();
+    bucket.attach(s3Mock);
+  });
+
+  it('stays ERASING naming the failed step and every later one, with the counts so far; publishes nothing', async () => {
+    // Prepare: the journals' step dies (as a kill there would end the run).
+    const published: ResultErasedDetail[] = [];
+    const journals: TraceReach = {
+      find: async () => ['events.jsonl: 1 line(s)'],
+      remove: async () => {
+        throw new Error('killed');
+      },
+    };
+
+    // Act
+    const run = eraseResult(
+      deps(
+        { reaches: { projection: listReach(['row r-1']), queues: listReach(['q']), journals } },
+        published,
+      ),
+      'r-1',
+      { principal: 'ops', selectedBy: 'result-id' },
+    );
+
+    // Assess
+    await expect(run).rejects.toThrow('killed');
+    expect(items.get(`${TABLE}/r-1#erasure`)).toMatchObject({
+      state: 'ERASING',
+      left: ['local-journals', 'result-item', 'poll-record', 'enqueue-marker'],
+      counts: { analyticsRows: 1, queueMessages: 1 },
+    });
+    expect(published).toEqual([]);
+  });
+
+  it('is found by unfinishedErasures with its principal and selector, for the next run to finish', async () => {
+    // Prepare
+    ddbMock
+      .on(ScanCommand)
+      .resolvesOnce({
+        Items: [
+          {
+            resultId: 'r-9#erasure',
+            erasedResultId: 'r-9',
+            state: 'ERASING',
+            principal: 'ops',
+            selectedBy: 'customer-reference',
+          },
+        ],
+        LastEvaluatedKey: { resultId: 'r-9#erasure' },
+      })
+      .resolvesOnce({ Items: [] });
+
+    // Act
+    const unfinished = await unfinishedErasures(DynamoDBDocumentClient.from(new DynamoDBClient({})), TABLE);
+
+    // Assess
+    expect(unfinished).toEqual([
+      { resultId: 'r-9', audit: { principal: 'ops', selectedBy: 'customer-reference' } },
+    ]);
+    expect(ddbMock.commandCalls(ScanCommand)[0]!.args[0].input).toMatchObject({
+      FilterExpression: expect.stringContaining(':erasing'),
+      ExpressionAttributeValues: { ':erasing': 'ERASING' },
+    });
   });
 });

@@ -1,13 +1,14 @@
 /**
- * Service and user values cannot drive the terminal or a spreadsheet: table output and the `npm start`
- * screen show control characters as escapes, CSV neutralises cells a spreadsheet would run as formulas
+ * Service and user values cannot drive the terminal or a spreadsheet: table and CSV output and the
+ * `npm start` screen show control characters as escapes, JSON writes them as `\uXXXX` (and stays JSON),
+ * CSV neutralises cells a spreadsheet would run as formulas, leading blanks included
  * (bin/cli/output-format.ts, local/run-report.ts, shared/terminal-text.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { toCsv, toTable } from '../../bin/cli/output-format';
+import { formatRows, toCsv, toTable } from '../../bin/cli/output-format';
 import { escapedLines, formatEventLine } from '../../local/run-report';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
-import { escapeControls, escapeControlsByLine } from '../../shared/terminal-text';
+import { escapeControls, escapeControlsByLine, safeJson, safeText } from '../../shared/terminal-text';
 
 /** A window title, a cleared screen, a C1 CSI, a bell and a right-to-left override. */
 const HOSTILE = 'ref\u001b]0;pwned\u0007\u001b[2J\u009b31m\u007f\u202eend';
@@ -53,8 +54,12 @@ describe('CSV output', () => {
     ['+1+2', "'+1+2"],
     ['-2+3', "'-2+3"],
     ['@SUM(A1)', "'@SUM(A1)"],
-    ['\t=1', "'\t=1"],
-    ['\r=1', `"'\r=1"`],
+    ['\t=1', "'\\t=1"],
+    ['\r=1', "'\\r=1"],
+    [' =3+3', "' =3+3"],
+    ['\u00a0\u00a0+1', "'\u00a0\u00a0+1"],
+    ['  -2', "'  -2"],
+    ['a=1', 'a=1'],
     ['plain', 'plain'],
   ])('neutralises %j as a text cell', (value, cell) => {
     // Act
@@ -64,9 +69,44 @@ describe('CSV output', () => {
     expect(csv).toBe(`ref\n${cell}\n`);
   });
 
+  it('writes control and bidi characters as escapes, a line break included', () => {
+    // Act
+    const csv = toCsv(['ref', `x\u001b[2J`], [{ ref: HOSTILE, 'x\u001b[2J': 'a\nb\u2066c' }]);
+
+    // Assess
+    expect(csv.replace(/\n/g, '')).not.toMatch(CONTROL);
+    expect(csv).toBe('ref,x\\x1b[2J\nref\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x7f\\u202eend,a\\nb\\u2066c\n');
+  });
+
   it('keeps numbers, negative ones included, as numbers', () => {
     // Assess
     expect(toCsv(['n'], [{ n: -3 }])).toBe('n\n-3\n');
+  });
+});
+
+describe('JSON output', () => {
+  it('writes every control and bidi character as \\uXXXX and stays the same JSON', () => {
+    // Prepare
+    const value = { ref: HOSTILE, [`k\u009b`]: ['\u2066x\u2069', '\u202a\u202b\u202c\u202d'], n: 1 };
+
+    // Act
+    const rows = formatRows('json', ['ref'], [{ ref: HOSTILE }]);
+    const answer = safeJson(value, 2);
+
+    // Assess
+    for (const text of [rows, answer]) expect(text.replace(/\n/g, '')).not.toMatch(CONTROL);
+    expect(JSON.parse(answer)).toEqual(value);
+    expect(JSON.parse(rows)).toEqual([{ ref: HOSTILE }]);
+    expect(answer).toContain('ref\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m\\u007f\\u202eend');
+  });
+
+  it('is one function for every format (safeText)', () => {
+    // Assess
+    expect(safeText(HOSTILE, 'terminal')).toBe(escapeControls(HOSTILE));
+    expect(safeText(` =${HOSTILE}`, 'csv')).toBe(`' =${escapeControls(HOSTILE)}`);
+    expect(safeText(JSON.stringify(HOSTILE), 'json')).toBe(
+      '"ref\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m\\u007f\\u202eend"',
+    );
   });
 });
 

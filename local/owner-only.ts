@@ -1,0 +1,37 @@
+/**
+ * Owner-only files and the processes that own them: the helpers the data directory's guards share
+ * (local/stack-file.ts, local/local-aws.ts, local/socket-dirs.ts), in a module that imports no other.
+ */
+import { chmodSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The start time of a process from `/proc/<pid>/stat` (field 22), `'zombie'` for a process that ended
+ * but was not reaped, or `undefined` where /proc is not available.
+ */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may contain spaces: count from after it.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] === 'Z' || fields[0] === 'X') return 'zombie';
+    return fields[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Makes a directory tree owner-only (directories 0700, files 0600): a data directory written by an
+ * older version, or with a permissive umask, can hold identity documents. Symbolic links are left alone.
+ */
+export function restrictToOwner(path: string): void {
+  const stat = lstatSync(path);
+  if (stat.isSymbolicLink()) return;
+  if (stat.isDirectory()) {
+    if ((stat.mode & 0o077) !== 0) chmodSync(path, 0o700);
+    for (const name of readdirSync(path)) restrictToOwner(join(path, name));
+  } else if ((stat.mode & 0o077) !== 0) {
+    chmodSync(path, 0o600);
+  }
+}

@@ -16,14 +16,13 @@
  */
 import { pathToFileURL } from 'node:url';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { clientConfig } from '../local/local-aws';
-import { queueDepth } from '../local/sqs-event-source';
+import { clientConfig } from '../local/client-config';
 import { IdvClient } from '../shared/client/client';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
 import { DETAIL_TYPES } from '../shared/events/names';
 import { paceOfContainer } from '../shared/pipeline/fetch-budget';
 import type { ResultMessage } from '../shared/pipeline/messages';
-import { sendMessages } from '../shared/pipeline/queue';
+import { queueDepth, sendMessages } from '../shared/pipeline/queue';
 import type { SeedGroup } from '../simulator/types';
 import { BACKLOG_FLAGS, type BenchValues, countFlag, optionsOrExit, parseBenchArgs } from './support/args';
 import type { BacklogWorkerFigures } from './support/backlog-worker';

@@ -20,7 +20,7 @@ import * as path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { measureBundle } from '../infra/bundling/bundle-size';
-import { clientConfig } from '../local/local-aws';
+import { clientConfig } from '../local/client-config';
 import { METRICS } from '../shared/metrics-names';
 import { dynamoItemSize } from '../shared/store/item';
 import { RESULTS_TABLE } from '../shared/store/table-schema';

@@ -4,7 +4,8 @@
  * out, 2 on bad flags.
  */
 import { emptySummary } from '../local/run-report';
-import { type LocalModules, type PipelineHandlers, RunDependencyError, runLocal } from '../local/runner';
+import { type LocalModules, type PipelineHandlers, runLocal } from '../local/runner';
+import { RunDependencyError } from '../local/service-access';
 import { parseStartArgs, START_HELP } from '../local/start-args';
 
 // The AWS SDK's Node-version notice (Node < 22) is noise for a local run; Lambda runs Node 24.

@@ -5,8 +5,8 @@
  * so watching changes no receive count and a restart keeps each message's reason.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { queueDepth } from '../shared/pipeline/queue';
 import { type RecordedDlqEntry, recordedDlq } from './dlq-record';
-import { queueDepth } from './sqs-event-source';
 
 /** Options of {@link startDlqWatch}. */
 export interface DlqWatchOptions {

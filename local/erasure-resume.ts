@@ -16,8 +16,9 @@ import { DEFAULT_COPY_BOUNDS } from '../shared/erasure/bounds';
 import { type ErasureDeps, eraseResult, unfinishedErasures } from '../shared/erasure/erase-result';
 import { queuePurgeReach } from '../shared/erasure/queue-purge';
 import { publishResultErased } from '../shared/events/erased-event';
+import { clientConfig } from './client-config';
 import { localErasureReaches } from './erase-local-files';
-import { clientConfig, type LocalAws } from './local-aws';
+import type { LocalAws } from './local-aws';
 import type { PipelineResources } from './pipeline-resources';
 
 /** Finishes every erasure of the local table a run left `ERASING`; `say` gets one line per result. */

@@ -7,8 +7,6 @@ import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import { parseRuleDocument, type RuleDocument, RuleDocumentError } from '../shared/events/rule-document';
 
-export { RuleDocumentError as RuleFileError } from '../shared/events/rule-document';
-
 /** A rule loaded from a file. */
 export interface LocalRule extends RuleDocument {
   /** Where matching events are appended. */

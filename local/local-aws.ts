@@ -20,10 +20,6 @@ import { type JournaledStore, type MessageFactory, QUEUE_JOURNAL, QueueJournal }
 import { hardenS3Store, repairS3Directory } from './s3-store';
 import { newSocketDir, removeDeadSocketDirs } from './socket-dirs';
 
-export { clientConfig, type LocalAwsService, type LocalClientConfig } from './client-config';
-
-export type { LocalEvent, LocalEventListener } from './fake-eventbridge';
-
 /** Options of {@link startLocalAws}. */
 export interface LocalAwsOptions {
   /**

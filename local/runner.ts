@@ -4,17 +4,21 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
 import { createDynamoDocumentClient, createS3Client, createSqsClient } from '../shared/aws-clients';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
+import { RuleDocumentError } from '../shared/events/rule-document';
+import { queueDepth } from '../shared/pipeline/queue';
 import { attachAnalyticsSink } from './analytics-sink';
 import { type ApiGatewayHandler, startWebhookEndpoint, type WebhookEndpoint } from './api-gateway';
+import { clientConfig } from './client-config';
 import { createConsole, type LocalConsole } from './console';
 import { type DlqWatch, startDlqWatch } from './console-dlq';
 import { TraceJournal } from './console-journal';
 import { type Demo, startDemo } from './demo-run';
 import { finishUnfinishedErasures } from './erasure-resume';
-import { LocalRuleSet, loadRuleFiles, RuleFileError, ruleMarks } from './event-rules';
+import { LocalRuleSet, loadRuleFiles, ruleMarks } from './event-rules';
 import { captureHandlerLogs } from './handler-logs';
 import { lambdaContext } from './lambda-context';
-import { clientConfig, type LocalAws, startLocalAws } from './local-aws';
+import { type LocalAws, startLocalAws } from './local-aws';
+import { restrictToOwner } from './owner-only';
 import { createPipelineResources, type PipelineResources, pipelineEnv } from './pipeline-resources';
 import {
   printBanner,
@@ -40,8 +44,8 @@ import {
   readSecret,
   type SimulatorAccess,
 } from './service-access';
-import { queueDepth, SqsEventSource, type SqsHandler } from './sqs-event-source';
-import { readStack, restrictToOwner, writeStack } from './stack-file';
+import { SqsEventSource, type SqsHandler } from './sqs-event-source';
+import { readStack, writeStack } from './stack-file';
 
 /** Options of one local run (the flags of `npm start`). */
 export interface RunOptions {
@@ -97,8 +101,6 @@ export interface RunIo {
   /** Resolves when the user asks to stop (Ctrl-C). */
   interrupted: Promise<void>;
 }
-
-export { RunDependencyError } from './service-access';
 
 /** The simulator's port when `--simulator-port` does not say: fixed, so printed commands stay valid. */
 export const SIMULATOR_PORT = 4010;
@@ -294,7 +296,7 @@ function loadRules(run: Run): LocalRuleSet {
   try {
     return new LocalRuleSet(loadRuleFiles(run.options.ruleFiles ?? [], run.dataDir));
   } catch (error) {
-    if (error instanceof RuleFileError) throw new RunDependencyError(error.message);
+    if (error instanceof RuleDocumentError) throw new RunDependencyError(error.message);
     throw error;
   }
 }

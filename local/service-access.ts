@@ -8,7 +8,8 @@ import { createSecretsClient } from '../shared/aws-clients';
 import { ConnectionError, fetchAccessToken, UnauthorizedError } from '../shared/client';
 import { statusWithCode } from '../shared/client/errors';
 import { DEFAULT_PIPELINE_SCOPES } from '../shared/config';
-import { clientConfig, type LocalAws } from './local-aws';
+import { clientConfig } from './client-config';
+import type { LocalAws } from './local-aws';
 
 /** A dependency could not be set up; the message says what to do. */
 export class RunDependencyError extends Error {

@@ -8,7 +8,6 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { type QueueDepth, queueDepth } from '../shared/pipeline/queue';
 
 // Where the local runtime, its tests and the benches have always found them.
-export { type QueueDepth, queueDepth } from '../shared/pipeline/queue';
 
 /** A handler with the SQS event source mapping's signature (`ReportBatchItemFailures` on). */
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;

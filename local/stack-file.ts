@@ -4,8 +4,6 @@ import { writeFileAtomic } from './atomic-file';
 import type { LocalAws } from './local-aws';
 import { processStartTime } from './owner-only';
 
-export { processStartTime, restrictToOwner } from './owner-only';
-
 import type { PipelineResources } from './pipeline-resources';
 
 /** File in the data directory through which `idv … --local` finds a running `npm start`. */

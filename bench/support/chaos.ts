@@ -14,14 +14,16 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult, ScheduledEvent } from 'aws-lambda';
 import { type ApiGatewayHandler, startWebhookEndpoint } from '../../local/api-gateway';
+import { clientConfig } from '../../local/client-config';
 import { lambdaContext } from '../../local/lambda-context';
-import { clientConfig, startLocalAws } from '../../local/local-aws';
+import { startLocalAws } from '../../local/local-aws';
 import { createPipelineResources } from '../../local/pipeline-resources';
 import { scheduledEvent } from '../../local/scheduler';
-import { queueDepth, SqsEventSource, type SqsHandler } from '../../local/sqs-event-source';
+import { SqsEventSource, type SqsHandler } from '../../local/sqs-event-source';
 import { IdvClient } from '../../shared/client';
 import { ENV } from '../../shared/config';
 import { DETAIL_TYPES } from '../../shared/events/names';
+import { queueDepth } from '../../shared/pipeline/queue';
 import type { ResultItem } from '../../shared/store/item';
 import {
   isPublicationKey,

@@ -17,8 +17,9 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent, Context, ScheduledEvent } from 'aws-lambda';
 import { startWebhookEndpoint } from '../../local/api-gateway';
+import { clientConfig } from '../../local/client-config';
 import { lambdaContext } from '../../local/lambda-context';
-import { clientConfig, startLocalAws } from '../../local/local-aws';
+import { startLocalAws } from '../../local/local-aws';
 import { createPipelineResources } from '../../local/pipeline-resources';
 import { scheduledEvent, startSchedule } from '../../local/scheduler';
 import { SqsEventSource, type SqsHandler } from '../../local/sqs-event-source';

@@ -8,7 +8,8 @@
  * when every image was written.
  */
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
-import { clientConfig, startLocalAws } from '../../local/local-aws';
+import { clientConfig } from '../../local/client-config';
+import { startLocalAws } from '../../local/local-aws';
 import { createS3Client } from '../../shared/aws-clients';
 import { floor } from './floor';
 import { imageSpans } from './stream-layout';

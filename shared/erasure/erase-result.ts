@@ -19,12 +19,13 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { erasedDetail, type ResultErasedDetail } from '../events/erased-event';
+import type { ResultErasedDetail } from '../events/detail-types';
+import { erasedDetail } from '../events/erased-event';
 import { resultsByReference, resultsByTransaction } from '../queries/results';
+import type { ErasureReceipt } from '../store/erasure-receipt';
 import {
   DEFAULT_AUDIT_RETENTION_DAYS,
   type ErasureCounts,
-  type ErasureReceipt,
   type ErasureRecord,
   ErasureRecords,
   erasureKey,

@@ -12,8 +12,6 @@ import { EventPublishError, PipelineError } from '../errors';
 import type { ResultErasedDetail } from './detail-types';
 import { DETAIL_TYPES, EVENT_SOURCE } from './names';
 
-export type { ResultErasedDetail } from './detail-types';
-
 /** The detail, with every identifier checked (an id that breaks the resultId rule is left out). */
 export function erasedDetail(facts: {
   resultId: string;

@@ -46,8 +46,6 @@ export interface ErasureCounts {
   readonly journalLines?: number;
 }
 
-export type { ErasedNow, ErasureReceipt, ExpiresBy, ReceiptEntry } from './erasure-receipt';
-
 /** One version of a verdict an erasure removed (no data of it: numbers, ids and where it was). */
 export interface ErasedVersion {
   readonly version: number;

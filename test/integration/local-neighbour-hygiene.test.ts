@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startLocalAws } from '../../local/local-aws';
 import { RUN_ANSWER_MS } from '../../local/local-open';
+import { processStartTime } from '../../local/owner-only';
 import { createPipelineResources } from '../../local/pipeline-resources';
 import { SOCKET_DIR_PREFIX } from '../../local/socket-dirs';
-import { processStartTime, STACK_FILE } from '../../local/stack-file';
+import { STACK_FILE } from '../../local/stack-file';
 import { runIdv } from '../support/cli';
 import { ROOT } from '../support/run-process';
 

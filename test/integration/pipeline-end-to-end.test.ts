@@ -11,7 +11,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQS
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWebhookEndpoint, type WebhookEndpoint } from '../../local/api-gateway';
 import { lambdaContext } from '../../local/lambda-context';
-import { queueDepth, SqsEventSource } from '../../local/sqs-event-source';
+import { SqsEventSource } from '../../local/sqs-event-source';
 import {
   createDynamoDocumentClient,
   createEventBridgeClient,
@@ -23,6 +23,7 @@ import { loadFetchResultConfig } from '../../shared/config';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { processMessage } from '../../shared/pipeline/fetch-result';
+import { queueDepth } from '../../shared/pipeline/queue';
 import { createServiceClient } from '../../shared/pipeline/service-client';
 import { getResult, withFullDocument } from '../../shared/queries/results';
 import { isPublicationKey } from '../../shared/store/publication';

@@ -3,17 +3,9 @@
  * resources, and hand the handlers their environment. See `local/local-aws.ts`.
  */
 
-export {
-  clientConfig,
-  LOCAL_ACCOUNT_ID,
-  type LocalAws,
-  type LocalAwsOptions,
-  type LocalAwsService,
-  type LocalClientConfig,
-  type LocalEvent,
-  type LocalEventListener,
-  startLocalAws,
-} from '../../local/local-aws';
+export { clientConfig, type LocalAwsService, type LocalClientConfig } from '../../local/client-config';
+export type { LocalEvent, LocalEventListener } from '../../local/fake-eventbridge';
+export { LOCAL_ACCOUNT_ID, type LocalAws, type LocalAwsOptions, startLocalAws } from '../../local/local-aws';
 export {
   createPipelineResources,
   type PipelineEnvSettings,

@@ -26,7 +26,7 @@ import {
   unfinishedErasures,
 } from '../../shared/erasure/erase-result';
 import type { TraceReach } from '../../shared/erasure/traces';
-import type { ResultErasedDetail } from '../../shared/events/erased-event';
+import type { ResultErasedDetail } from '../../shared/events/detail-types';
 import { VersionedBucket } from '../support/versioned-bucket';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);

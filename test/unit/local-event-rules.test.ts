@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalRuleSet, loadRuleFiles, RuleFileError, ruleMarks } from '../../local/event-rules';
+import { LocalRuleSet, loadRuleFiles, ruleMarks } from '../../local/event-rules';
 import { parseStartArgs } from '../../local/start-args';
+import { RuleDocumentError } from '../../shared/events/rule-document';
 
 let dir: string;
 const write = (name: string, value: unknown) =>
@@ -53,7 +54,7 @@ describe('loadRuleFiles', () => {
   ])('refuses %s naming the file and the problem', (file, content, message) => {
     if (content !== undefined) write(file, content);
 
-    expect(() => loadRuleFiles([file], dir, dir)).toThrow(RuleFileError);
+    expect(() => loadRuleFiles([file], dir, dir)).toThrow(RuleDocumentError);
     expect(() => loadRuleFiles([file], dir, dir)).toThrow(message);
   });
 

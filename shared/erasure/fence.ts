@@ -9,15 +9,14 @@
  * conditional update that succeeds only when no live claim is held: it waits out a claim in flight (until
  * the holder marks or releases it, at the latest until the claim's expiry, which is after the holder's
  * invocation is over). Every claim and mark refuses a fenced record ({@link unlessFenced}), so once the
- * fence is set no delivery can claim (the conditions live with the record, `store/publication.ts`), and the erasure then deletes what a finished or dead holder left.
+ * fence is set no delivery can claim (the record's one writer, `Publications.fence` in `store/publication.ts`,
+ * holds the fence's conditions too), and the erasure then deletes what a finished or dead holder left.
  * The fenced record keeps no status, version and no token: only `erasedAt` and a TTL.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PipelineError } from '../errors';
-import { isConditionalCheckFailed, itemOnFailedCondition } from '../store/conditional';
-import { FENCE_ATTRIBUTE, publicationKey } from '../store/publication';
-import { RESULTS_TABLE } from '../store/table-schema';
+import { Publications } from '../store/publication';
 
 /** Tunables of {@link fencePublication}. */
 export interface FenceOptions {
@@ -78,19 +77,6 @@ export class FenceTimeoutError extends PipelineError {
  *   the clocks are further apart, by E having watched the same claim for a claim's whole life.
  * - F claims after E fenced (a redelivery, a message read before E's record): refused, nothing stored.
  */
-/** No delivery holds the record: never claimed, released, or marked (the mark removes the claim). */
-const NO_CLAIM = 'attribute_not_exists(claimExpiresAt)';
-/** The holder's claim expired (plus the clocks' skew, in `:over`): its invocation is over. */
-const CLAIM_IS_OVER = 'claimExpiresAt < :over';
-/** The very claim the erasure has watched for longer than a claim can live (`:seenToken`, `:seenUntil`). */
-const CLAIM_OUTLIVED = '(claim = :seenToken AND claimExpiresAt = :seenUntil)';
-
-interface ClaimView {
-  readonly claim?: string;
-  readonly claimExpiresAt?: number;
-  readonly status?: string;
-}
-
 /**
  * Fences `resultId`'s publication record for the erasure (after its erasure record is written, before
  * anything is deleted): waits while a delivery holds a live claim, then sets `erasedAt` and drops status,
@@ -112,48 +98,28 @@ export async function fencePublication(
   const pollMs = options.pollMs ?? 250;
   const started = now();
   const giveUpAt = started + (options.maxWaitMs ?? 300_000);
-  const key = { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) };
+  const publications = new Publications(dynamo, table);
   // The claim last seen, and when (on this clock) it was first seen.
   let seen: { token: string; until: number; since: number } | undefined;
   for (;;) {
     const outlived = seen !== undefined && now() - seen.since >= lifeMs;
-    try {
-      const answer = await dynamo.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: key,
-          UpdateExpression: `SET ${FENCE_ATTRIBUTE} = :at, expiresAt = :ttl REMOVE #status, publishedAt, claim, claimExpiresAt, #version, claimVersion`,
-          ConditionExpression: [NO_CLAIM, CLAIM_IS_OVER, ...(outlived ? [CLAIM_OUTLIVED] : [])].join(' OR '),
-          ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
-          ExpressionAttributeValues: {
-            ':at': erasedAt,
-            ':ttl': expiresAt,
-            ':over': now() - skewMs,
-            ...(outlived && { ':seenToken': seen!.token, ':seenUntil': seen!.until }),
-          },
-          ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { waitedMs: now() - started, replacedRecord: answer.Attributes?.['status'] !== undefined };
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-      const held = await itemOnFailedCondition<ClaimView>(error, async () => {
-        const read = await dynamo.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
-        return read.Item as ClaimView | undefined;
-      });
-      const at = now();
-      if (held?.claim !== undefined && held.claimExpiresAt !== undefined) {
-        const same = seen?.token === held.claim && seen.until === held.claimExpiresAt;
-        if (!same) seen = { token: held.claim, until: held.claimExpiresAt, since: at };
-      }
-      if (at >= giveUpAt) throw new FenceTimeoutError(at - started);
-      // Until the claim's expiry (plus the skew) or its full life as seen here, whichever comes first.
-      const overAt = Math.min(
-        (held?.claimExpiresAt ?? at) + skewMs + 1,
-        seen ? seen.since + lifeMs : Number.POSITIVE_INFINITY,
-      );
-      await sleep(Math.max(1, Math.min(pollMs, overAt - at, giveUpAt - at)));
+    const outcome = await publications.fence(resultId, erasedAt, expiresAt, {
+      overBefore: now() - skewMs,
+      ...(outlived && { outlived: { token: seen!.token, until: seen!.until } }),
+    });
+    if (outcome.fenced) return { waitedMs: now() - started, replacedRecord: outcome.replacedRecord };
+    const held = outcome.holder;
+    const at = now();
+    if (held?.claim !== undefined && held.claimExpiresAt !== undefined) {
+      const same = seen?.token === held.claim && seen.until === held.claimExpiresAt;
+      if (!same) seen = { token: held.claim, until: held.claimExpiresAt, since: at };
     }
+    if (at >= giveUpAt) throw new FenceTimeoutError(at - started);
+    // Until the claim's expiry (plus the skew) or its full life as seen here, whichever comes first.
+    const overAt = Math.min(
+      (held?.claimExpiresAt ?? at) + skewMs + 1,
+      seen ? seen.since + lifeMs : Number.POSITIVE_INFINITY,
+    );
+    await sleep(Math.max(1, Math.min(pollMs, overAt - at, giveUpAt - at)));
   }
 }

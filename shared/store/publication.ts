@@ -164,6 +164,26 @@ function markCondition(status: ResultStatus, version: number): string {
   return `(${base}) AND (attribute_not_exists(#version) OR #version <= :version)`;
 }
 
+/** No delivery holds the record: never claimed, released, or marked (the mark removes the claim). */
+const NO_CLAIM = 'attribute_not_exists(claimExpiresAt)';
+/** The holder's claim expired (plus the clocks' skew, in `:over`): its invocation is over. */
+const CLAIM_IS_OVER = 'claimExpiresAt < :over';
+/** The very claim the erasure has watched for longer than a claim can live (`:seenToken`, `:seenUntil`). */
+const CLAIM_OUTLIVED = '(claim = :seenToken AND claimExpiresAt = :seenUntil)';
+
+/** One attempt of the erasure's fence: when a claim counts as over, and the claim it has watched outlive its life. */
+export interface FenceAttempt {
+  /** A claim whose `claimExpiresAt` is before this (epoch ms: the erasure's now less the clocks' skew) is over. */
+  readonly overBefore: number;
+  /** The claim the erasure has seen unchanged for longer than a claim can live: over whatever the clocks say. */
+  readonly outlived?: { readonly token: string; readonly until: number };
+}
+
+/** What one fence attempt found: fenced (and whether a record with a status was replaced), or the holder. */
+export type FenceOutcome =
+  | { readonly fenced: true; readonly replacedRecord: boolean }
+  | { readonly fenced: false; readonly holder: PublicationRecord | undefined };
+
 /** The publication records of one results table. */
 export class Publications {
   readonly #dynamo: DynamoDBDocumentClient;
@@ -320,6 +340,49 @@ export class Publications {
     } catch (error) {
       if (isConditionalCheckFailed(error)) return;
       throw error;
+    }
+  }
+
+  /**
+   * The erasure's fence (shared/erasure/fence.ts decides when to try): sets `erasedAt` with the fence's TTL
+   * `expiresAt` (epoch seconds) and drops status, publication time, claim and version, if no delivery
+   * holds a live claim ({@link NO_CLAIM}, {@link CLAIM_IS_OVER}, {@link CLAIM_OUTLIVED}). From then on
+   * every claim and mark refuses the record ({@link unlessFenced}). Not fenced: the record that held it.
+   */
+  async fence(
+    resultId: string,
+    erasedAt: string,
+    expiresAt: number,
+    attempt: FenceAttempt,
+  ): Promise<FenceOutcome> {
+    const key = { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) };
+    try {
+      const answer = await this.#dynamo.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: key,
+          UpdateExpression: `SET ${FENCE_ATTRIBUTE} = :at, expiresAt = :ttl REMOVE #status, publishedAt, claim, claimExpiresAt, #version, claimVersion`,
+          ConditionExpression: [NO_CLAIM, CLAIM_IS_OVER, ...(attempt.outlived ? [CLAIM_OUTLIVED] : [])].join(
+            ' OR ',
+          ),
+          ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
+          ExpressionAttributeValues: {
+            ':at': erasedAt,
+            ':ttl': expiresAt,
+            ':over': attempt.overBefore,
+            ...(attempt.outlived && {
+              ':seenToken': attempt.outlived.token,
+              ':seenUntil': attempt.outlived.until,
+            }),
+          },
+          ReturnValues: 'ALL_OLD',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { fenced: true, replacedRecord: answer.Attributes?.['status'] !== undefined };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return { fenced: false, holder: await itemOnFailedCondition(error, () => this.get(resultId)) };
     }
   }
 

@@ -141,6 +141,8 @@ export interface NaiveFigures {
   peakRssBytes: number;
   logBytes: number;
   requests: RequestCounts;
+  /** Size of the item it wrote, as DynamoDB counts it (bytes). */
+  itemBytes: number;
 }
 
 /** One round of a profile: each measured request's wall and CPU milliseconds. */
@@ -480,8 +482,10 @@ async function runNaive(
 ): Promise<NaiveFigures> {
   const measured: Measured[] = [];
   let requests: RequestCounts = {};
+  let firstId = '';
   for (let i = 0; i < runs; i++) {
     const resultId = id(`naive${i}`);
+    if (i === 0) firstId = resultId;
     await add(resultId);
     h.proxies.reset();
     measured.push(
@@ -496,6 +500,9 @@ async function runNaive(
     );
     if (i === 0) requests = h.proxies.counts();
   }
+  const { Item } = await h.dynamo.send(
+    new GetCommand({ TableName: h.table, Key: { resultId: `naive-${firstId}` } }),
+  );
   return {
     ms: round(median(measured.map((m) => m.ms))),
     cpuMs: round(median(measured.map((m) => m.cpuMs))),
@@ -503,6 +510,7 @@ async function runNaive(
     peakRssBytes: Math.max(...measured.map((m) => m.hwm)),
     logBytes: median(measured.map((m) => m.logBytes)),
     requests,
+    itemBytes: Item ? dynamoItemSize(Item) : 0,
   };
 }
 

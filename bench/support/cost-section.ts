@@ -98,9 +98,6 @@ export interface ProfileCost {
   naive?: FullCost;
 }
 
-/** What the naive peer's item costs: a status and a count (< 1 KB, no index keys). */
-const NAIVE_ITEM_BYTES = 200;
-
 function shapeOf(row: SizeFigures): ResultShape {
   const profile = SIZE_PROFILES.find((p) => p.name === row.profile);
   return {
@@ -139,7 +136,7 @@ export function profileCosts(rows: readonly SizeFigures[], a: CostAssumptions): 
           peakRssBytes: row.naive.peakRssBytes,
           requests: row.naive.requests,
           logBytes: row.naive.logBytes,
-          itemBytes: NAIVE_ITEM_BYTES,
+          itemBytes: row.naive.itemBytes,
           indexesWritten: 0,
         },
         shape,

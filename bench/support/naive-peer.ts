@@ -2,7 +2,8 @@
  * The naive peer of fetch-result for the cost comparison (docs/benchmarks.md, "Full cost per 1,000
  * results"): what a first version of the function would do with the same body — the whole answer
  * buffered as one string, `JSON.parse`, `Buffer.from(data, 'base64')` per image and one `PutObject`
- * each, `result.json` with the image keys, one `PutItem` and one `PutEvents`. No streaming, no claim,
+ * each, `result.json` with the image keys, one `PutItem` of the same JSON (the result item the design
+ * asks for: the document, its images as keys) and one `PutEvents`. No streaming, no claim,
  * no idempotency. It runs in the size bench's handler process (`bench/support/size-worker.ts`) after
  * the handler's own results, so its garbage cannot flatter or spoil the handler's figures, and its
  * time, CPU, peak RSS and requests are measured the same way.
@@ -73,7 +74,14 @@ export async function naiveFetchAndStore(
   await clients.dynamo.send(
     new PutCommand({
       TableName: target.table,
-      Item: { resultId: `naive-${target.resultId}`, status: 'STORED', storedAt, objects: keys.length },
+      // The JSON item the design asks of any implementation: the result's document, its images as keys.
+      Item: {
+        resultId: `naive-${target.resultId}`,
+        status: 'STORED',
+        storedAt,
+        objects: keys.length,
+        document: body,
+      },
     }),
   );
   await clients.events.send(

@@ -195,6 +195,7 @@ describe('cost section', () => {
         peakRssBytes: 800 * 1024 ** 2,
         logBytes: 0,
         requests: RUN.requests,
+        itemBytes: 500,
       },
     };
 

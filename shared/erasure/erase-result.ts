@@ -18,7 +18,7 @@
  * (local/erasure-resume.ts) pick the target and hand in the reaches.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { ResultErasedDetail } from '../events/detail-types';
 import { erasedDetail } from '../events/erased-event';
 import { resultsByReference, resultsByTransaction } from '../queries/results';
@@ -387,17 +387,16 @@ export async function unfinishedErasures(
   tableName: string,
 ): Promise<{ resultId: string; audit: ErasureAudit }[]> {
   const found: { resultId: string; audit: ErasureAudit }[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: '#state = :erasing AND attribute_exists(erasedResultId)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':erasing': 'ERASING' },
-        ...(start && { ExclusiveStartKey: start }),
-      }),
-    );
+  const pages = paginateScan(
+    { client: dynamo },
+    {
+      TableName: tableName,
+      FilterExpression: '#state = :erasing AND attribute_exists(erasedResultId)',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':erasing': 'ERASING' },
+    },
+  );
+  for await (const page of pages) {
     for (const record of (page.Items ?? []) as ErasureRecord[]) {
       found.push({
         resultId: record.erasedResultId,
@@ -407,8 +406,7 @@ export async function unfinishedErasures(
         },
       });
     }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
   return found;
 }
 

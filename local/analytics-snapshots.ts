@@ -8,10 +8,10 @@
  * erasure ({@link removeStaleSnapshots}), which refuses to say "erased" while a live one exists.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { processStartTime } from './owner-only';
+import { ownTempDirs, processStartTime } from './owner-only';
 
 /** Prefix of a snapshot directory in the temporary directory. */
 export const SNAPSHOT_PREFIX = 'idv-analytics-';
@@ -28,27 +28,10 @@ export function newSnapshotDir(dataDir: string): string {
 
 /** The snapshot directories in the temporary directory that this user owns, with the pid of their maker. */
 function ownSnapshotDirs(): { path: string; pid: number | undefined; tag: string | undefined }[] {
-  const uid = process.getuid?.();
-  let names: string[];
-  try {
-    names = readdirSync(tmpdir());
-  } catch {
-    return [];
-  }
   const found: { path: string; pid: number | undefined; tag: string | undefined }[] = [];
-  for (const name of names) {
-    if (!name.startsWith(SNAPSHOT_PREFIX)) continue;
-    const path = join(tmpdir(), name);
-    try {
-      const stat = lstatSync(path);
-      // Only real directories of this user: never follow a link another user planted.
-      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
-    } catch {
-      continue;
-    }
+  for (const { path, rest } of ownTempDirs(SNAPSHOT_PREFIX)) {
     // `idv-analytics-<pid>-<tag>-XXXXXX`; an older version named neither (`idv-analytics-XXXXXX`).
     // Any other name is not a snapshot (a directory a user named so is left alone).
-    const rest = name.slice(SNAPSHOT_PREFIX.length);
     const match = /^(\d+)-([0-9a-f]{8})-[A-Za-z0-9]{6}$/.exec(rest);
     if (match) found.push({ path, pid: Number(match[1]), tag: match[2] });
     else if (/^[A-Za-z0-9]{6}$/.test(rest) && isLegacySnapshot(path))

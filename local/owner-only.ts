@@ -1,8 +1,10 @@
 /**
  * Owner-only files and the processes that own them: the helpers the data directory's guards share
- * (local/stack-file.ts, local/local-aws.ts, local/socket-dirs.ts), in a module that imports no other.
+ * (local/stack-file.ts, local/local-aws.ts, local/socket-dirs.ts, local/analytics-snapshots.ts), in a module
+ * that imports no other.
  */
 import { chmodSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -34,4 +36,32 @@ export function restrictToOwner(path: string): void {
   } else if ((stat.mode & 0o077) !== 0) {
     chmodSync(path, 0o600);
   }
+}
+
+/**
+ * This user's own directories in the temporary directory whose names start with `prefix`: real
+ * directories only, never a link or a directory another user planted under that name. Each with the
+ * rest of its name, for the caller to read its pid or tag.
+ */
+export function ownTempDirs(prefix: string): { path: string; rest: string }[] {
+  const uid = process.getuid?.();
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return [];
+  }
+  const found: { path: string; rest: string }[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const path = join(tmpdir(), name);
+    try {
+      const stat = lstatSync(path);
+      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
+    } catch {
+      continue;
+    }
+    found.push({ path, rest: name.slice(prefix.length) });
+  }
+  return found;
 }

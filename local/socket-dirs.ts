@@ -5,11 +5,11 @@
  * start removes the directories of this user whose run is gone: its process ended, or — a directory
  * named by an older version, without a pid — it has sockets and none of them accepts a connection.
  */
-import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processStartTime } from './owner-only';
+import { ownTempDirs, processStartTime } from './owner-only';
 
 /** Prefix of a socket directory in the temporary directory. */
 export const SOCKET_DIR_PREFIX = 'idv-aws-';
@@ -21,24 +21,8 @@ export function newSocketDir(): string {
 
 /** Removes this user's socket directories whose run is gone; returns their paths. */
 export async function removeDeadSocketDirs(): Promise<string[]> {
-  const uid = process.getuid?.();
-  let names: string[];
-  try {
-    names = readdirSync(tmpdir());
-  } catch {
-    return [];
-  }
   const removed: string[] = [];
-  for (const name of names) {
-    if (!name.startsWith(SOCKET_DIR_PREFIX)) continue;
-    const path = join(tmpdir(), name);
-    try {
-      const stat = lstatSync(path);
-      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
-    } catch {
-      continue;
-    }
-    const rest = name.slice(SOCKET_DIR_PREFIX.length);
+  for (const { path, rest } of ownTempDirs(SOCKET_DIR_PREFIX)) {
     const named = /^(\d+)-[A-Za-z0-9]{6}$/.exec(rest);
     const dead = named
       ? !alive(Number(named[1]))

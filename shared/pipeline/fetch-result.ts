@@ -291,6 +291,36 @@ async function retirePollRecord(
   }
 }
 
+/**
+ * Claims the STORED publication before a byte of `body` is written. Undefined when this delivery holds
+ * the claim; otherwise the body is closed unread and the outcome says why: published or erased already,
+ * or held by another delivery ({@link stepAside} decides; `erasureEnds` false for a refetch, which an
+ * erasure record does not end). `version` claims a later version of a stored result.
+ */
+async function claimBeforeStoring(
+  resultId: string,
+  body: AsyncIterable<Uint8Array>,
+  claim: PublishClaim | undefined,
+  deps: FetchResultDeps,
+  options: { erasureEnds: boolean; version?: number },
+): Promise<FetchOutcome | undefined> {
+  let lost: Awaited<ReturnType<typeof claimOrStepAside>>;
+  try {
+    lost = await claimOrStepAside(
+      { resultId, status: 'STORED', expiresAt: expiresAtFor(clock(deps), deps.retentionDays) },
+      claim,
+      deps,
+      options.version,
+    );
+  } catch (error) {
+    await closeUnread(body);
+    throw error;
+  }
+  if (!lost) return undefined;
+  await closeUnread(body);
+  return lost === HELD ? stepAside(resultId, deps, options.erasureEnds, options.version) : lost;
+}
+
 /** Closes a result body that will not be read (its connection ends; nothing of it is kept). */
 async function closeUnread(body: AsyncIterable<Uint8Array>): Promise<void> {
   try {
@@ -341,26 +371,11 @@ async function processResult(
   // then fences the record, after which every claim is refused (the timeline: shared/erasure/fence.ts).
   // The claim's TTL is the item's as of now; the mark writes the item's own.
   const claim = newClaim(deps, budget, message.refetch === true);
-  let lost: Awaited<ReturnType<typeof claimOrStepAside>>;
-  try {
-    lost = await claimOrStepAside(
-      {
-        resultId: message.resultId,
-        status: 'STORED',
-        expiresAt: expiresAtFor(clock(deps), deps.retentionDays),
-      },
-      claim,
-      deps,
-    );
-  } catch (error) {
-    await closeUnread(body);
-    throw error;
-  }
-  if (lost) {
-    await closeUnread(body);
-    // Held by another delivery: acknowledged only if the store already shows where the result ended.
-    return lost === HELD ? stepAside(message.resultId, deps, !message.refetch) : lost;
-  }
+  // Held by another delivery: acknowledged only if the store already shows where the result ended.
+  const lost = await claimBeforeStoring(message.resultId, body, claim, deps, {
+    erasureEnds: !message.refetch,
+  });
+  if (lost) return lost;
   let storedResult: StoredResult;
   try {
     storedResult = await store.storeResult(message.resultId, body);
@@ -446,26 +461,8 @@ async function storeNextVersion(
     return 'duplicate';
   }
   const claim = newClaim(deps, budget);
-  let lost: Awaited<ReturnType<typeof claimOrStepAside>>;
-  try {
-    lost = await claimOrStepAside(
-      {
-        resultId: message.resultId,
-        status: 'STORED',
-        expiresAt: expiresAtFor(clock(deps), deps.retentionDays),
-      },
-      claim,
-      deps,
-      version,
-    );
-  } catch (error) {
-    await closeUnread(body);
-    throw error;
-  }
-  if (lost) {
-    await closeUnread(body);
-    return lost === HELD ? stepAside(message.resultId, deps, true, version) : lost;
-  }
+  const lost = await claimBeforeStoring(message.resultId, body, claim, deps, { erasureEnds: true, version });
+  if (lost) return lost;
   let storedResult: StoredResult;
   try {
     storedResult = await store.storeResult(message.resultId, body, version);

@@ -3,8 +3,10 @@
  * the last stdout line is always one JSON summary; exit 0 on success, 1 when the run failed or timed
  * out, 2 on bad flags.
  */
+
+import type { LocalModules, PipelineHandlers } from '../local/run-contract';
 import { emptySummary } from '../local/run-report';
-import { type LocalModules, type PipelineHandlers, runLocal } from '../local/runner';
+import { runLocal } from '../local/runner';
 import { RunDependencyError } from '../local/service-access';
 import { parseStartArgs, START_HELP } from '../local/start-args';
 

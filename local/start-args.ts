@@ -4,7 +4,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { describeArgsError, MAX_PORT, MAX_TIMER_MS, wholeNumber } from '../shared/args';
-import type { RunOptions } from './runner';
+import type { RunOptions } from './run-contract';
 
 /** Environment variables `npm start` reads: the credentials for `--service-url`, kept out of `ps`. */
 export const CREDENTIAL_VARIABLES = { clientId: 'IDV_CLIENT_ID', clientSecret: 'IDV_CLIENT_SECRET' } as const;

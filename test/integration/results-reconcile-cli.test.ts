@@ -100,6 +100,29 @@ describe('idv results reconcile --local', () => {
     });
   }, 60_000);
 
+  it('counts every --ids-file id, and lists one that ended nowhere (a result announced only by webhook)', async () => {
+    // Prepare: one id with an end, one the journals never saw and nothing stored.
+    const file = join(dataDir, 'webhook-ids.txt');
+    writeFileSync(file, 'r-stored\n\nr-webhook-only\n');
+
+    // Act
+    const run = await runIdvInProcess([
+      'results',
+      'reconcile',
+      '--local',
+      '--data-dir',
+      dataDir,
+      '--ids-file',
+      file,
+    ]);
+
+    // Assess
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.out) as { unaccounted: string[]; sources: string[] };
+    expect(report.unaccounted).toEqual(['r-webhook-only']);
+    expect(report.sources).toContain('--ids-file');
+  }, 60_000);
+
   it('refuses a malformed --ids-file line before it opens anything (exit 2)', async () => {
     // Prepare
     const file = join(dataDir, 'ids.txt');

@@ -76,7 +76,9 @@ export async function openLocalAnalytics(
   // A query after a run merges what came in since its last compaction (skipped while the run compacts).
   if (options.compact !== false) await compactLocalProjection(dir);
   const snapshotDir = newSnapshotDir(dir);
-  const release = removeOnSignal(snapshotDir);
+  // A signal interrupts the running statement, so the process can end at once.
+  let connection: DuckDBConnection | undefined;
+  const release = removeOnSignal(snapshotDir, () => connection?.interrupt());
   const remove = () => {
     release();
     rmSync(snapshotDir, { recursive: true, force: true });
@@ -91,13 +93,14 @@ export async function openLocalAnalytics(
     throw error;
   }
   const opened = instance;
-  const connection = await opened.connect();
+  const open = await opened.connect();
+  connection = open;
   return {
     description: localAnalyticsDir(dir),
     async query(sql: string): Promise<QueryAnswer> {
-      let reader: Awaited<ReturnType<typeof connection.runAndReadAll>>;
+      let reader: Awaited<ReturnType<typeof open.runAndReadAll>>;
       try {
-        const statements = await connection.extractStatements(sql);
+        const statements = await open.extractStatements(sql);
         if (statements.count !== 1) {
           throw new QueryError(
             statements.count === 0
@@ -116,7 +119,7 @@ export async function openLocalAnalytics(
         let timedOut = false;
         const timer = setTimeout(() => {
           timedOut = true;
-          connection.interrupt();
+          open.interrupt();
         }, timeoutSeconds * 1000);
         try {
           reader = await statement.runAndReadAll();
@@ -140,7 +143,7 @@ export async function openLocalAnalytics(
     },
     async close(): Promise<void> {
       try {
-        connection.closeSync();
+        open.closeSync();
         opened.closeSync();
       } finally {
         remove();

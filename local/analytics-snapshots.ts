@@ -97,11 +97,17 @@ export function removeStaleSnapshots(dataDir?: string): { removed: string[]; liv
 /**
  * Removes `dir` if this process is stopped by SIGINT or SIGTERM (the signal then ends the process as it
  * would have: exit code 128 + the signal's number), or exits, before `release` is called. `release`
- * undoes it.
+ * undoes it. `stopWork` runs first: a statement still running in the engine's threads would hold the
+ * exit until it ended.
  */
-export function removeOnSignal(dir: string): () => void {
+export function removeOnSignal(dir: string, stopWork: () => void = () => undefined): () => void {
   const handlers = (['SIGINT', 'SIGTERM'] as const).map((signal) => {
     const handler = () => {
+      try {
+        stopWork();
+      } catch {
+        // Stopping is best effort: the directory goes and the process ends either way.
+      }
       rmSync(dir, { recursive: true, force: true });
       process.exit(signal === 'SIGINT' ? 130 : 143);
     };

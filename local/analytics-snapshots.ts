@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ownTempDirs, processStartTime } from './owner-only';
+import { ownTempDirs, processAlive } from './owner-only';
 
 /** Prefix of a snapshot directory in the temporary directory. */
 export const SNAPSHOT_PREFIX = 'idv-analytics-';
@@ -64,16 +64,6 @@ export function snapshotDirs(dataDir: string): string[] {
     .map((dir) => dir.path);
 }
 
-function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  return processStartTime(pid) !== 'zombie';
-}
-
 /**
  * Removes every snapshot directory of this user whose process is gone (a crash or a SIGKILL left it;
  * an older version's, which names no process, too). Returns what it removed and the pids of the live
@@ -84,7 +74,7 @@ export function removeStaleSnapshots(dataDir?: string): { removed: string[]; liv
   const live: number[] = [];
   const tag = dataDir === undefined ? undefined : tagOf(dataDir);
   for (const dir of ownSnapshotDirs()) {
-    if (dir.pid !== undefined && alive(dir.pid)) {
+    if (dir.pid !== undefined && processAlive(dir.pid)) {
       if (tag === undefined || dir.tag === tag) live.push(dir.pid);
       continue;
     }

@@ -65,3 +65,14 @@ export function ownTempDirs(prefix: string): { path: string; rest: string }[] {
   }
   return found;
 }
+
+/** Whether process `pid` still runs (this process, or one that answers signal 0 and is no zombie). */
+export function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return processStartTime(pid) !== 'zombie';
+}

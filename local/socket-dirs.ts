@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ownTempDirs, processStartTime } from './owner-only';
+import { ownTempDirs, processAlive } from './owner-only';
 
 /** Prefix of a socket directory in the temporary directory. */
 export const SOCKET_DIR_PREFIX = 'idv-aws-';
@@ -25,23 +25,13 @@ export async function removeDeadSocketDirs(): Promise<string[]> {
   for (const { path, rest } of ownTempDirs(SOCKET_DIR_PREFIX)) {
     const named = /^(\d+)-[A-Za-z0-9]{6}$/.exec(rest);
     const dead = named
-      ? !alive(Number(named[1]))
+      ? !processAlive(Number(named[1]))
       : /^[A-Za-z0-9]{6}$/.test(rest) && !(await anySocketAnswers(path));
     if (!dead) continue;
     rmSync(path, { recursive: true, force: true });
     removed.push(path);
   }
   return removed;
-}
-
-function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  return processStartTime(pid) !== 'zombie';
 }
 
 /**

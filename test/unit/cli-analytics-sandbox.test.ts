@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { snapshotDirs } from '../../local/analytics-snapshots';
 import { appendRecord } from '../../local/analytics-store';
 import { projectEvent } from '../../shared/analytics/projection';
 import { DETAIL_TYPES } from '../../shared/events/names';
@@ -95,6 +96,9 @@ describe('idv analytics query --local sandbox', () => {
     ['INSTALL httpfs', /not a EXTENSION statement|not a LOAD statement/],
     ['LOAD httpfs', /not a LOAD statement/],
     ['SET enable_external_access = true', /not a (SET|VARIABLE_SET) statement/],
+    // EXPLAIN passes the kind check and ANALYZE runs the SET: only the locked configuration refuses it.
+    ["EXPLAIN ANALYZE SET memory_limit = '64GB'", /configuration has been locked[\s\S]*settings are off/],
+    ['EXPLAIN ANALYZE RESET temp_directory', /configuration has been locked/],
     ['CREATE TABLE t AS SELECT 1', /not a CREATE statement/],
     ['SELECT 1; SELECT 2', /2 statements given; one query runs at a time \(nothing was run\)/],
   ])('refuses %s with a clear error, writing nothing', async (sql, message) => {
@@ -111,5 +115,16 @@ describe('idv analytics query --local sandbox', () => {
     expect(existsSync(join(outside, 'leak.csv'))).toBe(false);
     expect(existsSync(join(outside, 'other.db'))).toBe(false);
     expect(await projection()).toEqual(before);
+    expect(snapshotDirs(dataDir)).toEqual([]);
+  });
+
+  it('leaves no copy of the projection behind once a query has answered', async () => {
+    // Act
+    const run = await query('SELECT count(*) AS n FROM results');
+
+    // Assess: the snapshot held every row; erasure never reaches a copy that outlives its command.
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.out)).toEqual([{ n: 1 }]);
+    expect(snapshotDirs(dataDir)).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
  * `idv results reconcile`: lists the resultIds that were enqueued and ended nowhere — no item STORED or
  * UNAVAILABLE, no erasure record, not in the DLQ (docs/reliability.md,
  * "Every message ends somewhere you can see"). Prints the report as JSON; exits 1 when any id is
- * unaccounted for.
+ * unaccounted for, or when a source could not be read in full (nothing is proven then).
  */
 import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
@@ -12,6 +12,7 @@ import { RESULT_ID_PATTERN } from '../../shared/api/result-id';
 import {
   dlqIds,
   type IdVersions,
+  MAX_MARKER_IDS,
   markerIds,
   queueMessages,
   type ReconcileReport,
@@ -53,7 +54,8 @@ Enqueued ids: locally, every message the local queue journal recorded and every 
 journal saw; on AWS, the poll's enqueue markers (they expire after two visibility windows, and a result
 announced only by webhook has none: pass such ids with --ids-file). Ends: the results table (item status,
 erasure record) and the DLQ, read without consuming it. An id whose message still waits in the results
-queue is listed under "queued", not as unaccounted. Exit 1 when any id is unaccounted for.
+queue is listed under "queued", not as unaccounted. Exit 1 when any id is unaccounted for, or when a
+source could not be read in full (listed under "partial": the ids beyond it were not checked).
 
 ${TARGET_HELP}`,
   options: {
@@ -101,7 +103,8 @@ ${TARGET_HELP}`,
         const markers = await markerIds(target.dynamo, markersTable);
         for (const id of markers.ids) enqueued.add(id);
         sources.push('enqueue markers');
-        if (markers.truncated) partial.push('enqueue markers: stopped at 1,000,000 ids');
+        if (markers.truncated)
+          partial.push(`enqueue markers: stopped at ${MAX_MARKER_IDS.toLocaleString('en')} ids`);
       }
       const versions = new Map<string, IdVersions>();
       const ends = await storeEnds(target.dynamo, table, enqueued, { versions });
@@ -112,11 +115,15 @@ ${TARGET_HELP}`,
         ...(waiting !== undefined && { queueMessages: waiting }),
         ...(partial.length > 0 && { partial }),
       };
-      if (report.unaccounted.length === 0) return report;
+      if (report.unaccounted.length === 0 && !report.partial) return report;
       ctx.io.stdout(`${safeJson(report, 2)}\n`);
+      if (report.unaccounted.length > 0)
+        throw new Error(
+          `${report.unaccounted.length} enqueued resultId(s) ended nowhere (listed above as "unaccounted"): ` +
+            'run `idv results trace ID` for each',
+        );
       throw new Error(
-        `${report.unaccounted.length} enqueued resultId(s) ended nowhere (listed above as "unaccounted"): ` +
-          'run `idv results trace ID` for each',
+        `not every enqueued resultId was checked (listed above as "partial"): ${report.partial!.join('; ')}`,
       );
     } finally {
       await target.close();

@@ -118,6 +118,9 @@ export async function storeEnds(
   return ends;
 }
 
+/** Most enqueue markers {@link markerIds} reads by default. */
+export const MAX_MARKER_IDS = 1_000_000;
+
 /** What {@link markerIds} read. */
 export interface MarkerIds {
   readonly ids: Set<string>;
@@ -133,7 +136,7 @@ export interface MarkerIds {
 export async function markerIds(
   dynamo: DynamoDBDocumentClient,
   table: string,
-  max = 1_000_000,
+  max = MAX_MARKER_IDS,
 ): Promise<MarkerIds> {
   const ids = new Set<string>();
   const pages = paginateScan(

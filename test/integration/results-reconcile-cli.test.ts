@@ -6,11 +6,18 @@
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { markerIds } from '../../shared/queries/reconcile';
 import { ErasureRecords, erasureKey } from '../../shared/store/erasure-record';
 import type { ResultItem } from '../../shared/store/item';
 import { runIdvInProcess } from '../support/cli';
 import { startLocalStore } from '../support/local-store';
+
+// The real scan, which one test cuts short as a table of more markers than the bound would be.
+vi.mock('../../shared/queries/reconcile', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../shared/queries/reconcile')>();
+  return { ...real, markerIds: vi.fn(real.markerIds) };
+});
 
 const dataDir = mkdtempSync(join(tmpdir(), 'idv-reconcile-cli-'));
 
@@ -143,4 +150,26 @@ describe('idv results reconcile --local', () => {
     expect(run.code).toBe(2);
     expect(run.err).toMatch(/--ids-file line 2 is not a resultId/);
   });
+
+  it('exits 1 when the marker scan stopped at its bound, though every id it read has an end', async () => {
+    // Prepare: every id of the data directory has an end (the tests above stored them); the scan stops
+    // at its bound, as on a table of more markers than it reads.
+    vi.mocked(markerIds).mockImplementationOnce(async () => ({
+      ids: new Set(['r-stored']),
+      truncated: true,
+    }));
+
+    // Act
+    const run = await reconcile();
+
+    // Assess: nothing beyond the bound was checked, so the command proves nothing and says so.
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.out)).toMatchObject({
+      unaccounted: [],
+      partial: ['enqueue markers: stopped at 1,000,000 ids'],
+    });
+    expect(run.err).toMatch(
+      /not every enqueued resultId was checked .*enqueue markers: stopped at 1,000,000 ids/,
+    );
+  }, 60_000);
 });

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { openLocalAnalytics } from '../../local/analytics-duckdb';
 import { SNAPSHOT_PREFIX } from '../../local/analytics-snapshots';
 import { localErasureReaches } from '../../local/erase-local-files';
@@ -42,12 +42,17 @@ async function queryInChild(sql: string): Promise<{ child: ChildProcess; snapsho
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   children.push(child);
-  for (;;) {
-    const [snapshot] = snapshotsOf(child.pid!);
-    if (snapshot && existsSync(join(snapshot, 'results.duckdb'))) return { child, snapshot };
-    if (child.exitCode !== null) throw new Error(`the query ended early (${child.exitCode})`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const snapshot = await vi.waitFor(
+    () => {
+      if (child.exitCode !== null) return undefined;
+      const [dir] = snapshotsOf(child.pid!);
+      if (dir && existsSync(join(dir, 'results.duckdb'))) return dir;
+      throw new Error('no snapshot yet');
+    },
+    { timeout: 30_000, interval: 50 },
+  );
+  if (snapshot === undefined) throw new Error(`the query ended early (${child.exitCode})`);
+  return { child, snapshot };
 }
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {

@@ -13,9 +13,8 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import type { PollRecord } from '../shared/api/schemas';
 import { CODE, HttpError, notFound } from './http';
-import type { SimulatorState, StoredResult, Transaction } from './state';
+import { pollRecordOf, type SimulatorState, type StoredResult, type Transaction } from './state';
 import { OVERTURN_SHAPES, type OverturnOutcome, type OverturnRequest } from './types';
 
 /** Gap between the verdict overturned and the new one, at least (a review takes a while). */
@@ -83,17 +82,6 @@ function latestResult(state: SimulatorState, t: Transaction): StoredResult | und
     if (stored) return stored;
   }
   return undefined;
-}
-
-function pollRecordOf(t: Transaction, resultId: string, completed: string): PollRecord {
-  return {
-    resultId,
-    transactionId: t.transactionId,
-    ...(t.product !== undefined ? { product: t.product } : {}),
-    ...(t.customerReference !== undefined ? { customerReference: t.customerReference } : {}),
-    completed,
-    userId: t.userId,
-  };
 }
 
 /** The body of `POST /__sim/overturn`, checked; a string naming the problem, or undefined. */

@@ -268,33 +268,17 @@ export class SimulatorState {
     const doc = this.#buildDocument(t, outcome, completedAt);
     const resultId = randomUUID();
     const completed = new Date(completedAt).toISOString();
-    const pollRecord: PollRecord = {
-      resultId,
-      transactionId: t.transactionId,
-      ...(t.product !== undefined ? { product: t.product } : {}),
-      ...(t.customerReference !== undefined ? { customerReference: t.customerReference } : {}),
-      completed,
-      userId: t.userId,
-    };
     const stored: StoredResult = {
       resultId,
       transactionId: t.transactionId,
       doc,
-      pollRecord,
+      pollRecord: pollRecordOf(t, resultId, completed),
       completedAt,
       expiresAt: completedAt + this.retentionMs,
     };
     this.results.set(resultId, stored);
     t.resultIds.push(resultId);
-    if (this.options.resultWebhookUrl) {
-      this.webhooks.send(this.options.resultWebhookUrl, {
-        resultId,
-        transactionId: t.transactionId,
-        ...(t.customerReference !== undefined ? { customerReference: t.customerReference } : {}),
-        ...(t.product !== undefined ? { product: t.product } : {}),
-        completed,
-      });
-    }
+    this.announceResult(t, resultId, completed);
     return stored;
   }
 
@@ -399,4 +383,16 @@ export class SimulatorState {
       faults: { ...this.faults.counts },
     };
   }
+}
+
+/** The polling record (§2.4, `GET /api/v2/poll`) of `resultId` of `t`, completed at `completed`. */
+export function pollRecordOf(t: Transaction, resultId: string, completed: string): PollRecord {
+  return {
+    resultId,
+    transactionId: t.transactionId,
+    ...(t.product !== undefined ? { product: t.product } : {}),
+    ...(t.customerReference !== undefined ? { customerReference: t.customerReference } : {}),
+    completed,
+    userId: t.userId,
+  };
 }

@@ -234,43 +234,43 @@ export const resultsListCommand: CliCommand = {
   },
 };
 
-/** `idv results by-transaction ID`. */
-export const resultsByTransactionCommand: CliCommand = {
-  path: ['results', 'by-transaction'],
-  summary: 'list the stored results of one transaction',
-  usage: 'results by-transaction TRANSACTION_ID [--local | --table T]',
-  help: TARGET_HELP,
-  options: TARGET_OPTIONS,
-  positionals: true,
-  connection: false,
-  deployment: true,
-  run: (ctx) =>
-    withTarget(ctx, 'results by-transaction', async (target, tableName) => {
-      const id = onePositional(ctx, 'TRANSACTION_ID', 'results by-transaction');
-      return (await resultsByTransaction({ dynamo: target.dynamo, s3: target.s3, tableName }, id)).map(
-        summarize,
-      );
-    }),
-};
+/** `idv results by-transaction ID` and `idv results by-reference REF`: the stored results of one key. */
+function lookupCommand(
+  name: 'by-transaction' | 'by-reference',
+  positional: string,
+  what: string,
+  lookup: typeof resultsByTransaction,
+): CliCommand {
+  const command = `results ${name}`;
+  return {
+    path: ['results', name],
+    summary: `list the stored results of one ${what}`,
+    usage: `${command} ${positional} [--local | --table T]`,
+    help: TARGET_HELP,
+    options: TARGET_OPTIONS,
+    positionals: true,
+    connection: false,
+    deployment: true,
+    run: (ctx) =>
+      withTarget(ctx, command, async (target, tableName) => {
+        const key = onePositional(ctx, positional, command);
+        return (await lookup({ dynamo: target.dynamo, s3: target.s3, tableName }, key)).map(summarize);
+      }),
+  };
+}
 
-/** `idv results by-reference REF`. */
-export const resultsByReferenceCommand: CliCommand = {
-  path: ['results', 'by-reference'],
-  summary: 'list the stored results of one customer reference',
-  usage: 'results by-reference CUSTOMER_REFERENCE [--local | --table T]',
-  help: TARGET_HELP,
-  options: TARGET_OPTIONS,
-  positionals: true,
-  connection: false,
-  deployment: true,
-  run: (ctx) =>
-    withTarget(ctx, 'results by-reference', async (target, tableName) => {
-      const reference = onePositional(ctx, 'CUSTOMER_REFERENCE', 'results by-reference');
-      return (await resultsByReference({ dynamo: target.dynamo, s3: target.s3, tableName }, reference)).map(
-        summarize,
-      );
-    }),
-};
+export const resultsByTransactionCommand = lookupCommand(
+  'by-transaction',
+  'TRANSACTION_ID',
+  'transaction',
+  resultsByTransaction,
+);
+export const resultsByReferenceCommand = lookupCommand(
+  'by-reference',
+  'CUSTOMER_REFERENCE',
+  'customer reference',
+  resultsByReference,
+);
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 

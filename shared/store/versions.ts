@@ -24,17 +24,10 @@ export interface ResultVersion {
   readonly resultKey?: string;
 }
 
-/** What a version is made of: the fields of a STORED item it copies. */
-export interface VersionedFields {
-  readonly resultId: string;
+/** What a version is made of: the fields of a STORED item it copies (version 1 when it names none). */
+export interface VersionedFields extends Omit<ResultVersion, 'version'> {
   readonly version?: number;
   readonly versions?: readonly ResultVersion[];
-  readonly completed: string;
-  readonly completedKnown: boolean;
-  readonly result?: string;
-  readonly sections?: Record<string, string>;
-  readonly storedAt: string;
-  readonly resultKey?: string;
 }
 
 /**

@@ -55,7 +55,8 @@ async function store(items: ResultItem[], erased: string[] = []): Promise<void> 
   }
 }
 
-const reconcile = () => runIdvInProcess(['results', 'reconcile', '--local', '--data-dir', dataDir]);
+const reconcile = (...args: string[]) =>
+  runIdvInProcess(['results', 'reconcile', '--local', '--data-dir', dataDir, ...args]);
 
 beforeAll(async () => {
   await store([item('r-stored', 'STORED'), item('r-gone', 'UNAVAILABLE')], ['r-erased']);
@@ -113,15 +114,7 @@ describe('idv results reconcile --local', () => {
     writeFileSync(file, 'r-stored\n\nr-webhook-only\n');
 
     // Act
-    const run = await runIdvInProcess([
-      'results',
-      'reconcile',
-      '--local',
-      '--data-dir',
-      dataDir,
-      '--ids-file',
-      file,
-    ]);
+    const run = await reconcile('--ids-file', file);
 
     // Assess
     expect(run.code).toBe(1);
@@ -136,15 +129,7 @@ describe('idv results reconcile --local', () => {
     writeFileSync(file, 'r-ok\nnot an id\n');
 
     // Act
-    const run = await runIdvInProcess([
-      'results',
-      'reconcile',
-      '--local',
-      '--data-dir',
-      dataDir,
-      '--ids-file',
-      file,
-    ]);
+    const run = await reconcile('--ids-file', file);
 
     // Assess
     expect(run.code).toBe(2);

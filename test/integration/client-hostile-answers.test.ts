@@ -5,7 +5,7 @@
  * attack) come from test/support/hostile-memory.ts and are published in docs/reliability.md.
  */
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   bombAnswer,
   floodAnswer,
@@ -181,8 +181,15 @@ describe('client against a hostile service: bounded answers', () => {
       timeoutMs: 200,
     });
     service.answer(jsonAnswer(200, { resultId: 'r-1' }));
-    const body = await impatient.getResultStream('r-1');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The client's own clock: its timer for an unread body fires when the test moves it on.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let body: AsyncIterable<Uint8Array>;
+    try {
+      body = await impatient.getResultStream('r-1');
+      await vi.advanceTimersByTimeAsync(200);
+    } finally {
+      vi.useRealTimers();
+    }
 
     // Act
     const read = await drain(body).then(

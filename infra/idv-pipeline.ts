@@ -29,7 +29,7 @@ import { admitPipelineServices, EncryptionKey, keyUseThrough } from './construct
 import { Erasure } from './constructs/erasure';
 import { EventBus } from './constructs/event-bus';
 import { Monitoring } from './constructs/monitoring';
-import type { FunctionNetwork } from './constructs/pipeline-function';
+import type { FunctionNetwork, FunctionSettings } from './constructs/pipeline-function';
 import { Poller } from './constructs/poller';
 import { FETCH_RESULT_TIMEOUT, ResultFetcher } from './constructs/result-fetcher';
 import { ResultsQueue } from './constructs/results-queue';
@@ -173,6 +173,13 @@ export class IdvPipeline extends Construct {
       }).key;
     }
     const key = this.encryptionKey;
+    const functionSettings: FunctionSettings = {
+      tracing: config.tracing,
+      logRetentionDays: config.logRetentionDays,
+      logLevel: config.logLevel,
+      metricsServiceName: config.metricsServiceName,
+      serviceEnvironment: config.serviceEnvironment,
+    };
     const network = props.vpc === undefined ? undefined : this.#network(props, props.vpc);
     this.functionSecurityGroup = network?.securityGroups[0];
 
@@ -232,7 +239,10 @@ export class IdvPipeline extends Construct {
     }
 
     this.webhookApi = new WebhookApi(this, 'WebhookApi', {
-      config,
+      functionSettings,
+      webhookRateLimit: config.webhookRateLimit,
+      webhookBurstLimit: config.webhookBurstLimit,
+      webhookProtection: config.webhookProtection,
       queue: this.resultsQueue,
       secrets: this.secrets,
       encryptionKey: key,
@@ -243,7 +253,10 @@ export class IdvPipeline extends Construct {
     });
     this.webhookUrlWithoutSecret = this.webhookApi.webhookBaseUrl;
     this.poller = new Poller(this, 'Poller', {
-      config,
+      functionSettings,
+      serviceBaseUrl: config.serviceBaseUrl,
+      scopes: config.scopes,
+      pollSchedule: config.pollSchedule,
       encryptionKey: key,
       queue: this.resultsQueue,
       secrets: this.secrets,
@@ -251,7 +264,15 @@ export class IdvPipeline extends Construct {
       network,
     });
     this.resultFetcher = new ResultFetcher(this, 'ResultFetcher', {
-      config,
+      functionSettings,
+      serviceBaseUrl: config.serviceBaseUrl,
+      scopes: config.scopes,
+      retentionDays: config.retentionDays,
+      eventCustomerReference: config.eventCustomerReference,
+      fetchConcurrency: config.fetchConcurrency,
+      fetchReservedConcurrency: config.fetchReservedConcurrency,
+      fetchResultMemoryMb: config.fetchResultMemoryMb,
+      servicePacePerContainer: config.servicePacePerContainer,
       encryptionKey: key,
       queue: this.queue,
       table: this.resultsTable,
@@ -263,7 +284,11 @@ export class IdvPipeline extends Construct {
     });
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
-      config,
+      environmentName: config.name,
+      alarmEmail: config.alarmEmail,
+      pendingAlarmMinutes: config.pendingAlarmMinutes,
+      metricsServiceName: config.metricsServiceName,
+      serviceEnvironment: config.serviceEnvironment,
       encryptionKey: key,
       names,
       ...(props.alarmTopic !== undefined && { alarmTopic: props.alarmTopic }),
@@ -279,7 +304,9 @@ export class IdvPipeline extends Construct {
 
     if (props.analytics !== false) {
       const analyticsProps: AnalyticsIcebergProps = {
-        config,
+        functionSettings,
+        retentionDays: config.retentionDays,
+        eventCustomerReference: config.eventCustomerReference,
         encryptionKey: key,
         bus: this.eventBus,
         names,
@@ -305,7 +332,8 @@ export class IdvPipeline extends Construct {
     }
 
     this.erasure = new Erasure(this, 'Erasure', {
-      config,
+      functionSettings,
+      retentionDays: config.retentionDays,
       table: this.resultsTable,
       markersTable: this.poller.markersTable,
       dataBucket: this.dataBucket,

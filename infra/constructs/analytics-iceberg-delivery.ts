@@ -10,11 +10,10 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { RESULTS_RAW_TABLE } from '../../shared/analytics/queries';
-import { ANALYTICS_ENV, ENV } from '../../shared/config';
+import { ANALYTICS_ENV, type CustomerReferenceMode, ENV } from '../../shared/config';
 import { DETAIL_TYPES, EVENT_SOURCE } from '../../shared/events/names';
 import { ERASURE_KEY_SUFFIX } from '../../shared/store/erasure-record';
 import { RESULTS_TABLE } from '../../shared/store/table-schema';
-import type { PipelineSettings } from '../config';
 import { acknowledgeWildcards } from '../nag-findings';
 import type { ResourceNames } from '../resource-names';
 import { keyUseThrough } from './encryption-key';
@@ -22,8 +21,10 @@ import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from '.
 
 /** Properties of {@link createIcebergDelivery}: the settings it shares with `AnalyticsIceberg` and its table. */
 export interface IcebergDeliveryProps {
-  /** The settings it reads (validated by IdvPipeline). */
-  readonly config: FunctionSettings & Pick<PipelineSettings, 'eventCustomerReference'>;
+  /** Tracing, log retention and level, and metrics dimensions of the transformation function. */
+  readonly functionSettings: FunctionSettings;
+  /** Whether the rows keep the events' `customerReference` (the transformation's mode). */
+  readonly eventCustomerReference: CustomerReferenceMode;
   /** The stack key: encrypts the stream's buffer, the delivery errors and the logs. */
   readonly encryptionKey: kms.IKey;
   /** The pipeline's bus: its result events go to the delivery stream. */
@@ -80,7 +81,7 @@ function createTransform(scope: Construct, props: IcebergDeliveryProps): Pipelin
   const fn = new PipelineFunction(scope, 'TransformFunction', {
     entry: 'functions/projector/transform.ts',
     description: 'Projects result events into rows of the analytics Iceberg table (no personal data).',
-    config: props.config,
+    functionSettings: props.functionSettings,
     timeout: Duration.minutes(1),
     memorySize: 256,
     logRemovalPolicy: props.removalPolicy,
@@ -89,9 +90,7 @@ function createTransform(scope: Construct, props: IcebergDeliveryProps): Pipelin
   });
   fn.addEnvironment(ANALYTICS_ENV.analyticsDatabase, props.databaseName);
   fn.addEnvironment(ANALYTICS_ENV.analyticsTable, RESULTS_RAW_TABLE);
-  if (props.config.eventCustomerReference) {
-    fn.addEnvironment(ENV.eventCustomerReference, props.config.eventCustomerReference);
-  }
+  fn.addEnvironment(ENV.eventCustomerReference, props.eventCustomerReference);
   if (props.erasureTable) grantErasureLookup(fn, props.erasureTable, props.encryptionKey);
   return fn;
 }

@@ -17,8 +17,8 @@ import {
 } from '../../shared/analytics/columns';
 import { PROJECTION_PREFIX } from '../../shared/analytics/projection';
 import { RESULTS_RAW_TABLE, RESULTS_VIEW, resultsViewSql } from '../../shared/analytics/queries';
+import type { CustomerReferenceMode } from '../../shared/config';
 import { type CopyBounds, resolveCopyBounds } from '../../shared/erasure/bounds';
-import type { PipelineSettings } from '../config';
 import { acknowledgeWildcards } from '../nag-findings';
 import type { ResourceNames } from '../resource-names';
 import { createAnalystAccess } from './analytics-iceberg-athena';
@@ -36,8 +36,12 @@ export const ICEBERG_QUERY_RESULTS_PREFIX = 'athena-results/';
 
 /** Properties of {@link AnalyticsIceberg}. */
 export interface AnalyticsIcebergProps {
-  /** The settings it reads (validated by IdvPipeline). */
-  readonly config: FunctionSettings & Pick<PipelineSettings, 'retentionDays' | 'eventCustomerReference'>;
+  /** Tracing, log retention and level, and metrics dimensions of the transformation function. */
+  readonly functionSettings: FunctionSettings;
+  /** Days a stored result is kept: the default copy bounds and the expiry of the replaced JSON records. */
+  readonly retentionDays: number;
+  /** Whether the rows keep the events' `customerReference` (the transformation's mode). */
+  readonly eventCustomerReference: CustomerReferenceMode;
   /** The stack key: encrypts the bucket, the delivery stream, the query results and the logs. */
   readonly encryptionKey: kms.IKey;
   /** The pipeline's bus: its result events go to the delivery stream. */
@@ -63,7 +67,7 @@ export interface AnalyticsIcebergProps {
    * How long the copies an erasure cannot reach at once live here (docs/erasure.md): `queryResultsDays`
    * and `deliveryErrorsDays` (lifecycle rules of `athena-results/` and `delivery-errors/`),
    * `snapshotRetentionDays` and `orphanFileDays` (the Iceberg table's optimizers).
-   * @default resolveCopyBounds({}, config.retentionDays): a week at most, orphan files after 3 days
+   * @default resolveCopyBounds({}, retentionDays): a week at most, orphan files after 3 days
    */
   readonly copyBounds?: CopyBounds;
   /**
@@ -111,12 +115,11 @@ export class AnalyticsIceberg extends Construct {
   constructor(scope: Construct, id: string, props: AnalyticsIcebergProps) {
     super(scope, id);
     this.encryptionKey = props.encryptionKey;
-    const { config } = props;
     const stack = Stack.of(this);
     this.databaseName = props.names.glueDatabase();
     this.workgroupName = props.names.required('analytics');
     this.deliveryStreamName = props.names.required('analytics');
-    const bounds = props.copyBounds ?? resolveCopyBounds({}, config.retentionDays);
+    const bounds = props.copyBounds ?? resolveCopyBounds({}, props.retentionDays);
 
     this.bucket = new s3.Bucket(this, 'Bucket', {
       encryption: s3.BucketEncryption.KMS,
@@ -148,7 +151,7 @@ export class AnalyticsIceberg extends Construct {
         {
           id: 'legacy-json-projection',
           prefix: PROJECTION_PREFIX,
-          expiration: Duration.days(config.retentionDays),
+          expiration: Duration.days(props.retentionDays),
         },
       ],
     });

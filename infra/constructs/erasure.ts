@@ -34,14 +34,18 @@ import { ERASURE_KEY_SUFFIX } from '../../shared/store/erasure-record';
 import { RESULTS_PREFIX, STAGING_PREFIX } from '../../shared/store/keys';
 import { PUBLICATION_KEY_SUFFIX } from '../../shared/store/publication';
 import { RESULTS_TABLE } from '../../shared/store/table-schema';
-import type { PipelineSettings } from '../config';
 import { acknowledgeWildcards } from '../nag-findings';
 import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from './pipeline-function';
 
 /** Properties of {@link Erasure}. */
 export interface ErasureProps {
-  /** The settings it reads (validated by IdvPipeline). */
-  readonly config: FunctionSettings & Pick<PipelineSettings, 'retentionDays'>;
+  /**
+   * Tracing, log retention and level, and metrics dimensions of the retention check; its alarm watches
+   * the metric with those dimensions.
+   */
+  readonly functionSettings: FunctionSettings;
+  /** Days a stored result is kept: what the retention check counts as past retention. */
+  readonly retentionDays: number;
   /** The results table (items, publication and erasure records). */
   readonly table: dynamodb.ITable;
   /** The poll's enqueue markers table. */
@@ -72,7 +76,7 @@ export interface ErasureProps {
   /**
    * The copy bounds the stack's stores were configured with: the erasure receipt's dates follow from them
    * (published as {@link Erasure.copyBoundsJson}, the `ErasureBounds` output).
-   * @default resolveCopyBounds({}, config.retentionDays)
+   * @default resolveCopyBounds({}, retentionDays)
    */
   readonly copyBounds?: CopyBounds;
 }
@@ -93,7 +97,7 @@ export class Erasure extends Construct {
 
   constructor(scope: Construct, id: string, props: ErasureProps) {
     super(scope, id);
-    this.copyBounds = props.copyBounds ?? resolveCopyBounds({}, props.config.retentionDays);
+    this.copyBounds = props.copyBounds ?? resolveCopyBounds({}, props.retentionDays);
     this.copyBoundsJson = formatCopyBounds(this.copyBounds);
     this.#statements = eraseStatements(props);
     this.policy = new iam.ManagedPolicy(this, 'ErasePolicy', {
@@ -139,10 +143,9 @@ export class Erasure extends Construct {
   }
 
   #retentionCheck(props: ErasureProps): PipelineFunction {
-    const { config } = props;
     const check = new PipelineFunction(this, 'RetentionCheck', {
       entry: 'functions/retention-check/handler.ts',
-      config,
+      functionSettings: props.functionSettings,
       description: 'Daily: counts results past their retention still stored (ResultsPastRetention)',
       timeout: Duration.minutes(10),
       logRemovalPolicy: props.logRemovalPolicy,
@@ -159,7 +162,7 @@ export class Erasure extends Construct {
     );
     props.encryptionKey.grantDecrypt(check.function);
     check.addEnvironment(ENV.dataBucketName, props.dataBucket.bucketName);
-    check.addEnvironment(ENV.retentionDays, String(config.retentionDays));
+    check.addEnvironment(ENV.retentionDays, String(props.retentionDays));
     check.function.addToRolePolicy(
       listStatement(props.dataBucket, [RESULTS_PREFIX], ['s3:ListBucketVersions']),
     );
@@ -187,8 +190,8 @@ export class Erasure extends Construct {
       metricName: PAST_RETENTION_METRIC,
       // Powertools adds the `service` dimension; the function adds the environment.
       dimensionsMap: {
-        service: props.config.metricsServiceName,
-        [METRICS.environmentDimension]: props.config.serviceEnvironment,
+        service: props.functionSettings.metricsServiceName,
+        [METRICS.environmentDimension]: props.functionSettings.serviceEnvironment,
       },
       statistic: 'Maximum',
       period: Duration.days(1),

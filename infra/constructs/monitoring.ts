@@ -6,24 +6,29 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { ServiceEnvironment } from '../../shared/api/enums';
 import { METRICS } from '../../shared/metrics-names';
-import type { PipelineSettings } from '../config';
 import type { ResourceNames } from '../resource-names';
 import type { PipelineFunction } from './pipeline-function';
 
 /** Properties of {@link Monitoring}. */
 export interface MonitoringProps {
-  /** The settings it reads (validated by IdvPipeline). */
-  readonly config: Pick<
-    PipelineSettings,
-    'name' | 'alarmEmail' | 'pendingAlarmMinutes' | 'metricsServiceName' | 'serviceEnvironment'
-  >;
+  /** Environment name, shown in the alarm topic's display name. */
+  readonly environmentName: string;
+  /** E-mail address subscribed to the alarm topic. @default no e-mail subscription */
+  readonly alarmEmail?: string;
+  /** Alarm when the oldest pending result has waited longer than this many minutes at the service. */
+  readonly pendingAlarmMinutes: number;
+  /** The `service` dimension of the functions' custom metrics. */
+  readonly metricsServiceName: string;
+  /** The `environment` dimension of the functions' custom metrics. */
+  readonly serviceEnvironment: ServiceEnvironment;
   /** Key that encrypts the alarm topic. */
   readonly encryptionKey: kms.IKey;
   /** Names of the alarms and the dashboard (none without a prefix). */
   readonly names: ResourceNames;
   /**
-   * An existing topic every alarm notifies. Without `config.alarmEmail` no topic is created; with it, a
+   * An existing topic every alarm notifies. Without `alarmEmail` no topic is created; with it, a
    * topic of its own is created for the e-mail subscription and alarms notify both.
    * @default a new KMS-encrypted topic
    */
@@ -59,17 +64,16 @@ export class Monitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
-    const { config } = props;
     this.#names = props.names;
     const notify = this.#notify;
-    if (props.alarmTopic === undefined || config.alarmEmail !== undefined) {
+    if (props.alarmTopic === undefined || props.alarmEmail !== undefined) {
       const topic = new sns.Topic(this, 'AlarmTopic', {
-        displayName: `idv-pipeline ${config.name} alarms`,
+        displayName: `idv-pipeline ${props.environmentName} alarms`,
         masterKey: props.encryptionKey,
         enforceSSL: true,
       });
-      if (config.alarmEmail !== undefined) {
-        topic.addSubscription(new subscriptions.EmailSubscription(config.alarmEmail));
+      if (props.alarmEmail !== undefined) {
+        topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
         Validations.of(topic).acknowledge({
           id: 'Serverless-SNSRedrivePolicy',
           reason:
@@ -121,8 +125,8 @@ export class Monitoring extends Construct {
   }
 
   #addAlarms(props: MonitoringProps): void {
-    const { config, functions } = props;
-    const pipelineMetric = metricOf(config);
+    const { functions } = props;
+    const pipelineMetric = metricOf(props);
     const alarm = (
       key: string,
       metric: cloudwatch.IMetric,
@@ -175,8 +179,8 @@ export class Monitoring extends Construct {
     alarm(
       'ResultsPendingTooLong',
       pipelineMetric(METRICS.names.oldestPendingAgeSeconds, 'Maximum').with({ period: Duration.minutes(5) }),
-      Duration.minutes(config.pendingAlarmMinutes).toSeconds(),
-      `A finished result has waited > ${config.pendingAlarmMinutes} min at the service without being ` +
+      Duration.minutes(props.pendingAlarmMinutes).toSeconds(),
+      `A finished result has waited > ${props.pendingAlarmMinutes} min at the service without being ` +
         'stored; unretrieved results are deleted after the account retention period.',
     );
     // The polling metadata of each result (product, completion time; docs/analytics.md): a batch whose one
@@ -198,7 +202,7 @@ export class Monitoring extends Construct {
   }
 
   #addDashboard(props: MonitoringProps): cloudwatch.Dashboard {
-    const pipelineMetric = metricOf(props.config);
+    const pipelineMetric = metricOf(props);
     const functionList = Object.entries(props.functions);
     const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: props.names.optional(),
@@ -262,15 +266,15 @@ export class Monitoring extends Construct {
 }
 
 /** A metric the pipeline's functions publish, with the dimensions Powertools and the functions add. */
-function metricOf(config: Pick<PipelineSettings, 'metricsServiceName' | 'serviceEnvironment'>) {
+function metricOf(dimensions: Pick<MonitoringProps, 'metricsServiceName' | 'serviceEnvironment'>) {
   return (metricName: string, statistic: string): cloudwatch.Metric =>
     new cloudwatch.Metric({
       namespace: METRICS.namespace,
       metricName,
       // Powertools adds the `service` dimension; the functions add the environment.
       dimensionsMap: {
-        service: config.metricsServiceName,
-        [METRICS.environmentDimension]: config.serviceEnvironment,
+        service: dimensions.metricsServiceName,
+        [METRICS.environmentDimension]: dimensions.serviceEnvironment,
       },
       statistic,
       period: Duration.minutes(1),

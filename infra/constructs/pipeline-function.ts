@@ -39,8 +39,8 @@ export function tracedFunctionOf(entry: string): TracedFunction {
 export interface PipelineFunctionProps {
   /** Handler entry relative to the repository root, e.g. `functions/poll/handler.ts` (exports `handler`). */
   readonly entry: string;
-  /** The settings every function reads (validated by IdvPipeline). */
-  readonly config: FunctionSettings;
+  /** Tracing, log retention and level, and metrics dimensions of the function. */
+  readonly functionSettings: FunctionSettings;
   /** What the function does, shown in the console. */
   readonly description: string;
   /** @default Duration.seconds(30) */
@@ -83,13 +83,13 @@ export class PipelineFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
     super(scope, id);
-    const { config } = props;
+    const { functionSettings } = props;
     this.entry = props.entry;
-    const mode = config.tracing[tracedFunctionOf(props.entry)];
+    const mode = functionSettings.tracing[tracedFunctionOf(props.entry)];
     const tracing = TRACING[mode];
 
     this.logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: config.logRetentionDays as logs.RetentionDays,
+      retention: functionSettings.logRetentionDays as logs.RetentionDays,
       encryptionKey: props.logEncryptionKey,
       removalPolicy: props.logRemovalPolicy,
     });
@@ -117,16 +117,16 @@ export class PipelineFunction extends Construct {
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        [METRICS.serviceNameVariable]: config.metricsServiceName,
+        [METRICS.serviceNameVariable]: functionSettings.metricsServiceName,
         POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
-        POWERTOOLS_LOG_LEVEL: config.logLevel,
+        POWERTOOLS_LOG_LEVEL: functionSettings.logLevel,
         // Tracer (shared/tracing.ts): as the function's tracing mode says, and never the handler's
         // response or error text in a trace — either may carry personal data; the code adds only ids
         // and error names itself.
         POWERTOOLS_TRACE_ENABLED: tracing.tracer,
         POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
         POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
-        [ENV.environment]: config.serviceEnvironment,
+        [ENV.environment]: functionSettings.serviceEnvironment,
       },
       ...(props.network && {
         vpc: props.network.vpc,

@@ -7,16 +7,21 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config';
 import { MARKERS_TABLE } from '../../shared/store/table-schema';
-import type { PipelineSettings } from '../config';
 import { keyUseThrough } from './encryption-key';
 import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from './pipeline-function';
 import type { ResultsQueue } from './results-queue';
-import type { Secrets, ServiceConnection } from './secrets';
+import type { Secrets } from './secrets';
 
 /** Properties of {@link Poller}. */
 export interface PollerProps {
-  /** The settings it reads (validated by IdvPipeline). */
-  readonly config: FunctionSettings & ServiceConnection & Pick<PipelineSettings, 'pollSchedule'>;
+  /** Tracing, log retention and level, and metrics dimensions of the poll function. */
+  readonly functionSettings: FunctionSettings;
+  /** Base URL of the verification service (https). */
+  readonly serviceBaseUrl: string;
+  /** OAuth scopes requested for the shared access token. */
+  readonly scopes: readonly string[];
+  /** EventBridge schedule expression of the poll runs, e.g. `rate(1 minute)`. */
+  readonly pollSchedule: string;
   /** Queue the poll function sends each pending resultId to. */
   readonly queue: ResultsQueue;
   /** Credentials and token cache. */
@@ -46,12 +51,11 @@ export class Poller extends Construct {
 
   constructor(scope: Construct, id: string, props: PollerProps) {
     super(scope, id);
-    const { config } = props;
 
     this.pollFunction = new PipelineFunction(this, 'PollFunction', {
       entry: 'functions/poll/handler.ts',
       description: 'Polls the verification service for finished transactions and enqueues their resultIds.',
-      config,
+      functionSettings: props.functionSettings,
       // Shorter than the schedule period, so two runs never overlap.
       timeout: Duration.seconds(50),
       logRemovalPolicy: props.logRemovalPolicy,
@@ -59,7 +63,7 @@ export class Poller extends Construct {
       network: props.network,
     });
     const fn = this.pollFunction;
-    props.secrets.grantServiceAccess(fn.function, config);
+    props.secrets.grantServiceAccess(fn.function, props);
     props.queue.grantSend(fn.function);
 
     this.markersTable = new dynamodb.Table(this, 'EnqueueMarkers', {
@@ -95,7 +99,7 @@ export class Poller extends Construct {
 
     this.rule = new events.Rule(this, 'Schedule', {
       description: 'Runs the poll function: the safety net for missed result webhooks.',
-      schedule: events.Schedule.expression(config.pollSchedule),
+      schedule: events.Schedule.expression(props.pollSchedule),
       // A missed run is repaired by the next one; retrying a stale run would only overlap it.
       targets: [new targets.LambdaFunction(fn.function, { retryAttempts: 0 })],
     });

@@ -8,15 +8,14 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV } from '../../shared/config';
+import { type CustomerReferenceMode, ENV } from '../../shared/config';
 import { budgetProblems, FETCH_BUDGET } from '../../shared/pipeline/fetch-budget';
 import { RESULTS_PREFIX, STAGING_PREFIX } from '../../shared/store/keys';
-import type { PipelineSettings } from '../config';
 import { IdvPipelineValidationError } from '../idv-pipeline-settings';
 import { wildcardResourceFinding } from '../nag-findings';
 import { keyUseThrough } from './encryption-key';
 import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from './pipeline-function';
-import type { Secrets, ServiceConnection } from './secrets';
+import type { Secrets } from './secrets';
 
 /**
  * Timeout of the fetch-result function, from its time budget (docs/pipeline.md, "Time budget"); the
@@ -26,18 +25,24 @@ export const FETCH_RESULT_TIMEOUT = Duration.seconds(FETCH_BUDGET.functionTimeou
 
 /** Properties of {@link ResultFetcher}. */
 export interface ResultFetcherProps {
-  /** The settings it reads (validated by IdvPipeline). */
-  readonly config: FunctionSettings &
-    ServiceConnection &
-    Pick<
-      PipelineSettings,
-      | 'eventCustomerReference'
-      | 'fetchConcurrency'
-      | 'fetchReservedConcurrency'
-      | 'fetchResultMemoryMb'
-      | 'retentionDays'
-      | 'servicePacePerContainer'
-    >;
+  /** Tracing, log retention and level, and metrics dimensions of the fetch-result function. */
+  readonly functionSettings: FunctionSettings;
+  /** Base URL of the verification service (https). */
+  readonly serviceBaseUrl: string;
+  /** OAuth scopes requested for the shared access token. */
+  readonly scopes: readonly string[];
+  /** Days a stored result is kept (the TTL the function gives each item). */
+  readonly retentionDays: number;
+  /** Whether the result events carry `customerReference`. */
+  readonly eventCustomerReference: CustomerReferenceMode;
+  /** Maximum concurrent invocations of the function (the SQS event source's `maxConcurrency`). */
+  readonly fetchConcurrency: number;
+  /** Reserved concurrency of the function; `false` reserves none. */
+  readonly fetchReservedConcurrency: number | false;
+  /** Memory of the function in MB. */
+  readonly fetchResultMemoryMb: number;
+  /** Requests per second each container sends to the service. */
+  readonly servicePacePerContainer: number;
   /** The results queue the function consumes. */
   readonly queue: sqs.IQueue;
   /** Table the result items go to. */
@@ -68,7 +73,6 @@ export class ResultFetcher extends Construct {
 
   constructor(scope: Construct, id: string, props: ResultFetcherProps) {
     super(scope, id);
-    const { config } = props;
     const problems = budgetProblems();
     if (problems.length > 0) {
       // The budget is the package's constants (shared/pipeline/fetch-budget.ts), not a prop: a build error.
@@ -82,25 +86,25 @@ export class ResultFetcher extends Construct {
     this.fetchResultFunction = new PipelineFunction(this, 'FetchResultFunction', {
       entry: 'functions/fetch-result/handler.ts',
       description: 'Fetches a verification result, stores it in S3 and DynamoDB and announces it.',
-      config,
+      functionSettings: props.functionSettings,
       timeout: FETCH_RESULT_TIMEOUT,
       // Per environment (cdk.json `fetchResultMemoryMb`, default 256): the function streams each result,
       // so memory does not grow with it (docs/benchmarks.md).
-      memorySize: config.fetchResultMemoryMb,
+      memorySize: props.fetchResultMemoryMb,
       // At least the event source's maximum concurrency (docs/deploy.md, "Service rate and concurrency").
-      ...(config.fetchReservedConcurrency !== false && {
-        reservedConcurrentExecutions: config.fetchReservedConcurrency,
+      ...(props.fetchReservedConcurrency !== false && {
+        reservedConcurrentExecutions: props.fetchReservedConcurrency,
       }),
       logRemovalPolicy: props.logRemovalPolicy,
       logEncryptionKey: props.encryptionKey,
       network: props.network,
     });
     const fn = this.fetchResultFunction;
-    props.secrets.grantServiceAccess(fn.function, config);
-    fn.addEnvironment(ENV.retentionDays, String(config.retentionDays));
-    fn.addEnvironment(ENV.eventCustomerReference, config.eventCustomerReference);
+    props.secrets.grantServiceAccess(fn.function, props);
+    fn.addEnvironment(ENV.retentionDays, String(props.retentionDays));
+    fn.addEnvironment(ENV.eventCustomerReference, props.eventCustomerReference);
     // Each container's share of the service's rate: together they stay within it.
-    fn.addEnvironment(ENV.serviceRequestsPerSecond, String(config.servicePacePerContainer));
+    fn.addEnvironment(ENV.serviceRequestsPerSecond, String(props.servicePacePerContainer));
     fn.addEnvironment(ENV.resultsTableName, props.table.tableName);
     // Exactly the item operations of the result store (no Scan, Delete or index reads; BatchGetItem reads
     // a result's item, publication and erasure records at once); the key grant comes from the table so
@@ -169,7 +173,7 @@ export class ResultFetcher extends Construct {
         }),
         reportBatchItemFailures: true,
         // From the service's rate (cdk.json `serviceRateLimit`): a backlog drains at the service's pace.
-        maxConcurrency: config.fetchConcurrency,
+        maxConcurrency: props.fetchConcurrency,
       }),
     );
   }

@@ -3,7 +3,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct, type IConstruct } from 'constructs';
-import type { PipelineSettings } from '../config';
+import type { WebhookProtection as WebhookProtectionSettings } from '../config';
 import type { ResourceNames } from '../resource-names';
 import { type FunctionNetwork, type FunctionSettings, PipelineFunction } from './pipeline-function';
 import type { ResultsQueue } from './results-queue';
@@ -34,9 +34,17 @@ const STAGE_NAME = 'v1';
 
 /** Properties of {@link WebhookApi}. */
 export interface WebhookApiProps {
-  /** The settings it reads (validated by IdvPipeline). */
-  readonly config: FunctionSettings &
-    Pick<PipelineSettings, 'webhookRateLimit' | 'webhookBurstLimit' | 'webhookProtection'>;
+  /**
+   * Tracing, log retention and level, and metrics dimensions of the function; the access logs take the
+   * same log retention.
+   */
+  readonly functionSettings: FunctionSettings;
+  /** Stage-wide throttling: steady requests per second. */
+  readonly webhookRateLimit: number;
+  /** Stage-wide throttling: burst. */
+  readonly webhookBurstLimit: number;
+  /** The WAF web ACL's settings on the stage; `false` leaves the stage without WAF. */
+  readonly webhookProtection: WebhookProtectionSettings | false;
   /** Queue the webhook function sends resultIds (and upload notifications) to. */
   readonly queue: ResultsQueue;
   /** The secrets; the function reads only the webhook path segment every `{token}` is compared with. */
@@ -78,12 +86,11 @@ export class WebhookApi extends Construct {
 
   constructor(scope: Construct, id: string, props: WebhookApiProps) {
     super(scope, id);
-    const { config } = props;
 
     this.webhookFunction = new PipelineFunction(this, 'WebhookFunction', {
       entry: 'functions/webhook/handler.ts',
       description: 'Accepts result and upload webhooks of the verification service and enqueues them.',
-      config,
+      functionSettings: props.functionSettings,
       memorySize: 256,
       logRemovalPolicy: props.logRemovalPolicy,
       logEncryptionKey: props.encryptionKey,
@@ -93,7 +100,7 @@ export class WebhookApi extends Construct {
     props.queue.grantSend(this.webhookFunction.function);
 
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
-      retention: config.logRetentionDays as logs.RetentionDays,
+      retention: props.functionSettings.logRetentionDays as logs.RetentionDays,
       encryptionKey: props.encryptionKey,
       removalPolicy: props.logRemovalPolicy,
     });
@@ -112,8 +119,8 @@ export class WebhookApi extends Construct {
         : { cloudWatchRole: false }),
       deployOptions: {
         stageName: STAGE_NAME,
-        throttlingRateLimit: config.webhookRateLimit,
-        throttlingBurstLimit: config.webhookBurstLimit,
+        throttlingRateLimit: props.webhookRateLimit,
+        throttlingBurstLimit: props.webhookBurstLimit,
         // Off: an API Gateway trace segment records the request URL, whose path holds the webhook secret.
         // The function keeps its own tracing (it sees the resource template, not the secret in a URL).
         tracingEnabled: false,
@@ -172,7 +179,7 @@ export class WebhookApi extends Construct {
     );
     this.webhookBaseUrl = this.api.urlForPath('/webhooks/');
 
-    if (config.webhookProtection === false) {
+    if (props.webhookProtection === false) {
       Validations.of(this.api).acknowledge({
         id: 'AwsSolutions-APIG3',
         reason:
@@ -185,7 +192,7 @@ export class WebhookApi extends Construct {
         stage: this.api.deploymentStage,
         stageName: STAGE_NAME,
         names: props.names,
-        settings: config.webhookProtection,
+        settings: props.webhookProtection,
       });
     }
 

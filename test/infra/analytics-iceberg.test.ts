@@ -31,7 +31,9 @@ beforeAll(() => {
   const bus = new events.EventBus(stack, 'Bus', { eventBusName: 'idv-test-bus' });
   const logged: string[] = [];
   new AnalyticsIceberg(stack, 'Analytics', {
-    config: config!,
+    functionSettings: config!,
+    retentionDays: config!.retentionDays,
+    eventCustomerReference: config!.eventCustomerReference,
     encryptionKey: key,
     bus,
     names: new ResourceNames(stack, 'idv-pipeline-production'),

@@ -45,7 +45,8 @@ function bareStack() {
   const queues = [new sqs.Queue(stack, 'Queue'), new sqs.Queue(stack, 'Dlq')];
   const operators = new iam.Role(stack, 'Operators', { assumedBy: new iam.AccountRootPrincipal() });
   const erasure = new Erasure(stack, 'Erasure', {
-    config: config!,
+    functionSettings: config!,
+    retentionDays: config!.retentionDays,
     table,
     markersTable,
     dataBucket,

@@ -23,7 +23,7 @@ import { acknowledgeWildcards } from '../nag-findings';
 import type { ResourceNames } from '../resource-names';
 import { createAnalystAccess } from './analytics-iceberg-athena';
 import { createIcebergDelivery } from './analytics-iceberg-delivery';
-import type { AccessLogDestination } from './data-bucket';
+import { type AccessLogDestination, privateBucketProps } from './data-bucket';
 import { keyUseThrough } from './encryption-key';
 import type { FunctionNetwork, FunctionSettings, PipelineFunction } from './pipeline-function';
 
@@ -122,13 +122,7 @@ export class AnalyticsIceberg extends Construct {
     const bounds = props.copyBounds ?? resolveCopyBounds({}, props.retentionDays);
 
     this.bucket = new s3.Bucket(this, 'Bucket', {
-      encryption: s3.BucketEncryption.KMS,
-      encryptionKey: props.encryptionKey,
-      bucketKeyEnabled: true,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      enforceSSL: true,
-      removalPolicy: props.removalPolicy,
+      ...privateBucketProps(props.encryptionKey, props.removalPolicy),
       autoDeleteObjects: false,
       lifecycleRules: [
         // Query results and delivery errors may hold an erased result's row or event: they go within

@@ -128,15 +128,8 @@ export class DataBucket extends Construct implements AccessLogDestination {
       },
     ];
     const bucket = new s3.Bucket(this, 'Bucket', {
-      encryption: s3.BucketEncryption.KMS,
-      encryptionKey: props.encryptionKey,
-      // Bucket keys cut KMS requests (one per image otherwise) without weakening the key policy.
-      bucketKeyEnabled: true,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      enforceSSL: true,
+      ...privateBucketProps(props.encryptionKey, props.removalPolicy),
       versioned: true,
-      removalPolicy: props.removalPolicy,
       lifecycleRules: [
         ...baseRules,
         // Current versions only: a noncurrent one lives a day, too short for any class to gain, and the
@@ -213,4 +206,20 @@ function sizeFiltersAsStrings(
       cfn.addPropertyOverride(`${rule}.ObjectSizeLessThan`, String(t.objectSizeLessThan));
     }
   });
+}
+
+/**
+ * What every bucket of results holds to: encrypted with `encryptionKey` (bucket keys cut KMS requests, one
+ * per object otherwise, without weakening the key policy), private, owned by the account, TLS only.
+ */
+export function privateBucketProps(encryptionKey: kms.IKey, removalPolicy: RemovalPolicy): s3.BucketProps {
+  return {
+    encryption: s3.BucketEncryption.KMS,
+    encryptionKey,
+    bucketKeyEnabled: true,
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    enforceSSL: true,
+    removalPolicy,
+  };
 }

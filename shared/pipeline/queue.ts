@@ -1,7 +1,8 @@
 /**
  * Sending to the results queue. A batch send can fail for some entries only (SQS answers 200 with a
- * `Failed` list), so the failed entries are sent again with capped, jittered backoff; whatever still fails
- * is reported to the caller, which must not acknowledge those records as enqueued.
+ * `Failed` list), so the failed entries are sent again under the one batch retry policy
+ * (`../store/batch-retry.ts`); whatever still fails is reported to the caller, which must not acknowledge
+ * those records as enqueued.
  */
 import {
   ChangeMessageVisibilityBatchCommand,
@@ -10,8 +11,13 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { sleep as timerSleep } from '../client/http';
 import { EnqueueError } from '../errors';
+import {
+  BATCH_RETRY_POLICY,
+  type BatchRetryPolicy,
+  batchRetryBackoffMs,
+  realSleep,
+} from '../store/batch-retry';
 import type { QueueMessage } from './messages';
 
 /** SQS's limit of entries per SendMessageBatch. */
@@ -19,10 +25,8 @@ export const SQS_BATCH_SIZE = 10;
 
 /** Tunables of `sendMessages`. */
 export interface SendOptions {
-  /** Attempts per entry, the first included. @default 4 */
-  readonly maxAttempts?: number;
-  /** @default 100 */
-  readonly baseDelayMs?: number;
+  /** The retry policy of failed entries. @default BATCH_RETRY_POLICY */
+  readonly policy?: BatchRetryPolicy;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
 }
@@ -34,7 +38,7 @@ export async function sendMessage(sqs: SQSClient, queueUrl: string, message: Que
 
 /**
  * Sends messages in batches of 10, retrying failed entries. Throws `EnqueueError` with the number of
- * messages that could not be sent after the last attempt.
+ * messages that could not be sent after the policy's last round.
  */
 export async function sendMessages(
   sqs: SQSClient,
@@ -42,17 +46,16 @@ export async function sendMessages(
   messages: readonly QueueMessage[],
   options: SendOptions = {},
 ): Promise<void> {
-  const maxAttempts = options.maxAttempts ?? 4;
-  const baseDelayMs = options.baseDelayMs ?? 100;
-  const sleep = options.sleep ?? timerSleep;
+  const policy = options.policy ?? BATCH_RETRY_POLICY;
+  const sleep = options.sleep ?? realSleep;
   const random = options.random ?? Math.random;
   let failed = 0;
   let lastError: unknown;
   for (let start = 0; start < messages.length; start += SQS_BATCH_SIZE) {
     // Entry ids are the index within the chunk, so a failed id maps straight back to its message.
     let pending = messages.slice(start, start + SQS_BATCH_SIZE).map((m, i) => ({ id: String(i), m }));
-    for (let attempt = 1; pending.length > 0 && attempt <= maxAttempts; attempt++) {
-      if (attempt > 1) await sleep(Math.floor(random() * baseDelayMs * 2 ** (attempt - 2)));
+    for (let round = 1; pending.length > 0 && round <= policy.rounds; round++) {
+      if (round > 1) await sleep(batchRetryBackoffMs(round, policy, random()));
       try {
         const response = await sqs.send(
           new SendMessageBatchCommand({

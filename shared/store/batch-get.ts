@@ -1,40 +1,14 @@
 /**
- * Every BatchGetItem of the project, with one policy for the keys DynamoDB leaves unprocessed (throttling,
- * the 16 MB answer limit): they are asked for again after a capped, jittered backoff, for a bounded number
- * of rounds, and then the read fails. A caller that could not read a key must never take it for absent:
+ * Every BatchGetItem of the project. Keys DynamoDB leaves unprocessed (throttling, the 16 MB answer limit)
+ * are asked for again under the one batch retry policy (`batch-retry.ts`), and then the read fails. A caller that could not read a key must never take it for absent:
  * an erasure check would store an erased result, reconcile would report a stored one as lost.
  */
 import { type DynamoDBDocumentClient, paginatedBatchGet } from '@aws-sdk/lib-dynamodb';
 import { PipelineError } from '../errors';
+import { BATCH_RETRY_POLICY, type BatchRetryPolicy, batchRetryBackoffMs, realSleep } from './batch-retry';
 
 /** Keys per BatchGetItem: DynamoDB's limit. */
 export const BATCH_GET_KEYS = 100;
-
-/** The policy for unprocessed keys. */
-export interface BatchGetPolicy {
-  /** Rounds (the first request included) before the read fails. */
-  readonly rounds: number;
-  /** Backoff before round 2; it doubles each round. */
-  readonly baseDelayMs: number;
-  /** No wait is longer than this. */
-  readonly maxDelayMs: number;
-}
-
-/**
- * Eight rounds, 50 ms doubling to a 2 s cap: about 6 s of waiting in all before a read fails — long enough
- * for a throttled table's adaptive capacity to catch up, short next to a Lambda's timeout.
- */
-export const BATCH_GET_POLICY: BatchGetPolicy = { rounds: 8, baseDelayMs: 50, maxDelayMs: 2_000 };
-
-/**
- * The wait before round `round` (1-based; round 1 never waits): "full jitter" over a capped exponential,
- * so that concurrent readers throttled together do not retry together. `random` is in [0, 1).
- */
-export function batchGetBackoffMs(round: number, policy: BatchGetPolicy, random: number): number {
-  if (round <= 1) return 0;
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (round - 2));
-  return Math.floor(random * ceiling);
-}
 
 /** DynamoDB kept keys unprocessed for every round of the policy. */
 export class BatchGetIncompleteError extends PipelineError {
@@ -52,8 +26,8 @@ export interface BatchGetOptions {
   readonly attributes?: readonly string[];
   /** Strongly consistent reads; true unless said otherwise. */
   readonly consistentRead?: boolean;
-  /** The retry policy; {@link BATCH_GET_POLICY} by default. */
-  readonly policy?: BatchGetPolicy;
+  /** The retry policy; {@link BATCH_RETRY_POLICY} by default. */
+  readonly policy?: BatchRetryPolicy;
   /** Waits `ms` (tests pass a fake clock). */
   readonly sleep?: (ms: number) => Promise<void>;
 }
@@ -69,8 +43,8 @@ export async function batchGetAll(
   keys: readonly Record<string, unknown>[],
   options: BatchGetOptions = {},
 ): Promise<Record<string, unknown>[]> {
-  const policy = options.policy ?? BATCH_GET_POLICY;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const policy = options.policy ?? BATCH_RETRY_POLICY;
+  const sleep = options.sleep ?? realSleep;
   const projection = options.attributes?.length
     ? {
         ProjectionExpression: options.attributes.map((_, i) => `#a${i}`).join(', '),
@@ -96,7 +70,7 @@ export async function batchGetAll(
       const unread = page.UnprocessedKeys?.[table]?.Keys?.length ?? 0;
       if (unread === 0) break;
       if (round >= policy.rounds) throw new BatchGetIncompleteError(table, unread, policy.rounds);
-      await sleep(batchGetBackoffMs(round + 1, policy, Math.random()));
+      await sleep(batchRetryBackoffMs(round + 1, policy, Math.random()));
     }
   }
   return items;

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PollResponse } from '../../shared/api/schemas';
 import { DynamoEnqueueMarkers } from '../../shared/pipeline/enqueue-markers';
 import { pollAndEnqueue } from '../../shared/pipeline/poll';
+import { BATCH_RETRY_POLICY } from '../../shared/store/batch-retry';
 import { clientConfig, type PipelineResources } from '../support/local-aws';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import { memoryLogger } from '../support/pipeline-fakes';
@@ -74,7 +75,7 @@ async function pollAt(
     queueUrl,
     logger: memoryLogger().logger,
     now: () => new Date(atMs),
-    send: { maxAttempts: 1 },
+    send: { policy: { ...BATCH_RETRY_POLICY, rounds: 1 } },
     ...(withMarkers && { markers: markers() }),
   });
 }

@@ -2,25 +2,21 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  BATCH_GET_POLICY,
-  BatchGetIncompleteError,
-  batchGetAll,
-  batchGetBackoffMs,
-} from '../../shared/store/batch-get';
+import { BatchGetIncompleteError, batchGetAll } from '../../shared/store/batch-get';
+import { BATCH_RETRY_POLICY, batchRetryBackoffMs } from '../../shared/store/batch-retry';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
 const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
 
-describe('batchGetBackoffMs', () => {
+describe('batchRetryBackoffMs', () => {
   it('never waits before the first round, then a jittered doubling up to the cap', () => {
     // Assess
-    expect(batchGetBackoffMs(1, BATCH_GET_POLICY, 0.999)).toBe(0);
-    expect(batchGetBackoffMs(2, BATCH_GET_POLICY, 0.999)).toBe(49);
-    expect(batchGetBackoffMs(3, BATCH_GET_POLICY, 0.999)).toBe(99);
-    expect(batchGetBackoffMs(4, BATCH_GET_POLICY, 0.5)).toBe(100);
-    expect(batchGetBackoffMs(30, BATCH_GET_POLICY, 0.999)).toBe(1998);
-    expect(batchGetBackoffMs(30, BATCH_GET_POLICY, 0)).toBe(0);
+    expect(batchRetryBackoffMs(1, BATCH_RETRY_POLICY, 0.999)).toBe(0);
+    expect(batchRetryBackoffMs(2, BATCH_RETRY_POLICY, 0.999)).toBe(49);
+    expect(batchRetryBackoffMs(3, BATCH_RETRY_POLICY, 0.999)).toBe(99);
+    expect(batchRetryBackoffMs(4, BATCH_RETRY_POLICY, 0.5)).toBe(100);
+    expect(batchRetryBackoffMs(30, BATCH_RETRY_POLICY, 0.999)).toBe(1998);
+    expect(batchRetryBackoffMs(30, BATCH_RETRY_POLICY, 0)).toBe(0);
   });
 });
 

@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type FirehoseInputRecord, recordResultId, transformBatch } from '../../shared/analytics/iceberg';
 import { storedDetail } from '../../shared/events/details';
 import { DETAIL_TYPES } from '../../shared/events/names';
-import { BATCH_GET_POLICY, BatchGetIncompleteError } from '../../shared/store/batch-get';
+import { BatchGetIncompleteError } from '../../shared/store/batch-get';
+import { BATCH_RETRY_POLICY } from '../../shared/store/batch-retry';
 import { ErasureRecords } from '../../shared/store/erasure-record';
 import { buildStoredItem } from '../../shared/store/item';
 
@@ -133,7 +134,7 @@ describe('ErasureRecords.erasedAmong', () => {
 
     // Act / Assess
     await expect(records().erasedAmong(['r-1'])).rejects.toThrow(BatchGetIncompleteError);
-    expect(ddbMock.commandCalls(BatchGetCommand)).toHaveLength(BATCH_GET_POLICY.rounds);
+    expect(ddbMock.commandCalls(BatchGetCommand)).toHaveLength(BATCH_RETRY_POLICY.rounds);
   });
 
   it('asks nothing for no ids', async () => {

@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { EnqueueError } from '../../shared/errors';
 import { parseQueueMessage } from '../../shared/pipeline/messages';
 import { pollAndEnqueue } from '../../shared/pipeline/poll';
+import { BATCH_RETRY_POLICY } from '../../shared/store/batch-retry';
 import { memoryLogger, pollOf } from '../support/pipeline-fakes';
 
 const sqsMock = mockClient(SQSClient);
@@ -76,7 +77,7 @@ describe('poll core', () => {
 
     // Assess
     await expect(run).rejects.toBeInstanceOf(EnqueueError);
-    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(4);
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(BATCH_RETRY_POLICY.rounds);
   });
 
   it('counts a record it cannot fetch in the oldest age, so the pending alarm still sees it', async () => {

@@ -16,7 +16,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_RETRY_OPTIONS } from '../../shared/client/retry';
-import { BATCH_GET_POLICY } from '../../shared/store/batch-get';
+import { BATCH_RETRY_POLICY } from '../../shared/store/batch-retry';
 import {
   buildStoredItem,
   buildUnavailableItem,
@@ -346,9 +346,9 @@ describe('ResultStore.readState (one BatchGetItem)', () => {
 
     // Act / Assess: the record fails (and is delivered again); it never goes on as if nothing were erased.
     await expect(store().readState('r')).rejects.toThrow(
-      `DynamoDB left 1 key(s) of table table unread after ${BATCH_GET_POLICY.rounds} rounds`,
+      `DynamoDB left 1 key(s) of table table unread after ${BATCH_RETRY_POLICY.rounds} rounds`,
     );
-    expect(ddbMock.commandCalls(BatchGetCommand)).toHaveLength(BATCH_GET_POLICY.rounds);
+    expect(ddbMock.commandCalls(BatchGetCommand)).toHaveLength(BATCH_RETRY_POLICY.rounds);
   });
 });
 

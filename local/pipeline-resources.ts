@@ -4,6 +4,7 @@ import {
   DescribeTableCommand,
   type DynamoDBClient,
   ResourceNotFoundException as TableNotFoundException,
+  waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { CreateEventBusCommand, ResourceAlreadyExistsException } from '@aws-sdk/client-eventbridge';
 import { CreateBucketCommand, HeadBucketCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -194,12 +195,11 @@ async function ensureTable(
     if (!(error instanceof TableNotFoundException)) throw error;
   }
   await client.send(new CreateTableCommand(definition));
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`Table ${tableName} did not become ACTIVE`);
+  // The SDK's waiter (DescribeTable until ACTIVE), polling as often as an emulator answers.
+  await waitUntilTableExists(
+    { client, minDelay: 0.05, maxDelay: 0.5, maxWaitTime: 10 },
+    { TableName: tableName },
+  );
 }
 
 /**

@@ -37,7 +37,7 @@ import {
   type ResultHints,
   type ResultItem,
 } from '../store/item';
-import type { PublishClaim } from '../store/publication';
+import type { PublicationWrites, PublishClaim } from '../store/publication';
 import type { ItemPut, StoredResult } from '../store/result-store';
 import { isLaterCompletion, versionOf } from '../store/versions';
 import { ResultContentError } from '../stream/errors';
@@ -50,7 +50,6 @@ import {
 } from './messages';
 import {
   announce,
-  type ClaimStore,
   claimAndAnnounce,
   claimExpired,
   claimOrStepAside,
@@ -58,6 +57,7 @@ import {
   HELD,
   newClaim,
   nowMs,
+  type ResultStateStore,
   releaseClaim,
   stepAside,
 } from './publication-steps';
@@ -89,7 +89,7 @@ export interface RecordBudget {
 }
 
 /** What fetch-result needs from the store (`ResultStore` fits). */
-export interface ResultStorePort extends ClaimStore {
+export interface ResultStorePort extends ResultStateStore {
   /**
    * Stores the body's blobs and result.json as it is read (`ResultStore.storeResult`). Throws
    * `ResultContentError` for a body or value that cannot be stored as it came (docs/pipeline.md).
@@ -132,6 +132,8 @@ export type PollMetadataLookup = (resultId: string) => PollMetadata | undefined;
 export interface FetchResultDeps {
   readonly source: ResultSource;
   readonly store: ResultStorePort;
+  /** The writes of the publication record: claim, release, mark (`Publications`). */
+  readonly publications: PublicationWrites;
   readonly publisher: EventPublisher;
   readonly environment: ServiceEnvironment;
   /** Whether events carry `customerReference` (`IDV_EVENT_CUSTOMER_REFERENCE`). @default per environment */
@@ -139,11 +141,6 @@ export interface FetchResultDeps {
   readonly retentionDays: number;
   readonly logger: Logger;
   readonly now?: () => Date;
-  /**
-   * Lifetime of a publication claim when the invocation's deadline is unknown (no Lambda context).
-   * Without it and without a deadline no claim is taken.
-   */
-  readonly claimTtlMs?: number;
 }
 
 /** What happened to one message. */
@@ -370,7 +367,7 @@ async function processResult(
   // and so that no byte of the body is written without a live claim: an erasure waits out a live claim and
   // then fences the record, after which every claim is refused (the timeline: shared/erasure/fence.ts).
   // The claim's TTL is the item's as of now; the mark writes the item's own.
-  const claim = newClaim(deps, budget, message.refetch === true);
+  const claim = newClaim(budget, message.refetch === true);
   // Held by another delivery: acknowledged only if the store already shows where the result ended.
   const lost = await claimBeforeStoring(message.resultId, body, claim, deps, {
     erasureEnds: !message.refetch,
@@ -460,7 +457,7 @@ async function storeNextVersion(
     );
     return 'duplicate';
   }
-  const claim = newClaim(deps, budget);
+  const claim = newClaim(budget);
   const lost = await claimBeforeStoring(message.resultId, body, claim, deps, { erasureEnds: true, version });
   if (lost) return lost;
   let storedResult: StoredResult;
@@ -529,7 +526,7 @@ async function recordUnavailable(
     storedAt: clock(deps),
     retentionDays: deps.retentionDays,
   });
-  const claim = newClaim(deps, budget);
+  const claim = newClaim(budget);
   const lost = await claimOrStepAside(candidate, claim, deps);
   if (lost === HELD) return stepAside(candidate.resultId, deps, !message.refetch);
   if (lost) return lost;

@@ -2,7 +2,8 @@
  * The publication steps of fetch-result (docs/pipeline.md, "One event per result"; docs/changed-verdicts.md):
  * the claim of a result's publication record, stepping aside when another delivery holds it, publishing
  * the event(s) of an item and marking them published. fetch-result's use-cases (`fetch-result.ts`) call
- * these around their fetch and store; every write of the publication record goes through the store.
+ * these around their fetch and store; every write of the publication record goes through `publications`
+ * (`Publications`, store/publication.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { ServiceEnvironment } from '../api/enums';
@@ -11,15 +12,15 @@ import { ClaimHeldElsewhereError, describeError, PipelineError } from '../errors
 import { changedDetail, storedDetail, unavailableDetail } from '../events/details';
 import type { EventPublisher } from '../events/publisher';
 import type { Logger } from '../logger';
-import type { ResultItem, ResultStatus } from '../store/item';
-import type { ClaimResult, PublishClaim } from '../store/publication';
+import type { ResultItem } from '../store/item';
+import type { PublicationWrites, PublishClaim } from '../store/publication';
 import type { ResultState } from '../store/result-store';
 import { previousVersionOf, versionOf } from '../store/versions';
 import { publishedFor, type RefusedClaimOutcome, refusedClaimOutcome } from './acknowledge';
 import { claimExpiry } from './fetch-budget';
 
-/** What the publication steps need from the store (`ResultStore` fits; fetch-result's port extends it). */
-export interface ClaimStore {
+/** What the publication steps read of the result item (`ResultStore` fits; fetch-result's port extends it). */
+export interface ResultStateStore {
   readonly bucket: string;
   readonly table: string;
   /**
@@ -27,43 +28,18 @@ export interface ClaimStore {
    * never fetched again); `erasure: false` skips the erasure read (`ResultStore.readState`).
    */
   readState(resultId: string, options?: { erasure?: boolean }): Promise<ResultState>;
-  /**
-   * Claims the publication of the item's event (`ResultStore.claimPublication`): not claimed if it is
-   * published or another delivery holds an unexpired claim, with the publication record that said so.
-   * `expiresAt` is the item's TTL (epoch seconds), for the claim's record; `version` (2 or more) claims a
-   * later version of a published STORED result.
-   */
-  claimPublication(
-    resultId: string,
-    status: ResultStatus,
-    claim: PublishClaim,
-    nowMs: number,
-    expiresAt?: number,
-    version?: number,
-  ): Promise<ClaimResult>;
-  /**
-   * Gives up this delivery's claim (`ResultStore.releaseClaim`) after a failure before publishing, so a
-   * redelivery under another message (a DLQ redrive, the poll) need not wait for it to expire.
-   */
-  releaseClaim(resultId: string, token: string): Promise<void>;
-  markPublished(
-    resultId: string,
-    status: ResultStatus,
-    at: string,
-    expiresAt?: number,
-    version?: number,
-  ): Promise<void>;
 }
 
 /** What the publication steps need (fetch-result's dependencies fit). */
 export interface PublicationDeps {
-  readonly store: ClaimStore;
+  readonly store: ResultStateStore;
+  /** The writes of the publication record: claim, release, mark (`Publications`). */
+  readonly publications: PublicationWrites;
   readonly publisher: EventPublisher;
   readonly environment: ServiceEnvironment;
   readonly eventCustomerReference?: CustomerReferenceMode;
   readonly logger: Logger;
   readonly now?: () => Date;
-  readonly claimTtlMs?: number;
 }
 
 /** The part of a record's budget a claim reads (fetch-result's `RecordBudget` fits). */
@@ -84,19 +60,16 @@ export function nowMs(deps: PublicationDeps): number {
 
 /**
  * A new claim for this delivery, holding until the invocation is certainly over; undefined outside an
- * invocation (no deadline and no `claimTtlMs`): with no bound on its life a claim could only wait for an
- * arbitrary expiry, so such a caller publishes unclaimed, at least once, as without claims.
+ * invocation (no deadline): with no bound on its life a claim could only wait for an arbitrary expiry, so
+ * such a caller publishes unclaimed, at least once, as without claims.
  */
-export function newClaim(
-  deps: PublicationDeps,
-  budget: ClaimBudget,
-  reopensErasure = false,
-): PublishClaim | undefined {
-  let expiresAt: number;
-  if (budget.invocationDeadlineMs !== undefined) expiresAt = claimExpiry(budget.invocationDeadlineMs);
-  else if (deps.claimTtlMs !== undefined) expiresAt = nowMs(deps) + deps.claimTtlMs;
-  else return undefined;
-  return { token: budget.claimToken ?? randomUUID(), expiresAt, ...(reopensErasure && { reopensErasure }) };
+export function newClaim(budget: ClaimBudget, reopensErasure = false): PublishClaim | undefined {
+  if (budget.invocationDeadlineMs === undefined) return undefined;
+  return {
+    token: budget.claimToken ?? randomUUID(),
+    expiresAt: claimExpiry(budget.invocationDeadlineMs),
+    ...(reopensErasure && { reopensErasure }),
+  };
 }
 
 /** A delivery resumed after its invocation's deadline: another may hold the claim, or an erasure fenced. */
@@ -119,7 +92,7 @@ export async function claimOrStepAside(
   version?: number,
 ): Promise<'duplicate' | 'erased' | typeof HELD | undefined> {
   if (!claim) return undefined;
-  const result = await deps.store.claimPublication(
+  const result = await deps.publications.claim(
     item.resultId,
     item.status,
     claim,
@@ -169,7 +142,7 @@ export async function releaseClaim(
   deps: PublicationDeps,
 ): Promise<void> {
   try {
-    await deps.store.releaseClaim(resultId, claim.token);
+    await deps.publications.release(resultId, claim.token);
   } catch (error) {
     deps.logger.warn('could not give up the publication claim: it ends at its expiry', {
       error: describeError(error),
@@ -187,7 +160,7 @@ export async function claimAndAnnounce(
   deps: PublicationDeps,
   budget: ClaimBudget,
 ): Promise<RefusedClaimOutcome | undefined> {
-  const claim = newClaim(deps, budget);
+  const claim = newClaim(budget);
   const version = sameResultVersion(item);
   const lost = await claimOrStepAside(item, claim, deps, version);
   if (lost === HELD) return stepAside(item.resultId, deps, true, version);
@@ -229,7 +202,7 @@ export async function announce(
     await deps.publisher.publishResultUnavailable(unavailableDetail(item, deps));
   }
   const version = versionOf(item);
-  await deps.store.markPublished(
+  await deps.publications.mark(
     item.resultId,
     item.status,
     clock(deps),

@@ -19,6 +19,7 @@ import { EventBridgePublisher } from '../events/publisher';
 import type { Logger } from '../logger';
 import { METRICS } from '../metrics-names';
 import { PollRecords } from '../store/poll-records';
+import { Publications } from '../store/publication';
 import { ResultStore } from '../store/result-store';
 import { inSubsegment, queueMessageIds, type Tracer } from '../tracing';
 import { runBatch } from './batch-runner';
@@ -53,6 +54,7 @@ export function fetchResultDeps(config: FetchResultConfig, tracer: Tracer, logge
       bucket: config.dataBucketName,
       table: config.resultsTableName,
     }),
+    publications: new Publications(dynamo, config.resultsTableName),
     publisher: new EventBridgePublisher(createEventBridgeClient(tracer), config.eventBusName),
     environment: config.environment,
     eventCustomerReference: config.eventCustomerReference,

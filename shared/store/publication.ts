@@ -184,8 +184,39 @@ export type FenceOutcome =
   | { readonly fenced: true; readonly replacedRecord: boolean }
   | { readonly fenced: false; readonly holder: PublicationRecord | undefined };
 
-/** The publication records of one results table. */
-export class Publications {
+/**
+ * The writes a delivery makes on a result's publication record (fetch-result's `publications`
+ * dependency; `Publications` implements them).
+ */
+export interface PublicationWrites {
+  /**
+   * Claims the publication of the `status` event of `resultId` for `claim.token` until `claim.expiresAt`:
+   * not claimed when it is published or another delivery holds an unexpired claim, with the record that
+   * said so. `expiresAt` (epoch seconds) is the result item's TTL; `version` (2 or more) claims a later
+   * version of a published STORED result.
+   */
+  claim(
+    resultId: string,
+    status: ResultStatus,
+    claim: PublishClaim,
+    nowMs: number,
+    expiresAt?: number,
+    version?: number,
+  ): Promise<ClaimResult>;
+  /** Gives up the claim of `token` on `resultId`'s record, unless another delivery holds it or it is published. */
+  release(resultId: string, token: string): Promise<void>;
+  /** Records that the `status` event of `resultId` (its `version`, the first by default) was published at `at`. */
+  mark(
+    resultId: string,
+    status: ResultStatus,
+    at: string,
+    expiresAt?: number,
+    version?: number,
+  ): Promise<void>;
+}
+
+/** The publication records of one results table: every write of a record goes through here. */
+export class Publications implements PublicationWrites {
   readonly #dynamo: DynamoDBDocumentClient;
   readonly #table: string;
 

@@ -15,16 +15,9 @@ import { type IngestOptions, ingestResult } from '../stream/result-ingest';
 import { batchGetAll } from './batch-get';
 import { type ConditionFailure, isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
 import { erasureKey } from './erasure-record';
-import type { ResultItem, ResultStatus, StoredObjects } from './item';
+import type { ResultItem, StoredObjects } from './item';
 import { resultBlobNames, resultJsonKey } from './keys';
-import {
-  type ClaimResult,
-  type PublicationRecord,
-  Publications,
-  type PublishClaim,
-  publicationKey,
-  publishedAtOf,
-} from './publication';
+import { type PublicationRecord, Publications, publicationKey, publishedAtOf } from './publication';
 import { S3BlobTarget } from './s3-blobs';
 import { RESULTS_TABLE } from './table-schema';
 import { versionOf } from './versions';
@@ -315,41 +308,6 @@ export class ResultStore {
       this.#publications.get(resultId),
     ]);
     return { written: false, current: withPublishedAt(item, publication) };
-  }
-
-  /**
-   * Claims the publication of the result's `status` event (its publication record, `publication.ts`):
-   * claimed, or not (published, or another delivery holds an unexpired claim) with the record that
-   * said so. One small write, whatever the size of the result item; `expiresAt` is the item's TTL.
-   */
-  claimPublication(
-    resultId: string,
-    status: ResultStatus,
-    claim: PublishClaim,
-    nowMs: number,
-    expiresAt?: number,
-    version?: number,
-  ): Promise<ClaimResult> {
-    return this.#publications.claim(resultId, status, claim, nowMs, expiresAt, version);
-  }
-
-  /** Gives up this delivery's claim (`token`) on the result's publication, unless it was published. */
-  releaseClaim(resultId: string, token: string): Promise<void> {
-    return this.#publications.release(resultId, token);
-  }
-
-  /**
-   * Records that the result's `status` event (of `version`, the first by default) was published (once)
-   * and drops the claim: one small write.
-   */
-  markPublished(
-    resultId: string,
-    status: ResultStatus,
-    at: string,
-    expiresAt?: number,
-    version?: number,
-  ): Promise<void> {
-    return this.#publications.mark(resultId, status, at, expiresAt, version);
   }
 }
 

@@ -18,6 +18,7 @@ import { FETCH_BUDGET } from '../../shared/pipeline/fetch-budget';
 import type { ResultMessage } from '../../shared/pipeline/messages';
 import { queueDepth, sendMessages } from '../../shared/pipeline/queue';
 import { processResultsBatch } from '../../shared/pipeline/results-batch';
+import { Publications } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
 import { NO_TRACER } from '../../shared/tracing';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
@@ -79,6 +80,7 @@ async function drain(count: number, pacePerContainer: number | undefined) {
   sim.control.setFaults({ rateLimitPerSecond: RATE, paths: ['/api/v2/result'] });
   const publisher = new FakePublisher();
   const store = new ResultStore({ s3, dynamo, bucket: resources.bucketName, table: resources.tableName });
+  const publications = new Publications(dynamo, resources.tableName);
   const receives: number[] = [];
   const containers = [0, 1].map(() => {
     const client = new IdvClient({
@@ -92,6 +94,7 @@ async function drain(count: number, pacePerContainer: number | undefined) {
     const deps = {
       source: client,
       store,
+      publications,
       publisher,
       environment: 'staging' as const,
       retentionDays: 30,

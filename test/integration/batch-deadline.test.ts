@@ -61,6 +61,7 @@ describe('a batch against a slow service (simulator slowRate 1)', () => {
     const deps: FetchResultDeps = {
       source: client,
       store: local.store,
+      publications: local.publications,
       publisher,
       environment: 'staging',
       retentionDays: 7,

@@ -21,10 +21,11 @@ import { EventBridgePublisher } from '../../shared/events/publisher';
 import {
   type FetchResultDeps,
   processQueueRecord,
+  type RecordBudget,
   type ResultSource,
-  type ResultStorePort,
 } from '../../shared/pipeline/fetch-result';
 import { ErasureRecords } from '../../shared/store/erasure-record';
+import type { PublicationWrites } from '../../shared/store/publication';
 import { clientConfig } from '../support/local-aws';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import { chunksOf, eventValidators, memoryLogger } from '../support/pipeline-fakes';
@@ -75,12 +76,17 @@ describe('changed verdicts (SDK against the emulators)', () => {
     return {
       source,
       store: local.store,
+      publications: local.publications,
       publisher: new EventBridgePublisher(events, local.resources.eventBusName),
       environment: 'staging',
       retentionDays: 30,
       logger: memoryLogger().logger,
-      claimTtlMs: 60_000,
     };
+  }
+
+  /** `budget` in a Lambda invocation with a minute left: its deadline bounds the claim. */
+  function inInvocation(budget: RecordBudget = {}): RecordBudget {
+    return { invocationDeadlineMs: Date.now() + 60_000, ...budget };
   }
 
   const poll = (resultId: string, completed: string, transactionId?: string) =>
@@ -107,7 +113,9 @@ describe('changed verdicts (SDK against the emulators)', () => {
     const resultId = 'res-versions-b';
     const service = new Service();
     service.bodies.set(resultId, result('tx-versions-b', 'APPROVED'));
-    expect(await processQueueRecord(poll(resultId, '2026-08-10T12:00:00Z'), deps(service))).toBe('stored');
+    expect(
+      await processQueueRecord(poll(resultId, '2026-08-10T12:00:00Z'), deps(service), inInvocation()),
+    ).toBe('stored');
     service.bodies.set(resultId, result('tx-versions-b', 'DISAPPROVED'));
     service.calls = 0;
 
@@ -115,12 +123,16 @@ describe('changed verdicts (SDK against the emulators)', () => {
     // got the same completed from the batch's polling record), then a redelivery of whichever was refused.
     const later = poll(resultId, '2026-08-12T09:30:00Z');
     const outcomes = await Promise.allSettled([
-      processQueueRecord(later, deps(service), { claimToken: 'm-poll' }),
-      processQueueRecord(later, deps(service), { claimToken: 'm-webhook' }),
+      processQueueRecord(later, deps(service), inInvocation({ claimToken: 'm-poll' })),
+      processQueueRecord(later, deps(service), inInvocation({ claimToken: 'm-webhook' })),
     ]);
     const settled = outcomes.map((o) => (o.status === 'fulfilled' ? o.value : 'redelivered'));
-    const again = await processQueueRecord(later, deps(service), { claimToken: 'm-again' });
-    const duplicate = await processQueueRecord(poll(resultId, '2026-08-12T09:30:00Z'), deps(service));
+    const again = await processQueueRecord(later, deps(service), inInvocation({ claimToken: 'm-again' }));
+    const duplicate = await processQueueRecord(
+      poll(resultId, '2026-08-12T09:30:00Z'),
+      deps(service),
+      inInvocation(),
+    );
 
     // Assess: one version 2, with the history; every version's objects under its own prefix.
     expect(settled).toContain('changed');
@@ -178,7 +190,9 @@ describe('changed verdicts (SDK against the emulators)', () => {
     expect(left.map((i) => i['resultId']).sort()).toEqual([`${resultId}#erasure`, `${resultId}#publication`]);
     expect(JSON.stringify(left)).not.toMatch(/Versova|tx-versions/);
     service.bodies.set(resultId, result('tx-versions-b', 'APPROVED'));
-    expect(await processQueueRecord(poll(resultId, '2026-08-20T00:00:00Z'), deps(service))).toBe('erased');
+    expect(
+      await processQueueRecord(poll(resultId, '2026-08-20T00:00:00Z'), deps(service), inInvocation()),
+    ).toBe('erased');
     expect(await keysOf(resultId)).toEqual([]);
   }, 60_000);
 
@@ -188,22 +202,12 @@ describe('changed verdicts (SDK against the emulators)', () => {
     const resultId = 'res-versions-fenced';
     const service = new Service();
     service.bodies.set(resultId, result('tx-versions-fenced', 'APPROVED'));
-    await processQueueRecord(poll(resultId, '2026-08-10T12:00:00Z'), deps(service));
+    await processQueueRecord(poll(resultId, '2026-08-10T12:00:00Z'), deps(service), inInvocation());
     service.bodies.set(resultId, result('tx-versions-fenced', 'DISAPPROVED'));
-    const real = local.store;
+    const real = local.publications;
     const records = new ErasureRecords(local.dynamo, local.resources.tableName);
-    const racing: ResultStorePort = {
-      bucket: real.bucket,
-      table: real.table,
-      readState: (id, options) => real.readState(id, options),
-      storeResult: (id, body, version) => real.storeResult(id, body, version),
-      isErased: (id) => real.isErased(id),
-      discardStored: (stored) => real.discardStored(stored),
-      putStoredItem: (item) => real.putStoredItem(item),
-      putUnavailableItem: (item) => real.putUnavailableItem(item),
-      putVersionItem: (item) => real.putVersionItem(item),
-      latestOfTransaction: (tx, id) => real.latestOfTransaction(tx, id),
-      claimPublication: async (...args) => {
+    const racing: PublicationWrites = {
+      claim: async (...args) => {
         const at = new Date().toISOString();
         await records.put({
           resultId: `${resultId}#erasure`,
@@ -215,21 +219,25 @@ describe('changed verdicts (SDK against the emulators)', () => {
           expiresAt: Math.floor(Date.now() / 1000) + 86_400,
         });
         await fencePublication(local.dynamo, local.resources.tableName, resultId, at, 0);
-        return real.claimPublication(...args);
+        return real.claim(...args);
       },
-      releaseClaim: (id, token) => real.releaseClaim(id, token),
-      markPublished: (...args) => real.markPublished(...args),
+      release: (id, token) => real.release(id, token),
+      mark: (...args) => real.mark(...args),
     };
 
     // Act
-    const outcome = await processQueueRecord(poll(resultId, '2026-08-12T09:30:00Z'), {
-      ...deps(service),
-      store: racing,
-    });
+    const outcome = await processQueueRecord(
+      poll(resultId, '2026-08-12T09:30:00Z'),
+      {
+        ...deps(service),
+        publications: racing,
+      },
+      inInvocation(),
+    );
 
     // Assess: no version 2 anywhere, no Changed event.
     expect(outcome).toBe('erased');
-    expect((await real.getItem(resultId))?.version).toBeUndefined();
+    expect((await local.store.getItem(resultId))?.version).toBeUndefined();
     expect((await keysOf(resultId)).filter((key) => key.includes('/versions/'))).toEqual([]);
     expect(eventsOf(resultId).map((e) => e['detail-type'])).toEqual([DETAIL_TYPES.resultStored]);
   }, 60_000);
@@ -239,7 +247,7 @@ describe('changed verdicts (SDK against the emulators)', () => {
     const resultId = 'res-versions-legacy';
     const service = new Service();
     service.bodies.set(resultId, result('tx-versions-legacy', 'APPROVED'));
-    await processQueueRecord(poll(resultId, '2026-08-10T12:00:00Z'), deps(service));
+    await processQueueRecord(poll(resultId, '2026-08-10T12:00:00Z'), deps(service), inInvocation());
     const item = await local.store.getItem(resultId);
     await local.dynamo.send(
       new PutCommand({
@@ -256,8 +264,16 @@ describe('changed verdicts (SDK against the emulators)', () => {
     service.bodies.set(resultId, result('tx-versions-legacy', 'DISAPPROVED'));
 
     // Act
-    const outcome = await processQueueRecord(poll(resultId, '2026-08-12T09:30:00Z'), deps(service));
-    const again = await processQueueRecord(poll(resultId, '2026-08-12T09:30:00Z'), deps(service));
+    const outcome = await processQueueRecord(
+      poll(resultId, '2026-08-12T09:30:00Z'),
+      deps(service),
+      inInvocation(),
+    );
+    const again = await processQueueRecord(
+      poll(resultId, '2026-08-12T09:30:00Z'),
+      deps(service),
+      inInvocation(),
+    );
 
     // Assess
     expect([outcome, again]).toEqual(['changed', 'duplicate']);
@@ -270,12 +286,17 @@ describe('changed verdicts (SDK against the emulators)', () => {
     const service = new Service();
     service.bodies.set('res-versions-a1', result('tx-versions-a', 'APPROVED'));
     service.bodies.set('res-versions-a2', result('tx-versions-a', 'DISAPPROVED'));
-    await processQueueRecord(poll('res-versions-a1', '2026-08-10T12:00:00Z', 'tx-versions-a'), deps(service));
+    await processQueueRecord(
+      poll('res-versions-a1', '2026-08-10T12:00:00Z', 'tx-versions-a'),
+      deps(service),
+      inInvocation(),
+    );
 
     // Act
     const outcome = await processQueueRecord(
       poll('res-versions-a2', '2026-08-12T09:30:00Z', 'tx-versions-a'),
       deps(service),
+      inInvocation(),
     );
 
     // Assess

@@ -76,7 +76,7 @@ const cli = runIdvInProcess;
 async function openRun(dataDir: string, source: FakeSource) {
   // The local run's default prefix, which `idv … --local` reads.
   const local = await startLocalStore('idv-local', { dataDir });
-  const { aws, resources, s3, dynamo, store } = local;
+  const { aws, resources, s3, dynamo, store, publications } = local;
   aws.restoreQueues();
   const sqs = new SQSClient(clientConfig(aws, 'sqs'));
   const events = new EventBridgeClient(clientConfig(aws, 'eventBridge'));
@@ -84,6 +84,7 @@ async function openRun(dataDir: string, source: FakeSource) {
   const deps: FetchResultDeps = {
     source,
     store,
+    publications,
     publisher: new EventBridgePublisher(events, resources.eventBusName),
     environment: 'staging',
     retentionDays: 30,

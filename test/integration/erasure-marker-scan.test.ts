@@ -94,6 +94,7 @@ async function openRun(dataDir: string) {
     pollSource: service,
     pollRecords: new PollRecords(dynamo, resources.tableName, 30),
     store: local.store,
+    publications: local.publications,
     publisher: new EventBridgePublisher(events, resources.eventBusName),
     environment: 'staging',
     eventCustomerReference: 'include',

@@ -151,11 +151,11 @@ describe('idv results erase --local: the queues, the DLQ and the poll', () => {
     const deps = {
       source: client,
       store: run.local.store,
+      publications: run.local.publications,
       publisher: new EventBridgePublisher(events, run.local.resources.eventBusName),
       environment: 'staging' as const,
       retentionDays: 30,
       logger: memoryLogger().logger,
-      claimTtlMs: 60_000,
     };
     const listed = async () => (await client.poll()).results.map((record) => record.resultId);
     try {
@@ -167,7 +167,9 @@ describe('idv results erase --local: the queues, the DLQ and the poll', () => {
       await pollAndEnqueue({ source: client, sqs: run.sqs, queueUrl, logger });
       const first = (await run.bodies(queueUrl)).filter((body) => body.includes(resultId));
       const outcomes = [];
-      for (const body of first) outcomes.push(await processQueueRecord(body, deps));
+      for (const body of first) {
+        outcomes.push(await processQueueRecord(body, deps, { invocationDeadlineMs: Date.now() + 60_000 }));
+      }
       await pollAndEnqueue({ source: client, sqs: run.sqs, queueUrl, logger });
       const second = (await run.bodies(queueUrl)).filter((body) => body.includes(resultId));
 

@@ -26,6 +26,7 @@ import { EventBridgePublisher } from '../../shared/events/publisher';
 import {
   type FetchResultDeps,
   processQueueRecord,
+  type RecordBudget,
   type ResultSource,
   type ResultStorePort,
 } from '../../shared/pipeline/fetch-result';
@@ -99,12 +100,17 @@ describe('erasure racing a fetch in flight (SDK against the emulators)', () => {
     return {
       source,
       store,
+      publications: local.publications,
       publisher: new EventBridgePublisher(events, local.resources.eventBusName),
       environment: 'staging',
       retentionDays: 30,
       logger: memoryLogger().logger,
-      claimTtlMs: 60_000,
     };
+  }
+
+  /** The budget of a record in a Lambda invocation with a minute left: its deadline bounds the claim. */
+  function inInvocation(): RecordBudget {
+    return { invocationDeadlineMs: Date.now() + 60_000 };
   }
 
   function erasureDeps(): ErasureDeps {
@@ -151,7 +157,11 @@ describe('erasure racing a fetch in flight (SDK against the emulators)', () => {
     // Prepare: the body held after its first image.
     const resultId = 'res-race-paused';
     const held = heldSource('tx-race-paused');
-    const fetching = processQueueRecord(JSON.stringify({ resultId, source: 'poll' }), fetchDeps(held.source));
+    const fetching = processQueueRecord(
+      JSON.stringify({ resultId, source: 'poll' }),
+      fetchDeps(held.source),
+      inInvocation(),
+    );
     await held.paused;
     const records = new ErasureRecords(local.dynamo, local.resources.tableName);
 
@@ -180,9 +190,13 @@ describe('erasure racing a fetch in flight (SDK against the emulators)', () => {
     expect(left.eventTypes).toEqual([DETAIL_TYPES.resultErased]);
     // A redelivery of the message after the erasure brings nothing back.
     const again = held.source;
-    expect(await processQueueRecord(JSON.stringify({ resultId, source: 'redrive' }), fetchDeps(again))).toBe(
-      'erased',
-    );
+    expect(
+      await processQueueRecord(
+        JSON.stringify({ resultId, source: 'redrive' }),
+        fetchDeps(again),
+        inInvocation(),
+      ),
+    ).toBe('erased');
     expect((await leftOf(resultId)).keys).toEqual([]);
   }, 60_000);
 
@@ -216,14 +230,12 @@ describe('erasure racing a fetch in flight (SDK against the emulators)', () => {
       putUnavailableItem: (item) => real.putUnavailableItem(item),
       putVersionItem: (item) => real.putVersionItem(item),
       latestOfTransaction: (tx, id) => real.latestOfTransaction(tx, id),
-      claimPublication: (...args) => real.claimPublication(...args),
-      releaseClaim: (id, token) => real.releaseClaim(id, token),
-      markPublished: (...args) => real.markPublished(...args),
     };
     const records = new ErasureRecords(local.dynamo, local.resources.tableName);
     const fetching = processQueueRecord(
       JSON.stringify({ resultId, source: 'poll' }),
       fetchDeps(source, store),
+      inInvocation(),
     );
     await atPut;
 
@@ -250,15 +262,20 @@ describe('erasure racing a fetch in flight (SDK against the emulators)', () => {
   }, 60_000);
 
   it('a delivery whose claim expired mid-fetch is not waited for: it deletes its own objects on its last look', async () => {
-    // Prepare: two minutes pass while the body is held (both clocks jump), so the delivery's 60 s claim
-    // has expired by the time the erasure runs, as after a local invocation ran past its deadline.
+    // Prepare: two minutes pass while the body is held (both clocks jump), so the delivery's claim (a
+    // minute's invocation and the margin) has expired by the time the erasure runs, as after an
+    // invocation ran past its deadline.
     const resultId = 'res-race-expired';
     const held = heldSource('tx-race-expired');
     const jump = { ms: 0 };
-    const fetching = processQueueRecord(JSON.stringify({ resultId, source: 'poll' }), {
-      ...fetchDeps(held.source),
-      now: () => new Date(Date.now() + jump.ms),
-    });
+    const fetching = processQueueRecord(
+      JSON.stringify({ resultId, source: 'poll' }),
+      {
+        ...fetchDeps(held.source),
+        now: () => new Date(Date.now() + jump.ms),
+      },
+      inInvocation(),
+    );
     await held.paused;
     jump.ms = 120_000;
 

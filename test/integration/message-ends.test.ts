@@ -50,19 +50,20 @@ function setup() {
   const deps: ResultsBatchDeps = {
     source: service,
     store: local.store,
+    publications: local.publications,
     publisher,
     environment: 'staging',
     retentionDays: 7,
     logger: memoryLogger().logger,
     now: () => new Date(clock.ms),
-    claimTtlMs: 60_000,
   };
   const metrics = { addMetric: () => undefined } as never;
   /** One batch of one record; the ids of the records left for redelivery. */
   const deliver = async (messageId: string, resultId: string, source = 'webhook', extra: object = {}) => {
     const { batchItemFailures } = await processResultsBatch(
       [{ messageId, body: JSON.stringify({ resultId, source, ...extra }) }],
-      { deps, tracer: NO_TRACER, metrics },
+      // A Lambda invocation with a minute left: its deadline bounds the claim.
+      { deps, tracer: NO_TRACER, metrics, remainingMs: () => 60_000 },
     );
     return batchItemFailures.map((f) => f.itemIdentifier);
   };

@@ -26,7 +26,7 @@ import { processMessage } from '../../shared/pipeline/fetch-result';
 import { queueDepth } from '../../shared/pipeline/queue';
 import { createServiceClient } from '../../shared/pipeline/service-client';
 import { getResult, withFullDocument } from '../../shared/queries/results';
-import { isPublicationKey } from '../../shared/store/publication';
+import { isPublicationKey, Publications } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
 import { SecretsTokenProvider } from '../../shared/token-cache/secrets-token-provider';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
@@ -279,12 +279,14 @@ describe('results pipeline (simulator + local AWS)', () => {
       const config = loadFetchResultConfig();
       const { logger } = memoryLogger();
       const crash = new Crash();
+      const dynamo = createDynamoDocumentClient();
       const realStore = new ResultStore({
         s3: createS3Client(config),
-        dynamo: createDynamoDocumentClient(),
+        dynamo,
         bucket: config.dataBucketName,
         table: config.resultsTableName,
       });
+      const realPublications = new Publications(dynamo, config.resultsTableName);
       const realPublisher = new EventBridgePublisher(createEventBridgeClient(), config.eventBusName);
       const { client } = createServiceClient(config, createSecretsClient(), logger);
       // Each step runs for real, then the crash hits before the next one starts.
@@ -317,11 +319,12 @@ describe('results pipeline (simulator + local AWS)', () => {
             realStore.putUnavailableItem(i),
           putVersionItem: (i: Parameters<ResultStore['putVersionItem']>[0]) => realStore.putVersionItem(i),
           latestOfTransaction: (tx: string, id: string) => realStore.latestOfTransaction(tx, id),
-          claimPublication: (...a: Parameters<ResultStore['claimPublication']>) =>
-            realStore.claimPublication(...a),
-          releaseClaim: (id: string, token: string) => realStore.releaseClaim(id, token),
-          markPublished: async (...a: Parameters<ResultStore['markPublished']>) => {
-            await realStore.markPublished(...a);
+        },
+        publications: {
+          claim: (...a: Parameters<Publications['claim']>) => realPublications.claim(...a),
+          release: (id: string, token: string) => realPublications.release(id, token),
+          mark: async (...a: Parameters<Publications['mark']>) => {
+            await realPublications.mark(...a);
             crash.at('mark');
           },
         },

@@ -7,9 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../shared/client/errors';
 import { ClaimHeldElsewhereError } from '../../shared/errors';
+import { FETCH_BUDGET } from '../../shared/pipeline/fetch-budget';
 import {
   type FetchResultDeps,
   processQueueRecord,
+  type RecordBudget,
   type ResultSource,
   type ResultStorePort,
 } from '../../shared/pipeline/fetch-result';
@@ -18,7 +20,15 @@ import type { ResultStore } from '../../shared/store/result-store';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import { Crash, chunksOf, FakePublisher, memoryLogger } from '../support/pipeline-fakes';
 
-const CLAIM_TTL_MS = 60_000;
+/** Time left in each delivery's invocation. */
+const INVOCATION_MS = 60_000;
+/** Life of a claim taken in such an invocation: its time and the margin after its deadline. */
+const CLAIM_LIFE_MS = INVOCATION_MS + FETCH_BUDGET.claimMarginMs;
+
+/** `budget` in an invocation with {@link INVOCATION_MS} left on `clock`: its deadline bounds the claim. */
+function inInvocation(clock: { ms: number }, budget: RecordBudget = {}): RecordBudget {
+  return { invocationDeadlineMs: clock.ms + INVOCATION_MS, ...budget };
+}
 
 /** A service whose answers wait until `parties` requests for the same resultId have arrived. */
 class RacingSource implements ResultSource {
@@ -60,12 +70,12 @@ function setup(source: ResultSource, clock: { ms: number }, crash = new Crash())
   const deps: FetchResultDeps = {
     source,
     store,
+    publications,
     publisher,
     environment: 'staging',
     retentionDays: 7,
     logger: memoryLogger().logger,
     now: () => new Date(clock.ms),
-    claimTtlMs: CLAIM_TTL_MS,
   };
   return { deps, publisher, crash };
 }
@@ -82,8 +92,8 @@ describe('publication claim (dynalite)', () => {
     // Act: the two deliveries race; a loser that found nothing stored yet fails and is delivered again.
     const settled = await Promise.allSettled(
       ids.flatMap((id) => [
-        processQueueRecord(message(id, 'webhook'), deps),
-        processQueueRecord(message(id, 'poll'), deps),
+        processQueueRecord(message(id, 'webhook'), deps, inInvocation(clock)),
+        processQueueRecord(message(id, 'poll'), deps, inInvocation(clock)),
       ]),
     );
     const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
@@ -91,7 +101,7 @@ describe('publication claim (dynalite)', () => {
     const redelivered = await Promise.all(
       ids
         .filter((_, i) => settled[2 * i]!.status === 'rejected' || settled[2 * i + 1]!.status === 'rejected')
-        .map((id) => processQueueRecord(message(id, 'poll'), deps)),
+        .map((id) => processQueueRecord(message(id, 'poll'), deps, inInvocation(clock))),
     );
 
     // Assess
@@ -117,15 +127,15 @@ describe('publication claim (dynalite)', () => {
     const clock = { ms: Date.now() };
     const { deps, publisher, crash } = setup(new RacingSource(1, true), clock);
     crash.armed = 'publish';
-    await expect(processQueueRecord(message('crash-stored'), deps)).rejects.toThrow(
+    await expect(processQueueRecord(message('crash-stored'), deps, inInvocation(clock))).rejects.toThrow(
       /injected crash at publish/,
     );
 
     // Act: another delivery while the claim holds, then the redelivery after it expired.
-    const during = await processQueueRecord(message('crash-stored', 'poll'), deps);
-    clock.ms += CLAIM_TTL_MS + 1;
-    const after = await processQueueRecord(message('crash-stored'), deps);
-    const again = await processQueueRecord(message('crash-stored', 'redrive'), deps);
+    const during = await processQueueRecord(message('crash-stored', 'poll'), deps, inInvocation(clock));
+    clock.ms += CLAIM_LIFE_MS + 1;
+    const after = await processQueueRecord(message('crash-stored'), deps, inInvocation(clock));
+    const again = await processQueueRecord(message('crash-stored', 'redrive'), deps, inInvocation(clock));
 
     // Assess
     expect([during, after, again]).toEqual(['claimed-elsewhere', 'announced-pending', 'duplicate']);
@@ -138,13 +148,21 @@ describe('publication claim (dynalite)', () => {
     const clock = { ms: Date.now() };
     const { deps, publisher, crash } = setup(new RacingSource(1, true), clock);
     crash.armed = 'publish';
-    await expect(processQueueRecord(message('own-claim'), deps, { claimToken: 'm-1' })).rejects.toThrow(
-      /injected crash/,
-    );
+    await expect(
+      processQueueRecord(message('own-claim'), deps, inInvocation(clock, { claimToken: 'm-1' })),
+    ).rejects.toThrow(/injected crash/);
 
     // Act: no time passes.
-    const other = await processQueueRecord(message('own-claim', 'poll'), deps, { claimToken: 'm-2' });
-    const own = await processQueueRecord(message('own-claim'), deps, { claimToken: 'm-1' });
+    const other = await processQueueRecord(
+      message('own-claim', 'poll'),
+      deps,
+      inInvocation(clock, { claimToken: 'm-2' }),
+    );
+    const own = await processQueueRecord(
+      message('own-claim'),
+      deps,
+      inInvocation(clock, { claimToken: 'm-1' }),
+    );
 
     // Assess
     expect([other, own]).toEqual(['claimed-elsewhere', 'announced-pending']);
@@ -164,23 +182,22 @@ describe('publication claim (dynalite)', () => {
       discardStored: (stored) => store.discardStored(stored),
       putStoredItem: async (item) => {
         const written = await store.putStoredItem(item);
-        clock.ms += CLAIM_TTL_MS + 1;
+        clock.ms += CLAIM_LIFE_MS + 1;
         return written;
       },
       putUnavailableItem: (item) => store.putUnavailableItem(item),
       putVersionItem: (item) => store.putVersionItem(item),
       latestOfTransaction: (tx, id) => store.latestOfTransaction(tx, id),
-      claimPublication: (...a) => store.claimPublication(...a),
-      releaseClaim: (id, token) => store.releaseClaim(id, token),
-      markPublished: (...a) => store.markPublished(...a),
     };
 
     // Act / Assess
-    await expect(processQueueRecord(message('late-claimer'), { ...deps, store: slowStore })).rejects.toThrow(
-      /publication claim expired/,
-    );
+    await expect(
+      processQueueRecord(message('late-claimer'), { ...deps, store: slowStore }, inInvocation(clock)),
+    ).rejects.toThrow(/publication claim expired/);
     expect(publisher.stored).toHaveLength(0);
-    expect(await processQueueRecord(message('late-claimer'), deps)).toBe('announced-pending');
+    expect(await processQueueRecord(message('late-claimer'), deps, inInvocation(clock))).toBe(
+      'announced-pending',
+    );
     expect(publisher.stored).toHaveLength(1);
   });
 
@@ -191,15 +208,17 @@ describe('publication claim (dynalite)', () => {
 
     // Act: a race, then a crash after the claim on another resultId.
     const raced = await Promise.all([
-      processQueueRecord(message('gone-race', 'webhook'), deps),
-      processQueueRecord(message('gone-race', 'poll'), deps),
+      processQueueRecord(message('gone-race', 'webhook'), deps, inInvocation(clock)),
+      processQueueRecord(message('gone-race', 'poll'), deps, inInvocation(clock)),
     ]);
     const single = setup(new RacingSource(1, false), clock, crash);
     crash.armed = 'publish';
-    await expect(processQueueRecord(message('gone-crash'), single.deps)).rejects.toThrow(/injected crash/);
-    const during = await processQueueRecord(message('gone-crash', 'poll'), single.deps);
-    clock.ms += CLAIM_TTL_MS + 1;
-    const after = await processQueueRecord(message('gone-crash'), single.deps);
+    await expect(processQueueRecord(message('gone-crash'), single.deps, inInvocation(clock))).rejects.toThrow(
+      /injected crash/,
+    );
+    const during = await processQueueRecord(message('gone-crash', 'poll'), single.deps, inInvocation(clock));
+    clock.ms += CLAIM_LIFE_MS + 1;
+    const after = await processQueueRecord(message('gone-crash'), single.deps, inInvocation(clock));
 
     // Assess
     expect(raced.filter((o) => o === 'unavailable')).toHaveLength(1);

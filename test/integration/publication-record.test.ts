@@ -54,7 +54,7 @@ describe('publication record', () => {
     // Act
     await local.publications.release('p-r', 'b');
     const afterOther = await local.publications.get('p-r');
-    await local.store.releaseClaim('p-r', 'a');
+    await local.publications.release('p-r', 'a');
     const afterOwn = await local.publications.get('p-r');
     const next = await local.publications.claim('p-r', 'STORED', claim('b'), NOW + 1);
     await local.publications.mark('p-r', 'STORED', '2027-01-01T00:00:00.000Z');
@@ -180,16 +180,16 @@ describe('publication record', () => {
       expiresAt: 1_900_000_000,
     };
     await local.store.putUnavailableItem({ ...base, status: 'UNAVAILABLE', reason: 'NOT_FOUND' });
-    await local.store.claimPublication('p-4', 'UNAVAILABLE', claim('a'), NOW, base.expiresAt);
-    await local.store.markPublished('p-4', 'UNAVAILABLE', '2027-01-01T00:00:01.000Z', base.expiresAt);
+    await local.publications.claim('p-4', 'UNAVAILABLE', claim('a'), NOW, base.expiresAt);
+    await local.publications.mark('p-4', 'UNAVAILABLE', '2027-01-01T00:00:01.000Z', base.expiresAt);
     const unavailable = await local.store.getItem('p-4');
     const document = { result: 'APPROVED', note: 'x'.repeat(20_000) };
     await local.store.putStoredItem({ ...base, status: 'STORED', result: 'APPROVED', document });
 
     // Act
     const storedBefore = await local.store.getItem('p-4');
-    await local.store.claimPublication('p-4', 'STORED', claim('b'), NOW + 1, base.expiresAt);
-    await local.store.markPublished('p-4', 'STORED', '2027-01-02T00:00:00.000Z', base.expiresAt);
+    await local.publications.claim('p-4', 'STORED', claim('b'), NOW + 1, base.expiresAt);
+    await local.publications.mark('p-4', 'STORED', '2027-01-02T00:00:00.000Z', base.expiresAt);
     const storedAfter = await local.store.getItem('p-4');
 
     // Assess

@@ -95,6 +95,7 @@ describe('result objects in another storage class (local emulators)', () => {
       const deps: FetchResultDeps = {
         source,
         store: local.store,
+        publications: local.publications,
         publisher: new EventBridgePublisher(events, local.resources.eventBusName),
         environment: 'staging',
         retentionDays: 90,

@@ -120,6 +120,7 @@ function deps(publisher: FakePublisher): FetchResultDeps {
       },
     },
     store: local.store,
+    publications: local.publications,
     publisher,
     environment: 'staging',
     retentionDays: 7,

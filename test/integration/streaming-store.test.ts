@@ -128,7 +128,15 @@ function deps(): { deps: FetchResultDeps; lines: string[]; publisher: FakePublis
   return {
     lines,
     publisher,
-    deps: { source: client, store, publisher, environment: 'staging', retentionDays: 7, logger },
+    deps: {
+      source: client,
+      store,
+      publications: local.publications,
+      publisher,
+      environment: 'staging',
+      retentionDays: 7,
+      logger,
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IdvClient } from '../../shared/client/client';
 import { processMessage } from '../../shared/pipeline/fetch-result';
+import { Publications } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
 import { FakePublisher, memoryLogger } from '../support/pipeline-fakes';
 
@@ -20,9 +21,10 @@ const client = new IdvClient({
   environment: 'staging',
   tokenProvider: { getToken: async () => token, refresh: async () => token },
 });
+const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient(settings.dynamodb));
 const store = new ResultStore({
   s3: new S3Client(settings.s3),
-  dynamo: DynamoDBDocumentClient.from(new DynamoDBClient(settings.dynamodb)),
+  dynamo,
   bucket: settings.bucket,
   table: settings.table,
 });
@@ -33,6 +35,7 @@ const outcome = await processMessage(
   {
     source: client,
     store,
+    publications: new Publications(dynamo, settings.table),
     publisher: new FakePublisher(),
     environment: 'staging',
     retentionDays: 1,

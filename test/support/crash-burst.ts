@@ -76,6 +76,7 @@ const deps: ResultsBatchDeps = {
   source: new FakeSource(results),
   pollRecords: new PollRecords(dynamo, resources.tableName, 30),
   store: local.store,
+  publications: local.publications,
   publisher: new EventBridgePublisher(events, resources.eventBusName),
   environment: 'staging',
   eventCustomerReference: 'include',

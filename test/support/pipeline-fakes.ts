@@ -18,7 +18,12 @@ import { createLogger, type Logger } from '../../shared/logger';
 import type { ResultSource, ResultStorePort } from '../../shared/pipeline/fetch-result';
 import type { ResultItem, ResultStatus } from '../../shared/store/item';
 import { resultBlobNames, resultJsonKey } from '../../shared/store/keys';
-import type { ClaimResult, PublicationRecord, PublishClaim } from '../../shared/store/publication';
+import type {
+  ClaimResult,
+  PublicationRecord,
+  PublicationWrites,
+  PublishClaim,
+} from '../../shared/store/publication';
 import type { ItemPut, StoredResult } from '../../shared/store/result-store';
 import { versionOf } from '../../shared/store/versions';
 import type { BlobTarget, ObjectRef } from '../../shared/stream/blob-sink';
@@ -146,52 +151,8 @@ export class FakeStore implements ResultStorePort {
     this.items.set(item.resultId, structuredClone(item));
     return { written: true };
   }
-  /** Publication records kept in memory, claimed under the conditions of `Publications.claim`. */
+  /** Publication records kept in memory: `FakePublications` writes them. */
   readonly publications = new Map<string, PublicationRecord>();
-  async claimPublication(
-    resultId: string,
-    status: ResultStatus,
-    claim: PublishClaim,
-    nowMs: number,
-    _expiresAt?: number,
-    version?: number,
-  ): Promise<ClaimResult> {
-    const record = this.publications.get(resultId);
-    // As `Publications.claim`: an erasure's fence refuses every claim but a refetch's.
-    if (record?.erasedAt && !claim.reopensErasure) return { claimed: false, record: structuredClone(record) };
-    const notHeld =
-      record?.claimExpiresAt === undefined || record.claimExpiresAt < nowMs || record.claim === claim.token;
-    if (version !== undefined && version > 1) {
-      // A later version of a published STORED result: the previous version's publication stays.
-      const free =
-        !record ||
-        (record.status === undefined && notHeld) ||
-        (record.publishedAt !== undefined &&
-          record.status === status &&
-          (record.version ?? 1) < version &&
-          notHeld);
-      if (!free) return { claimed: false, record: record && structuredClone(record) };
-      // A record only version claims wrote has no status (as in DynamoDB); the type wants one.
-      this.publications.set(resultId, {
-        ...record,
-        claim: claim.token,
-        claimExpiresAt: claim.expiresAt,
-        claimVersion: version,
-      } as PublicationRecord);
-      return { claimed: true };
-    }
-    const free =
-      !record ||
-      (record.erasedAt !== undefined && record.status === undefined) ||
-      (record.status !== status && status === 'STORED') ||
-      (!record.publishedAt &&
-        (record.claimExpiresAt === undefined ||
-          record.claimExpiresAt < nowMs ||
-          record.claim === claim.token));
-    if (!free) return { claimed: false, record: structuredClone(record) };
-    this.publications.set(resultId, { status, claim: claim.token, claimExpiresAt: claim.expiresAt });
-    return { claimed: true };
-  }
   /** As `ResultStore.isErased`: the erasure record exists. */
   async isErased(resultId: string) {
     return this.erased.has(resultId);
@@ -208,19 +169,71 @@ export class FakeStore implements ResultStorePort {
   fence(resultId: string, at: string) {
     this.publications.set(resultId, { erasedAt: at } as PublicationRecord);
   }
-  async releaseClaim(resultId: string, token: string) {
-    const record = this.publications.get(resultId);
+}
+
+/** The publication records of a `FakeStore` (its `publications`), written under the conditions of `Publications`. */
+export class FakePublications implements PublicationWrites {
+  constructor(readonly store: FakeStore) {}
+  /** As `Publications.claim`. */
+  async claim(
+    resultId: string,
+    status: ResultStatus,
+    claim: PublishClaim,
+    nowMs: number,
+    _expiresAt?: number,
+    version?: number,
+  ): Promise<ClaimResult> {
+    const record = this.store.publications.get(resultId);
+    // As `Publications.claim`: an erasure's fence refuses every claim but a refetch's.
+    if (record?.erasedAt && !claim.reopensErasure) return { claimed: false, record: structuredClone(record) };
+    const notHeld =
+      record?.claimExpiresAt === undefined || record.claimExpiresAt < nowMs || record.claim === claim.token;
+    if (version !== undefined && version > 1) {
+      // A later version of a published STORED result: the previous version's publication stays.
+      const free =
+        !record ||
+        (record.status === undefined && notHeld) ||
+        (record.publishedAt !== undefined &&
+          record.status === status &&
+          (record.version ?? 1) < version &&
+          notHeld);
+      if (!free) return { claimed: false, record: record && structuredClone(record) };
+      // A record only version claims wrote has no status (as in DynamoDB); the type wants one.
+      this.store.publications.set(resultId, {
+        ...record,
+        claim: claim.token,
+        claimExpiresAt: claim.expiresAt,
+        claimVersion: version,
+      } as PublicationRecord);
+      return { claimed: true };
+    }
+    const free =
+      !record ||
+      (record.erasedAt !== undefined && record.status === undefined) ||
+      (record.status !== status && status === 'STORED') ||
+      (!record.publishedAt &&
+        (record.claimExpiresAt === undefined ||
+          record.claimExpiresAt < nowMs ||
+          record.claim === claim.token));
+    if (!free) return { claimed: false, record: structuredClone(record) };
+    this.store.publications.set(resultId, { status, claim: claim.token, claimExpiresAt: claim.expiresAt });
+    return { claimed: true };
+  }
+  /** As `Publications.release`. */
+  async release(resultId: string, token: string) {
+    const record = this.store.publications.get(resultId);
     if (record?.claim === token) {
       const { claim: _claim, claimExpiresAt: _until, claimVersion: _version, ...rest } = record;
-      this.publications.set(resultId, rest);
+      this.store.publications.set(resultId, rest);
     }
   }
-  async markPublished(resultId: string, status: ResultStatus, at: string, _expiresAt?: number, version = 1) {
-    this.crash.at('mark');
-    const item = this.items.get(resultId);
+  /** As `Publications.mark`; also sets the item's `eventPublishedAt`, as `ResultStore.getItem` reads it. */
+  async mark(resultId: string, status: ResultStatus, at: string, _expiresAt?: number, version = 1) {
+    this.store.crash.at('mark');
+    const item = this.store.items.get(resultId);
     if (item && !item.eventPublishedAt && item.status === status && versionOf(item) === version)
       item.eventPublishedAt = at;
-    const record = this.publications.get(resultId);
+    const record = this.store.publications.get(resultId);
     if (record?.erasedAt) return;
     if ((record?.version ?? 1) > version) return;
     // As `Publications.mark`: once per status and version; a STORED mark replaces an UNAVAILABLE one,
@@ -230,7 +243,7 @@ export class FakeStore implements ResultStorePort {
       (status === 'STORED' && record.status !== status) ||
       (record.version ?? 1) < version
     ) {
-      this.publications.set(resultId, { status, publishedAt: at, ...(version > 1 && { version }) });
+      this.store.publications.set(resultId, { status, publishedAt: at, ...(version > 1 && { version }) });
     }
   }
 }

@@ -8,12 +8,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { replayOfItem } from '../../bin/cli/events-replay';
 import { DETAIL_TYPES } from '../../shared/events/names';
-import { type FetchResultDeps, processMessage } from '../../shared/pipeline/fetch-result';
+import { type FetchResultDeps, processMessage, type RecordBudget } from '../../shared/pipeline/fetch-result';
 import type { ResultMessage } from '../../shared/pipeline/messages';
 import { buildTrace } from '../../shared/queries/trace';
 import {
   Crash,
   eventValidators,
+  FakePublications,
   FakePublisher,
   FakeSource,
   FakeStore,
@@ -52,6 +53,11 @@ describe('changed verdicts', () => {
   let publisher: FakePublisher;
   let deps: FetchResultDeps;
   let clock: { ms: number };
+  /** `budget` in an invocation that ends a minute after the clock: claims are taken. */
+  const invocation = (budget: RecordBudget = {}): RecordBudget => ({
+    invocationDeadlineMs: clock.ms + 60_000,
+    ...budget,
+  });
 
   beforeEach(async () => {
     crash = new Crash();
@@ -62,15 +68,15 @@ describe('changed verdicts', () => {
     deps = {
       source,
       store,
+      publications: new FakePublications(store),
       publisher,
       environment: 'staging',
       retentionDays: 30,
       logger: memoryLogger().logger,
       now: () => new Date(clock.ms),
-      claimTtlMs: 60_000,
     };
     // Prepare (every test): the first verdict, stored and announced.
-    expect(await processMessage(first, deps)).toBe('stored');
+    expect(await processMessage(first, deps, invocation())).toBe('stored');
     source.calls = 0;
     clock.ms = Date.parse('2026-08-12T10:00:00.000Z');
   });
@@ -86,7 +92,7 @@ describe('changed verdicts', () => {
     source.results.set('res-1', DISAPPROVED);
 
     // Act
-    const outcome = await processMessage(message, deps);
+    const outcome = await processMessage(message, deps, invocation());
 
     // Assess
     expect(outcome).toBe('duplicate');
@@ -101,7 +107,7 @@ describe('changed verdicts', () => {
     source.results.set('res-1', DISAPPROVED);
 
     // Act
-    const outcome = await processMessage(later, deps);
+    const outcome = await processMessage(later, deps, invocation());
 
     // Assess: one request, the latest verdict and the history in the item.
     expect(outcome).toBe('changed');
@@ -161,14 +167,14 @@ describe('changed verdicts', () => {
     expect(validate(publisher.changed[0]), JSON.stringify(validate.errors)).toBe(true);
     expect(JSON.stringify(publisher.changed[0])).not.toContain('Jane');
     // A repeat of the same announcement is now a duplicate: no further request.
-    expect(await processMessage(later, deps)).toBe('duplicate');
+    expect(await processMessage(later, deps, invocation())).toBe('duplicate');
     expect(source.calls).toBe(1);
   });
 
   it('a replay of a result that holds a changed verdict re-announces the change, marked as a replay', async () => {
     // Prepare
     source.results.set('res-1', DISAPPROVED);
-    await processMessage(later, deps);
+    await processMessage(later, deps, invocation());
 
     // Act
     const replay = replayOfItem(
@@ -186,7 +192,7 @@ describe('changed verdicts', () => {
   it('the trace of a result whose verdict changed shows each version and the Changed publication', async () => {
     // Prepare
     source.results.set('res-1', DISAPPROVED);
-    await processMessage(later, deps);
+    await processMessage(later, deps, invocation());
 
     // Act
     const trace = buildTrace({
@@ -208,11 +214,11 @@ describe('changed verdicts', () => {
   it('a third verdict follows the second: version 3 with the whole history', async () => {
     // Prepare
     source.results.set('res-1', DISAPPROVED);
-    await processMessage(later, deps);
+    await processMessage(later, deps, invocation());
     source.results.set('res-1', APPROVED);
 
     // Act
-    const outcome = await processMessage({ ...first, completed: '2026-08-13T00:00:00Z' }, deps);
+    const outcome = await processMessage({ ...first, completed: '2026-08-13T00:00:00Z' }, deps, invocation());
 
     // Assess
     expect(outcome).toBe('changed');
@@ -235,8 +241,11 @@ describe('changed verdicts', () => {
 
     // Act: the poll message and a webhook message that found the same polling record. The one that finds
     // the claim held while the store still shows version 1 is left for redelivery (it may not end there).
-    const outcomes = await Promise.allSettled([processMessage(later, deps), processMessage(later, deps)]);
-    const redelivered = await processMessage(later, deps);
+    const outcomes = await Promise.allSettled([
+      processMessage(later, deps, invocation()),
+      processMessage(later, deps, invocation()),
+    ]);
+    const redelivered = await processMessage(later, deps, invocation());
 
     // Assess
     expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : o.reason.name)).sort()).toEqual([
@@ -258,11 +267,11 @@ describe('changed verdicts', () => {
       crash.armed = step;
 
       // Act: the delivery fails; its claim (same token: the same message) is taken over at once.
-      await expect(processMessage(later, deps, { claimToken: 'm-1' })).rejects.toThrow(
+      await expect(processMessage(later, deps, invocation({ claimToken: 'm-1' }))).rejects.toThrow(
         `injected crash at ${step}`,
       );
-      const again = await processMessage(later, deps, { claimToken: 'm-1' });
-      const third = await processMessage(later, deps, { claimToken: 'm-2' });
+      const again = await processMessage(later, deps, invocation({ claimToken: 'm-1' }));
+      const third = await processMessage(later, deps, invocation({ claimToken: 'm-2' }));
 
       // Assess: one version 2, announced (twice only when the crash came between publish and mark).
       expect(['changed', 'announced-pending']).toContain(again);
@@ -282,7 +291,7 @@ describe('changed verdicts', () => {
     store.items.delete('res-1');
 
     // Act
-    const outcome = await processMessage({ ...later, source: 'webhook' }, deps);
+    const outcome = await processMessage({ ...later, source: 'webhook' }, deps, invocation());
 
     // Assess
     expect(outcome).toBe('erased');
@@ -293,18 +302,23 @@ describe('changed verdicts', () => {
   it('an erasure fenced while a version was fetched: the claim is refused, nothing of the version is kept', async () => {
     // Prepare: the fence lands after the item was read and before the claim.
     source.results.set('res-1', DISAPPROVED);
-    const racing = new (class extends FakeStore {
-      override async claimPublication(...args: Parameters<FakeStore['claimPublication']>) {
-        this.erased.add('res-1');
-        this.fence('res-1', '2026-08-12T09:59:00.000Z');
-        return super.claimPublication(...args);
-      }
-    })(crash);
+    const racing = new FakeStore(crash);
     for (const [key, value] of store.items) racing.items.set(key, value);
     racing.publications.set('res-1', store.publications.get('res-1')!);
+    const fencing = new (class extends FakePublications {
+      override async claim(...args: Parameters<FakePublications['claim']>) {
+        this.store.erased.add('res-1');
+        this.store.fence('res-1', '2026-08-12T09:59:00.000Z');
+        return super.claim(...args);
+      }
+    })(racing);
 
     // Act
-    const outcome = await processMessage(later, { ...deps, store: racing });
+    const outcome = await processMessage(
+      later,
+      { ...deps, store: racing, publications: fencing },
+      invocation(),
+    );
 
     // Assess
     expect(outcome).toBe('erased');
@@ -321,6 +335,7 @@ describe('changed verdicts', () => {
     const outcome = await processMessage(
       { resultId: 'res-2', source: 'poll', transactionId: 'tx-1', completed: '2026-08-12T09:30:00Z' },
       deps,
+      invocation(),
     );
 
     // Assess
@@ -349,7 +364,11 @@ describe('changed verdicts', () => {
     // And that resultId announced again later is its version 3.
     source.results.set('res-2', APPROVED);
     expect(
-      await processMessage({ resultId: 'res-2', source: 'poll', completed: '2026-08-14T00:00:00Z' }, deps),
+      await processMessage(
+        { resultId: 'res-2', source: 'poll', completed: '2026-08-14T00:00:00Z' },
+        deps,
+        invocation(),
+      ),
     ).toBe('changed');
     expect(store.items.get('res-2')).toMatchObject({
       version: 3,
@@ -370,6 +389,7 @@ describe('changed verdicts', () => {
     const outcome = await processMessage(
       { resultId: 'res-0', source: 'poll', transactionId: 'tx-1', completed: '2026-08-09T00:00:00Z' },
       deps,
+      invocation(),
     );
 
     // Assess

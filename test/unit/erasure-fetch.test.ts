@@ -1,7 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type FetchResultDeps, processMessage, processQueueRecord } from '../../shared/pipeline/fetch-result';
 import { parseQueueMessage } from '../../shared/pipeline/messages';
-import { FakePublisher, FakeSource, FakeStore, memoryLogger } from '../support/pipeline-fakes';
+import {
+  FakePublications,
+  FakePublisher,
+  FakeSource,
+  FakeStore,
+  memoryLogger,
+} from '../support/pipeline-fakes';
 
 /** A store whose erasure record appears while the body is stored (an erasure racing the fetch). */
 class ErasedWhileStoring extends FakeStore {
@@ -32,6 +38,7 @@ describe('fetch-result after an erasure', () => {
     deps = {
       source,
       store,
+      publications: new FakePublications(store),
       publisher,
       environment: 'staging',
       retentionDays: 30,
@@ -105,7 +112,8 @@ describe('fetch-result after an erasure', () => {
     // Act
     const outcome = await processMessage(
       { resultId: 'res-1', source: 'poll' },
-      { ...deps, source, claimTtlMs: 60_000 },
+      { ...deps, source },
+      { invocationDeadlineMs: Date.now() + 60_000 },
     );
 
     // Assess
@@ -123,7 +131,8 @@ describe('fetch-result after an erasure', () => {
     // Act
     const outcome = await processMessage(
       { resultId: 'res-1', source: 'poll' },
-      { ...deps, store: racing, claimTtlMs: 60_000 },
+      { ...deps, store: racing, publications: new FakePublications(racing) },
+      { invocationDeadlineMs: Date.now() + 60_000 },
     );
 
     // Assess: the erasure waiting for the claim deletes the objects (every version) once it is given up.
@@ -148,7 +157,8 @@ describe('fetch-result after an erasure', () => {
     // Act
     const outcome = await processMessage(
       { resultId: 'res-1', source: 'poll' },
-      { ...deps, store: racing, claimTtlMs: 60_000, now: () => new Date(clock.ms) },
+      { ...deps, store: racing, publications: new FakePublications(racing), now: () => new Date(clock.ms) },
+      { invocationDeadlineMs: clock.ms + 60_000 },
     );
 
     // Assess
@@ -168,10 +178,9 @@ describe('fetch-result after an erasure', () => {
     store.fence('res-1', '2026-09-01T10:00:00.000Z');
 
     // Act
-    const outcome = await processMessage(
-      { resultId: 'res-1', source: 'redrive', refetch: true },
-      { ...deps, claimTtlMs: 60_000 },
-    );
+    const outcome = await processMessage({ resultId: 'res-1', source: 'redrive', refetch: true }, deps, {
+      invocationDeadlineMs: Date.now() + 60_000,
+    });
 
     // Assess
     expect(outcome).toBe('stored');

@@ -26,6 +26,7 @@ import { pollAndEnqueue } from '../../shared/pipeline/poll';
 import { processResultsBatch } from '../../shared/pipeline/results-batch';
 import { ErasureRecords } from '../../shared/store/erasure-record';
 import { PollRecords } from '../../shared/store/poll-records';
+import { Publications } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
 import { NO_TRACER } from '../../shared/tracing';
 import { MemoryTables } from '../support/memory-dynamo';
@@ -152,6 +153,7 @@ describe('planted-marker scan against the SDK-level stores', () => {
         table: TABLE,
         ingest: { smallLimit: 40 },
       }),
+      publications: new Publications(dynamo, TABLE),
       publisher: new EventBridgePublisher(events, 'bus'),
       environment: 'staging' as const,
       eventCustomerReference: 'include' as const,

@@ -6,7 +6,13 @@ import { reasonKeys, sectionValues, storedDetail } from '../../shared/events/det
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { type FetchResultDeps, processQueueRecord } from '../../shared/pipeline/fetch-result';
 import { buildStoredItem, type ResultItem } from '../../shared/store/item';
-import { eventValidators, FakeSource, FakeStore, memoryLogger } from '../support/pipeline-fakes';
+import {
+  eventValidators,
+  FakePublications,
+  FakeSource,
+  FakeStore,
+  memoryLogger,
+} from '../support/pipeline-fakes';
 
 /** Personal data and a credential, as a buggy or compromised service could put them anywhere. */
 const NAME = 'Jane Doe';
@@ -57,9 +63,11 @@ const ebMock = mockClient(EventBridgeClient);
 /** Runs queue messages through fetch-result with the real EventBridge publisher on a mocked client. */
 async function publishAll(bodies: unknown[], mode: CustomerReferenceMode) {
   const { logger, lines } = memoryLogger();
+  const store = new FakeStore();
   const deps: FetchResultDeps = {
     source: new FakeSource(new Map([['r-stored', plantedResult(mode === 'omit' ? BIRTH_DATE : NAME)]])),
-    store: new FakeStore(),
+    store,
+    publications: new FakePublications(store),
     publisher: new EventBridgePublisher(new EventBridgeClient({ region: 'eu-west-1' }), 'bus'),
     environment: 'production',
     eventCustomerReference: mode,

@@ -12,6 +12,7 @@ import { type FetchResultDeps, processMessage, processQueueRecord } from '../../
 import type { ResultMessage } from '../../shared/pipeline/messages';
 import {
   Crash,
+  FakePublications,
   FakePublisher,
   FakeSource,
   FakeStore,
@@ -32,6 +33,9 @@ const RESULT = {
   },
   rightToWork: { result: 'APPROVED' },
 };
+
+/** The budget of a record in an invocation that ends a minute after the tests' clock: claims are taken. */
+const IN_INVOCATION = { invocationDeadlineMs: Date.parse('2026-08-11T00:00:00.000Z') + 60_000 };
 
 const message: ResultMessage = {
   resultId: 'res-1',
@@ -58,6 +62,7 @@ describe('fetch-result core', () => {
     deps = {
       source,
       store,
+      publications: new FakePublications(store),
       publisher,
       environment: 'staging',
       retentionDays: 30,
@@ -162,14 +167,16 @@ describe('fetch-result core', () => {
         await Promise.race([asked, notAsked]);
         return super.storeResult(resultId, body);
       }
-      override claimPublication(...args: Parameters<FakeStore['claimPublication']>) {
-        claimAsked();
-        return super.claimPublication(...args);
-      }
     })(crash);
+    const publications = new (class extends FakePublications {
+      override claim(...args: Parameters<FakePublications['claim']>) {
+        claimAsked();
+        return super.claim(...args);
+      }
+    })(store);
 
     // Act
-    const outcome = await processMessage(message, { ...deps, store, claimTtlMs: 60_000 });
+    const outcome = await processMessage(message, { ...deps, store, publications }, IN_INVOCATION);
 
     // Assess: the item is written (with its own TTL), published and marked once.
     expect(outcome).toBe('stored');
@@ -184,19 +191,37 @@ describe('fetch-result core', () => {
   });
 
   it('a body that cannot be stored fails the record only once its claim has ended, and gives the claim up', async () => {
-    // Prepare: a claim that takes a while, and a body that is not JSON.
+    // Prepare: a claim that ends only when the test opens its gate, and a body that is not JSON.
+    let claimAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (claimAsked = resolve));
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
     let claimEnded = false;
-    const store = new (class extends FakeStore {
-      override async claimPublication(...args: Parameters<FakeStore['claimPublication']>) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
+    const publications = new (class extends FakePublications {
+      override async claim(...args: Parameters<FakePublications['claim']>) {
+        claimAsked();
+        await gate;
         claimEnded = true;
-        return super.claimPublication(...args);
+        return super.claim(...args);
       }
-    })(crash);
+    })(store);
     const source = sourceOf(async () => Buffer.from('<html>busy</html>'));
 
+    // Act: the record runs until its claim waits at the gate and every step it could take has run.
+    const failure = processMessage(message, { ...deps, source, publications }, IN_INVOCATION);
+    let settled = false;
+    failure.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await asked;
+    await new Promise((resolve) => setImmediate(resolve));
+
+    // Assess: not failed while the claim runs.
+    expect(settled).toBe(false);
+
     // Act
-    const failure = processMessage(message, { ...deps, source, store, claimTtlMs: 60_000 });
+    openGate();
 
     // Assess: nothing stored or announced; no step of the record is left running; the claim is given up,
     // so another message of the result (a redrive, the poll) stores it now, not at the claim's expiry.
@@ -205,7 +230,7 @@ describe('fetch-result core', () => {
     expect(store.items.size).toBe(0);
     expect(publisher.stored).toHaveLength(0);
     expect(store.publications.get('res-1')?.claim).toBeUndefined();
-    expect(await processMessage(message, { ...deps, store, claimTtlMs: 60_000 })).toBe('stored');
+    expect(await processMessage(message, deps, IN_INVOCATION)).toBe('stored');
     expect(publisher.stored).toHaveLength(1);
   });
 
@@ -351,6 +376,7 @@ describe('fetch-result core with answers another implementation of the service m
         return body;
       }),
       store,
+      publications: new FakePublications(store),
       publisher,
       environment: 'staging',
       retentionDays: 30,

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { withCorrelation } from '../../shared/logger';
 import { type FetchResultDeps, processQueueRecord } from '../../shared/pipeline/fetch-result';
-import { FakePublisher, FakeSource, FakeStore, memoryLogger } from '../support/pipeline-fakes';
+import {
+  FakePublications,
+  FakePublisher,
+  FakeSource,
+  FakeStore,
+  memoryLogger,
+} from '../support/pipeline-fakes';
 
 /** A promise the test resolves when it wants the awaiting record to go on. */
 function gate(): { open: () => void; wait: Promise<void> } {
@@ -91,9 +97,11 @@ describe('per-record correlation ids', () => {
       await goodAnswers.wait;
       return answer(resultId);
     };
+    const store = new FakeStore();
     const deps: FetchResultDeps = {
       source,
-      store: new FakeStore(),
+      store,
+      publications: new FakePublications(store),
       publisher: new FakePublisher(),
       environment: 'staging',
       retentionDays: 30,

@@ -162,32 +162,19 @@ describe('Publications: only a failed condition is a decision', () => {
   });
 });
 
-/** The in-memory store, but its claims, marks and releases go to `Publications` on the mocked client. */
-class MockedPublicationsStore extends FakeStore {
-  readonly #publications = new Publications(dynamo, 't');
-  override claimPublication(...args: Parameters<FakeStore['claimPublication']>) {
-    return this.#publications.claim(...args);
-  }
-  override async markPublished(resultId: string, status: 'STORED' | 'UNAVAILABLE', at: string) {
-    await this.#publications.mark(resultId, status, at);
-  }
-  override releaseClaim(resultId: string, token: string) {
-    return this.#publications.release(resultId, token);
-  }
-}
-
 describe('the batch fails a record whose claim, mark or release DynamoDB did not decide', () => {
   function batch(results: Map<string, unknown>) {
-    const store = new MockedPublicationsStore();
+    // The in-memory store, but the publication record's writes go to `Publications` on the mocked client.
+    const store = new FakeStore();
     const publisher = new FakePublisher();
     const deps: ResultsBatchDeps = {
       source: new FakeSource(results),
       store,
+      publications: new Publications(dynamo, 't'),
       publisher,
       environment: 'staging',
       retentionDays: 7,
       logger: memoryLogger().logger,
-      claimTtlMs: 60_000,
     };
     const run = async (resultId: string) =>
       (
@@ -197,6 +184,8 @@ describe('the batch fails a record whose claim, mark or release DynamoDB did not
             deps,
             tracer: NO_TRACER,
             metrics: { addMetric: () => undefined } as never,
+            // A Lambda invocation's time left: its deadline bounds the claim.
+            remainingMs: () => 90_000,
           },
         )
       ).batchItemFailures.map((f) => f.itemIdentifier);

@@ -26,6 +26,7 @@ import {
   MAX_ITEM_BYTES,
 } from '../../shared/store/item';
 import { resultJsonKey } from '../../shared/store/keys';
+import { Publications } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
 import type { ObjectRef } from '../../shared/stream/blob-sink';
 import { ResultContentError } from '../../shared/stream/errors';
@@ -43,6 +44,11 @@ function store(): ResultStore {
     bucket: 'bucket',
     table: 'table',
   });
+}
+
+/** The publication records of the same table. */
+function publications(): Publications {
+  return new Publications(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })), 'table');
 }
 
 /** A result body as the service streams it, in two chunks. */
@@ -266,8 +272,8 @@ describe('ResultStore', () => {
     ddbMock.on(UpdateCommand).rejectsOnce(conditionalFailure()).resolves({});
 
     // Act: a failed condition (already marked) is not an error.
-    await store().markPublished('r', 'STORED', '2026-08-11T00:00:00.000Z', 1_800_000_000);
-    await store().markPublished('r', 'STORED', '2026-08-11T00:00:00.000Z', 1_800_000_000);
+    await publications().mark('r', 'STORED', '2026-08-11T00:00:00.000Z', 1_800_000_000);
+    await publications().mark('r', 'STORED', '2026-08-11T00:00:00.000Z', 1_800_000_000);
 
     // Assess
     const calls = ddbMock.commandCalls(UpdateCommand);
@@ -417,7 +423,7 @@ describe('ResultStore conditional puts', () => {
       );
 
     // Act
-    const result = await store().claimPublication('r-1', 'STORED', { token: 't', expiresAt: 2 }, 1);
+    const result = await publications().claim('r-1', 'STORED', { token: 't', expiresAt: 2 }, 1);
 
     // Assess
     expect(result).toEqual({ claimed: false, record });

@@ -10,7 +10,13 @@ import { METRICS } from '../../shared/metrics-names';
 import type { PollMetadata, ResultSource } from '../../shared/pipeline/fetch-result';
 import { processResultsBatch, type ResultsBatchDeps } from '../../shared/pipeline/results-batch';
 import { NO_TRACER } from '../../shared/tracing';
-import { chunksOf, FakePublisher, FakeStore, memoryLogger } from '../support/pipeline-fakes';
+import {
+  chunksOf,
+  FakePublications,
+  FakePublisher,
+  FakeStore,
+  memoryLogger,
+} from '../support/pipeline-fakes';
 
 /** The service as §3 describes it: a polling record per finished result, removed when the result is fetched. */
 class PollingService implements ResultSource {
@@ -84,6 +90,7 @@ describe('results batch: polling metadata', () => {
       source: service,
       pollSource: service,
       store,
+      publications: new FakePublications(store),
       publisher,
       environment: 'staging',
       eventCustomerReference: 'include',

@@ -24,6 +24,7 @@ import { DynamoEnqueueMarkers } from '../../shared/pipeline/enqueue-markers';
 import { ErasureRecords } from '../../shared/store/erasure-record';
 import { buildUnavailableItem } from '../../shared/store/item';
 import { PollRecords } from '../../shared/store/poll-records';
+import { Publications } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
 import { PART_SIZE, S3BlobTarget } from '../../shared/store/s3-blobs';
 
@@ -37,6 +38,7 @@ const NOT_ABORTED = new AbortController().signal;
 const s3 = () => new S3Client({ region: 'eu-west-1' });
 const dynamo = () => DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
 const store = () => new ResultStore({ s3: s3(), dynamo: dynamo(), bucket: 'bucket', table: 'table' });
+const publications = () => new Publications(dynamo(), 'table');
 
 function conditionalFailure() {
   return new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
@@ -188,7 +190,7 @@ describe('DynamoDB writes of a result', () => {
     ddbMock.on(UpdateCommand).resolves({});
 
     // Act
-    const claim = await store().claimPublication(
+    const claim = await publications().claim(
       'res-1',
       'STORED',
       { token: 'msg-1', expiresAt: 2_000 },
@@ -220,7 +222,7 @@ describe('DynamoDB writes of a result', () => {
     ddbMock.on(UpdateCommand).rejects(conditionalFailure());
 
     // Act
-    await store().releaseClaim('res-1', 'msg-1');
+    await publications().release('res-1', 'msg-1');
 
     // Assess
     const input = ddbMock.commandCalls(UpdateCommand)[0]!.args[0].input;
@@ -238,7 +240,7 @@ describe('DynamoDB writes of a result', () => {
     ddbMock.on(UpdateCommand).resolves({});
 
     // Act
-    await store().markPublished('res-1', 'UNAVAILABLE', '2026-08-11T00:00:01.000Z');
+    await publications().mark('res-1', 'UNAVAILABLE', '2026-08-11T00:00:01.000Z');
 
     // Assess
     const input = ddbMock.commandCalls(UpdateCommand)[0]!.args[0].input;

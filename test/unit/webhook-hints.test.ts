@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { processQueueRecord } from '../../shared/pipeline/fetch-result';
 import { confirmedOnly, parseQueueMessage, type QueueMessage } from '../../shared/pipeline/messages';
 import { handleWebhook } from '../../shared/pipeline/webhook';
-import { FakePublisher, FakeSource, FakeStore, memoryLogger } from '../support/pipeline-fakes';
+import {
+  FakePublications,
+  FakePublisher,
+  FakeSource,
+  FakeStore,
+  memoryLogger,
+} from '../support/pipeline-fakes';
 
 const SECRET = 'S'.repeat(40);
 /** Personal data an attacker who knows the secret path could plant. */
@@ -78,6 +84,7 @@ describe('forged webhook hints', () => {
     const deps = {
       source: new FakeSource(new Map()),
       store,
+      publications: new FakePublications(store),
       publisher,
       environment: 'staging' as const,
       retentionDays: 30,
@@ -106,10 +113,13 @@ describe('forged webhook hints', () => {
     const publisher = new FakePublisher();
     const { logger, lines } = memoryLogger();
 
+    const store = new FakeStore();
+
     // Act
     await processQueueRecord(JSON.stringify(message), {
       source: new FakeSource(new Map()),
-      store: new FakeStore(),
+      store,
+      publications: new FakePublications(store),
       publisher,
       environment: 'staging',
       retentionDays: 30,

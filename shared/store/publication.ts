@@ -15,28 +15,57 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { PipelineError } from '../errors';
 import { isConditionalCheckFailed, itemOnFailedCondition } from './conditional';
 import type { ResultStatus } from './item';
 import { RESULTS_TABLE } from './table-schema';
 
-/** The attribute of a publication record fenced by an erasure (`erasure/fence.ts`): when the erasure set the fence (ISO 8601). */
-export const FENCE_ATTRIBUTE = 'erasedAt';
+/**
+ * The publication record's attributes, by the placeholder every expression of this module names them with
+ * (`#status`, `#claim`, …; see {@link PublicationRecord} for what each holds). The one place their
+ * names are written: each write sends the names its expressions use ({@link namesIn}).
+ */
+export const PUBLICATION_ATTRIBUTES = {
+  pk: RESULTS_TABLE.partitionKey,
+  status: 'status',
+  publishedAt: 'publishedAt',
+  claim: 'claim',
+  claimExpiresAt: 'claimExpiresAt',
+  claimVersion: 'claimVersion',
+  version: 'version',
+  expiresAt: 'expiresAt',
+  erasedAt: 'erasedAt',
+} as const;
+
+/** The `ExpressionAttributeNames` of `expressions`: each `#name` they use, from {@link PUBLICATION_ATTRIBUTES}. */
+export function namesIn(...expressions: readonly string[]): Record<string, string> {
+  const names: Record<string, string> = {};
+  for (const expression of expressions) {
+    for (const [placeholder, name] of expression.matchAll(/#(\w+)/g)) {
+      const attribute = (PUBLICATION_ATTRIBUTES as Record<string, string>)[name!];
+      if (attribute === undefined)
+        throw new PipelineError(`${placeholder} is not an attribute of the publication record`);
+      names[placeholder] = attribute;
+    }
+  }
+  return names;
+}
 
 /**
  * `condition` (of a claim or a mark of the publication record), refused once the erasure has fenced the
  * record: no delivery claims or marks an erased result.
  */
 export function unlessFenced(condition: string): string {
-  return `attribute_not_exists(${FENCE_ATTRIBUTE}) AND (${condition})`;
+  return `attribute_not_exists(#erasedAt) AND (${condition})`;
 }
 
 /**
  * The claim condition of a refetch (`idv results refetch`, an operator's explicit request to fetch an
  * erased result again): the fence does not hold it back, and a fenced record (which has no status) is
- * free. Uses the claim's `#status` name.
+ * free.
  */
 export function reopeningFence(condition: string): string {
-  return `(${condition}) OR (attribute_exists(${FENCE_ATTRIBUTE}) AND attribute_not_exists(#status))`;
+  return `(${condition}) OR (attribute_exists(#erasedAt) AND attribute_not_exists(#status))`;
 }
 
 /** Suffix of a publication record's key; never part of a resultId (`RESULT_ID_PATTERN` has no `#`). */
@@ -45,6 +74,11 @@ export const PUBLICATION_KEY_SUFFIX = '#publication';
 /** The table key of `resultId`'s publication record. */
 export function publicationKey(resultId: string): string {
   return `${resultId}${PUBLICATION_KEY_SUFFIX}`;
+}
+
+/** The table key of `resultId`'s publication record, as DynamoDB's `Key`. */
+function recordKey(resultId: string): Record<string, string> {
+  return { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) };
 }
 
 /** True for a table key that is a publication record, not a result (scans see both). */
@@ -111,9 +145,9 @@ export interface PublicationRecord {
 /** No publication record yet. */
 const NO_RECORD = 'attribute_not_exists(#pk)';
 /** Nobody holds a live claim: none was taken, it was released, it expired, or it is this token's own. */
-const NOT_HELD = '(attribute_not_exists(claimExpiresAt) OR claimExpiresAt < :now OR claim = :token)';
+const NOT_HELD = '(attribute_not_exists(#claimExpiresAt) OR #claimExpiresAt < :now OR #claim = :token)';
 /** Unpublished and not held: whatever status the record names, its event is not out and nobody works on it. */
-const FREE = `(attribute_not_exists(publishedAt) AND ${NOT_HELD})`;
+const FREE = `(attribute_not_exists(#publishedAt) AND ${NOT_HELD})`;
 /** The record is about the other status (only a STORED claim may use this: it replaces UNAVAILABLE). */
 const OTHER_STATUS = '#status <> :status';
 /** The published event is about a version before `:version` (a record without one is about the first). */
@@ -137,7 +171,7 @@ const EARLIER_VERSION = '(attribute_not_exists(#version) OR #version < :version)
  * later versions wrote (no status) and nobody holds: an item stored before publication records existed,
  * whose own `eventPublishedAt` says it is published (the caller read it so).
  */
-const LATER_VERSION = `(attribute_exists(publishedAt) AND #status = :status AND ${EARLIER_VERSION} AND ${NOT_HELD}) OR ${NO_RECORD} OR (attribute_not_exists(#status) AND ${NOT_HELD})`;
+const LATER_VERSION = `(attribute_exists(#publishedAt) AND #status = :status AND ${EARLIER_VERSION} AND ${NOT_HELD}) OR ${NO_RECORD} OR (attribute_not_exists(#status) AND ${NOT_HELD})`;
 
 /**
  * Conditions of a claim for `status` (see the timeline above): any delivery may claim a result that has
@@ -159,17 +193,17 @@ function claimCondition(status: ResultStatus): string {
  * expired).
  */
 function markCondition(status: ResultStatus, version: number): string {
-  const unmarked = `attribute_not_exists(#pk) OR attribute_not_exists(publishedAt)${version > 1 ? ` OR ${EARLIER_VERSION}` : ''}`;
+  const unmarked = `attribute_not_exists(#pk) OR attribute_not_exists(#publishedAt)${version > 1 ? ` OR ${EARLIER_VERSION}` : ''}`;
   const base = status === 'STORED' ? `${unmarked} OR #status <> :status` : unmarked;
   return `(${base}) AND (attribute_not_exists(#version) OR #version <= :version)`;
 }
 
 /** No delivery holds the record: never claimed, released, or marked (the mark removes the claim). */
-const NO_CLAIM = 'attribute_not_exists(claimExpiresAt)';
+const NO_CLAIM = 'attribute_not_exists(#claimExpiresAt)';
 /** The holder's claim expired (plus the clocks' skew, in `:over`): its invocation is over. */
-const CLAIM_IS_OVER = 'claimExpiresAt < :over';
+const CLAIM_IS_OVER = '#claimExpiresAt < :over';
 /** The very claim the erasure has watched for longer than a claim can live (`:seenToken`, `:seenUntil`). */
-const CLAIM_OUTLIVED = '(claim = :seenToken AND claimExpiresAt = :seenUntil)';
+const CLAIM_OUTLIVED = '(#claim = :seenToken AND #claimExpiresAt = :seenUntil)';
 
 /** One attempt of the erasure's fence: when a claim counts as over, and the claim it has watched outlive its life. */
 export interface FenceAttempt {
@@ -230,7 +264,7 @@ export class Publications implements PublicationWrites {
     const response = await this.#dynamo.send(
       new GetCommand({
         TableName: this.#table,
-        Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
+        Key: recordKey(resultId),
         ConsistentRead: true,
       }),
     );
@@ -259,15 +293,14 @@ export class Publications implements PublicationWrites {
       }
       await this.#update({
         TableName: this.#table,
-        Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
+        Key: recordKey(resultId),
         // REMOVE publishedAt: only ever present here when a STORED claim replaces an UNAVAILABLE record.
         // REMOVE erasedAt: only ever present when a refetch's claim lifts an erasure's fence.
-        UpdateExpression: `SET #status = :status, claim = :token, claimExpiresAt = :until${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE publishedAt, erasedAt`,
+        UpdateExpression: `SET #status = :status, #claim = :token, #claimExpiresAt = :until${expiresAt === undefined ? '' : ', #expiresAt = :ttl'} REMOVE #publishedAt, #erasedAt`,
         // The erasure's fence (erasure/fence.ts) stops every claim but a refetch's.
         ConditionExpression: claim.reopensErasure
           ? reopeningFence(claimCondition(status))
           : unlessFenced(claimCondition(status)),
-        ExpressionAttributeNames: { '#pk': RESULTS_TABLE.partitionKey, '#status': 'status' },
         ExpressionAttributeValues: {
           ':status': status,
           ':token': claim.token,
@@ -295,14 +328,9 @@ export class Publications implements PublicationWrites {
   ): Promise<void> {
     await this.#update({
       TableName: this.#table,
-      Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
-      UpdateExpression: `SET claim = :token, claimExpiresAt = :until, claimVersion = :version${expiresAt === undefined ? '' : ', expiresAt = :ttl'}`,
+      Key: recordKey(resultId),
+      UpdateExpression: `SET #claim = :token, #claimExpiresAt = :until, #claimVersion = :version${expiresAt === undefined ? '' : ', #expiresAt = :ttl'}`,
       ConditionExpression: unlessFenced(LATER_VERSION),
-      ExpressionAttributeNames: {
-        '#pk': RESULTS_TABLE.partitionKey,
-        '#status': 'status',
-        '#version': 'version',
-      },
       ExpressionAttributeValues: {
         ':status': status,
         ':token': claim.token,
@@ -321,20 +349,15 @@ export class Publications implements PublicationWrites {
    * record claimed by another delivery, or published, is left as it is.
    */
   async release(resultId: string, token: string): Promise<void> {
-    try {
-      await this.#update({
-        TableName: this.#table,
-        Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
-        UpdateExpression: 'REMOVE claim, claimExpiresAt, claimVersion',
-        // The mark removes the claim, so a claim of this token is unpublished (a later version's claim
-        // sits beside the previous version's publishedAt).
-        ConditionExpression: 'claim = :token',
-        ExpressionAttributeValues: { ':token': token },
-      });
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return;
-      throw error;
-    }
+    await this.#updateIfStill({
+      TableName: this.#table,
+      Key: recordKey(resultId),
+      UpdateExpression: 'REMOVE #claim, #claimExpiresAt, #claimVersion',
+      // The mark removes the claim, so a claim of this token is unpublished (a later version's claim
+      // sits beside the previous version's publishedAt).
+      ConditionExpression: '#claim = :token',
+      ExpressionAttributeValues: { ':token': token },
+    });
   }
 
   /**
@@ -349,29 +372,19 @@ export class Publications implements PublicationWrites {
     expiresAt?: number,
     version = 1,
   ): Promise<void> {
-    try {
-      await this.#update({
-        TableName: this.#table,
-        Key: { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) },
-        UpdateExpression: `SET #status = :status, publishedAt = :at${version > 1 ? ', #version = :version' : ''}${expiresAt === undefined ? '' : ', expiresAt = :ttl'} REMOVE claim, claimExpiresAt, claimVersion`,
-        // A fenced record is an erased result's: a delivery whose claim expired cannot mark it.
-        ConditionExpression: unlessFenced(markCondition(status, version)),
-        ExpressionAttributeNames: {
-          '#pk': RESULTS_TABLE.partitionKey,
-          '#status': 'status',
-          '#version': 'version',
-        },
-        ExpressionAttributeValues: {
-          ':status': status,
-          ':at': at,
-          ':version': version,
-          ...(expiresAt !== undefined && { ':ttl': expiresAt }),
-        },
-      });
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return;
-      throw error;
-    }
+    await this.#updateIfStill({
+      TableName: this.#table,
+      Key: recordKey(resultId),
+      UpdateExpression: `SET #status = :status, #publishedAt = :at${version > 1 ? ', #version = :version' : ''}${expiresAt === undefined ? '' : ', #expiresAt = :ttl'} REMOVE #claim, #claimExpiresAt, #claimVersion`,
+      // A fenced record is an erased result's: a delivery whose claim expired cannot mark it.
+      ConditionExpression: unlessFenced(markCondition(status, version)),
+      ExpressionAttributeValues: {
+        ':status': status,
+        ':at': at,
+        ':version': version,
+        ...(expiresAt !== undefined && { ':ttl': expiresAt }),
+      },
+    });
   }
 
   /**
@@ -386,40 +399,53 @@ export class Publications implements PublicationWrites {
     expiresAt: number,
     attempt: FenceAttempt,
   ): Promise<FenceOutcome> {
-    const key = { [RESULTS_TABLE.partitionKey]: publicationKey(resultId) };
     try {
-      const answer = await this.#dynamo.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: key,
-          UpdateExpression: `SET ${FENCE_ATTRIBUTE} = :at, expiresAt = :ttl REMOVE #status, publishedAt, claim, claimExpiresAt, #version, claimVersion`,
-          ConditionExpression: [NO_CLAIM, CLAIM_IS_OVER, ...(attempt.outlived ? [CLAIM_OUTLIVED] : [])].join(
-            ' OR ',
-          ),
-          ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
-          ExpressionAttributeValues: {
-            ':at': erasedAt,
-            ':ttl': expiresAt,
-            ':over': attempt.overBefore,
-            ...(attempt.outlived && {
-              ':seenToken': attempt.outlived.token,
-              ':seenUntil': attempt.outlived.until,
-            }),
-          },
-          ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { fenced: true, replacedRecord: answer.Attributes?.['status'] !== undefined };
+      const answer = await this.#update({
+        TableName: this.#table,
+        Key: recordKey(resultId),
+        UpdateExpression:
+          'SET #erasedAt = :at, #expiresAt = :ttl REMOVE #status, #publishedAt, #claim, #claimExpiresAt, #version, #claimVersion',
+        ConditionExpression: [NO_CLAIM, CLAIM_IS_OVER, ...(attempt.outlived ? [CLAIM_OUTLIVED] : [])].join(
+          ' OR ',
+        ),
+        ExpressionAttributeValues: {
+          ':at': erasedAt,
+          ':ttl': expiresAt,
+          ':over': attempt.overBefore,
+          ...(attempt.outlived && {
+            ':seenToken': attempt.outlived.token,
+            ':seenUntil': attempt.outlived.until,
+          }),
+        },
+        ReturnValues: 'ALL_OLD',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
+      return {
+        fenced: true,
+        replacedRecord: answer.Attributes?.[PUBLICATION_ATTRIBUTES.status] !== undefined,
+      };
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
       return { fenced: false, holder: await itemOnFailedCondition(error, () => this.get(resultId)) };
     }
   }
 
-  /** One UpdateItem of a record; a failed condition throws `ConditionalCheckFailedException`. */
-  async #update(input: UpdateCommandInput): Promise<void> {
-    await this.#dynamo.send(new UpdateCommand(input));
+  /**
+   * One UpdateItem of a record, with the attribute names its expressions use; a failed condition throws
+   * `ConditionalCheckFailedException`.
+   */
+  #update(input: Omit<UpdateCommandInput, 'ExpressionAttributeNames'>) {
+    const names = namesIn(input.UpdateExpression ?? '', input.ConditionExpression ?? '');
+    return this.#dynamo.send(new UpdateCommand({ ...input, ExpressionAttributeNames: names }));
+  }
+
+  /** One UpdateItem that may find its condition false: false then, and the record is left as it is. */
+  async #updateIfStill(input: Omit<UpdateCommandInput, 'ExpressionAttributeNames'>): Promise<void> {
+    try {
+      await this.#update(input);
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
   }
 }
 

@@ -58,12 +58,24 @@ describe('fencePublication', () => {
     const [call] = ddbMock.commandCalls(UpdateCommand);
     const input = call!.args[0].input;
     expect(input.Key).toEqual({ resultId: 'res-1#publication' });
-    expect(input.ConditionExpression).toBe('attribute_not_exists(claimExpiresAt) OR claimExpiresAt < :over');
+    expect(input.ConditionExpression).toBe(
+      'attribute_not_exists(#claimExpiresAt) OR #claimExpiresAt < :over',
+    );
     expect(input.ExpressionAttributeValues).toMatchObject({ ':at': '2026-09-01T00:00:00Z', ':ttl': 99 });
     expect(input.ExpressionAttributeValues![':over']).toBe(1_000_000 - 2_000);
     expect(input.UpdateExpression).toBe(
-      'SET erasedAt = :at, expiresAt = :ttl REMOVE #status, publishedAt, claim, claimExpiresAt, #version, claimVersion',
+      'SET #erasedAt = :at, #expiresAt = :ttl REMOVE #status, #publishedAt, #claim, #claimExpiresAt, #version, #claimVersion',
     );
+    expect(Object.values(input.ExpressionAttributeNames!).sort()).toEqual([
+      'claim',
+      'claimExpiresAt',
+      'claimVersion',
+      'erasedAt',
+      'expiresAt',
+      'publishedAt',
+      'status',
+      'version',
+    ]);
   });
 
   it('waits while a fetch holds a live claim and fences as soon as it is given up', async () => {
@@ -139,7 +151,7 @@ describe('fencePublication', () => {
     expect(result.waitedMs).toBe(100_000);
     const last = ddbMock.commandCalls(UpdateCommand).at(-1)!.args[0].input;
     expect(last.ConditionExpression).toBe(
-      'attribute_not_exists(claimExpiresAt) OR claimExpiresAt < :over OR (claim = :seenToken AND claimExpiresAt = :seenUntil)',
+      'attribute_not_exists(#claimExpiresAt) OR #claimExpiresAt < :over OR (#claim = :seenToken AND #claimExpiresAt = :seenUntil)',
     );
     expect(last.ExpressionAttributeValues).toMatchObject({ ':seenToken': 'm-1', ':seenUntil': until });
   });
@@ -156,9 +168,9 @@ describe('fencePublication', () => {
 
   it('claims and marks refuse a fenced record; a refetch claim takes it', () => {
     // Act / Assess
-    expect(unlessFenced('A OR B')).toBe('attribute_not_exists(erasedAt) AND (A OR B)');
+    expect(unlessFenced('A OR B')).toBe('attribute_not_exists(#erasedAt) AND (A OR B)');
     expect(reopeningFence('A OR B')).toBe(
-      '(A OR B) OR (attribute_exists(erasedAt) AND attribute_not_exists(#status))',
+      '(A OR B) OR (attribute_exists(#erasedAt) AND attribute_not_exists(#status))',
     );
   });
 });

@@ -17,6 +17,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { processResultsBatch, type ResultsBatchDeps } from '../../shared/pipeline/results-batch';
 import {
   isPublicationKey,
+  namesIn,
   Publications,
   publicationKey,
   publishedAtOf,
@@ -135,7 +136,7 @@ describe('Publications: only a failed condition is a decision', () => {
       TableName: 't',
       Key: { resultId: 'r-1#publication' },
       UpdateExpression:
-        'SET #status = :status, claim = :token, claimExpiresAt = :until, expiresAt = :ttl REMOVE publishedAt, erasedAt',
+        'SET #status = :status, #claim = :token, #claimExpiresAt = :until, #expiresAt = :ttl REMOVE #publishedAt, #erasedAt',
       ExpressionAttributeValues: {
         ':status': 'UNAVAILABLE',
         ':token': 'm-1',
@@ -147,7 +148,7 @@ describe('Publications: only a failed condition is a decision', () => {
     });
     expect(mark).toMatchObject({
       UpdateExpression:
-        'SET #status = :status, publishedAt = :at, expiresAt = :ttl REMOVE claim, claimExpiresAt, claimVersion',
+        'SET #status = :status, #publishedAt = :at, #expiresAt = :ttl REMOVE #claim, #claimExpiresAt, #claimVersion',
       ExpressionAttributeValues: {
         ':status': 'UNAVAILABLE',
         ':at': '2027-01-01T00:00:00.000Z',
@@ -155,8 +156,14 @@ describe('Publications: only a failed condition is a decision', () => {
       },
     });
     expect(release).toMatchObject({
-      UpdateExpression: 'REMOVE claim, claimExpiresAt, claimVersion',
-      ConditionExpression: 'claim = :token',
+      UpdateExpression: 'REMOVE #claim, #claimExpiresAt, #claimVersion',
+      ConditionExpression: '#claim = :token',
+      // Each name the expressions use, and no other (DynamoDB refuses an unused one).
+      ExpressionAttributeNames: {
+        '#claim': 'claim',
+        '#claimExpiresAt': 'claimExpiresAt',
+        '#claimVersion': 'claimVersion',
+      },
       ExpressionAttributeValues: { ':token': 'm-1' },
     });
   });
@@ -255,7 +262,7 @@ describe('the batch fails a record whose claim, mark or release DynamoDB did not
     expect(failures).toEqual(['m-1']);
     const updates = ddbMock.commandCalls(UpdateCommand).map((c) => c.args[0].input.UpdateExpression);
     expect(updates).toHaveLength(2);
-    expect(updates[1]).toBe('REMOVE claim, claimExpiresAt, claimVersion');
+    expect(updates[1]).toBe('REMOVE #claim, #claimExpiresAt, #claimVersion');
     expect(store.items.size).toBe(0);
     expect(publisher.stored).toEqual([]);
   });
@@ -268,6 +275,18 @@ describe('publication record keys and marks', () => {
     expect(isPublicationKey('r-1#publication')).toBe(true);
     expect(isPublicationKey('r-1')).toBe(false);
     expect(isPublicationKey('#publication-r-1')).toBe(false);
+  });
+
+  it('names each attribute an expression uses once, and refuses a name the record does not have', () => {
+    // Act / Assess
+    expect(namesIn('SET #status = :s REMOVE #claim', 'attribute_not_exists(#pk) OR #claim = :t')).toEqual({
+      '#status': 'status',
+      '#claim': 'claim',
+      '#pk': 'resultId',
+    });
+    expect(() => namesIn('SET #claimed = :t')).toThrow(
+      '#claimed is not an attribute of the publication record',
+    );
   });
 
   it('sends no TTL value when none is given', async () => {

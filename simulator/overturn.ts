@@ -12,7 +12,6 @@
  * completion times always sees the change as later.
  */
 
-import { randomUUID } from 'node:crypto';
 import { CODE, HttpError, notFound } from './http';
 import { pollRecordOf, type SimulatorState, type StoredResult, type Transaction } from './state';
 import { OVERTURN_SHAPES, type OverturnOutcome, type OverturnRequest } from './types';
@@ -45,17 +44,7 @@ export function overturnTransaction(state: SimulatorState, request: OverturnRequ
   const previousResult = latest.doc.result;
   let target: StoredResult;
   if (shape === 'new-result') {
-    const resultId = randomUUID();
-    target = {
-      resultId,
-      transactionId: t.transactionId,
-      doc,
-      pollRecord: pollRecordOf(t, resultId, completed),
-      completedAt,
-      expiresAt: completedAt + state.retentionMs,
-    };
-    state.results.set(resultId, target);
-    t.resultIds.push(resultId);
+    target = state.addResult(t, doc, completedAt);
   } else {
     target = latest;
     target.doc = doc;

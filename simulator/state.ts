@@ -265,20 +265,27 @@ export class SimulatorState {
     const drawn: Outcome = t.mock ?? t.outcome ?? this.options.outcome ?? drawOutcome(this.#outcomePrng);
     // A check forced to HIT disapproves the transaction, whatever outcome was picked.
     const outcome: Outcome = forcesDisapproval(t.controls) ? 'DISAPPROVED' : drawn;
-    const doc = this.#buildDocument(t, outcome, completedAt);
+    const stored = this.addResult(t, this.#buildDocument(t, outcome, completedAt), completedAt);
+    this.announceResult(t, stored.resultId, new Date(completedAt).toISOString());
+    return stored;
+  }
+
+  /**
+   * Holds `doc` as a new result of `t` (a new resultId), completed at `completedAt`, with its polling
+   * record, until the retention removes it. Announces nothing: the caller does.
+   */
+  addResult(t: Transaction, doc: VerificationResultDocument, completedAt: number): StoredResult {
     const resultId = randomUUID();
-    const completed = new Date(completedAt).toISOString();
     const stored: StoredResult = {
       resultId,
       transactionId: t.transactionId,
       doc,
-      pollRecord: pollRecordOf(t, resultId, completed),
+      pollRecord: pollRecordOf(t, resultId, new Date(completedAt).toISOString()),
       completedAt,
       expiresAt: completedAt + this.retentionMs,
     };
     this.results.set(resultId, stored);
     t.resultIds.push(resultId);
-    this.announceResult(t, resultId, completed);
     return stored;
   }
 

@@ -3,39 +3,31 @@
  * simulator never says): scopes, per-image references, the service's words on a refusal, one `--image`
  * grammar, per-image quality verdicts, `success: false` as a failure, `--version`, no base64 on a terminal.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type HostileService, jsonAnswer, startHostileService } from '../../bench/support/hostile-service';
 import { KNOWN_SCOPES } from '../../shared/api/enums';
 import { generateJpeg, generatePng } from '../../simulator/images';
-import { type RunningSimulator, startSimulator } from '../../simulator/server';
+import type { RunningSimulator } from '../../simulator/server';
 import { runIdv, runIdvInProcess } from '../support/cli';
+import { startCliSimulator } from '../support/cli-simulator';
 
 let sim: RunningSimulator;
 let dir: string;
 let env: Record<string, string>;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  sim = await startSimulator({
-    clientId: 'demo',
-    clientSecret: 'demo-secret',
-    seed: 23,
-    enforceScopes: true,
-  });
-  env = { IDV_BASE_URL: sim.url, IDV_CLIENT_ID: 'demo', IDV_CLIENT_SECRET: 'demo-secret' };
-  dir = await mkdtemp(join(tmpdir(), 'idv-grammar-'));
-  await writeFile(join(dir, 'passport.jpg'), generateJpeg(640, 480, 1));
-  await writeFile(join(dir, 'back.png'), generatePng(800, 600, 2));
-  await writeFile(join(dir, 'small.jpg'), generateJpeg(320, 240, 3));
-  await writeFile(join(dir, 'live1.jpg'), generateJpeg(640, 480, 5));
-  await writeFile(join(dir, 'live2.jpg'), generateJpeg(640, 480, 6));
+  ({ sim, env, dir, close } = await startCliSimulator({ seed: 23, enforceScopes: true }, 'idv-grammar-', {
+    'passport.jpg': generateJpeg(640, 480, 1),
+    'back.png': generatePng(800, 600, 2),
+    'small.jpg': generateJpeg(320, 240, 3),
+    'live1.jpg': generateJpeg(640, 480, 5),
+    'live2.jpg': generateJpeg(640, 480, 6),
+  }));
 });
-afterAll(async () => {
-  await sim.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => close());
 beforeEach(() => {
   sim.requests.length = 0;
 });

@@ -70,3 +70,18 @@ export async function runIdvInProcess(
   });
   return { code, out, err };
 }
+
+/** `idv results erase --transaction-id ID --local --data-dir DIR --principal ops-test`, in this process. */
+export function eraseLocally(transactionId: string, dataDir: string): ReturnType<typeof runIdvInProcess> {
+  return runIdvInProcess([
+    'results',
+    'erase',
+    '--transaction-id',
+    transactionId,
+    '--local',
+    '--data-dir',
+    dataDir,
+    '--principal',
+    'ops-test',
+  ]);
+}

@@ -6,6 +6,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { buildStoredItem, type ResultHints } from '../../shared/store/item';
 import { Publications } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
 import type { IngestOptions } from '../../shared/stream/result-ingest';
@@ -60,4 +61,28 @@ export async function startLocalStore(prefix: string, options: LocalStoreOptions
       await aws.close();
     },
   };
+}
+
+/**
+ * Stores `result` (as the service would stream it) under `hints.resultId` in `local`'s store, then puts
+ * its STORED item, kept 30 days: what fetch-result leaves for a result it fetched.
+ */
+export async function putStoredResult(local: LocalStore, hints: ResultHints, result: unknown): Promise<void> {
+  const body = Buffer.from(JSON.stringify(result));
+  const { document, stored } = await local.store.storeResult(
+    hints.resultId,
+    (async function* () {
+      yield body;
+    })(),
+  );
+  await local.store.putStoredItem(
+    buildStoredItem({
+      hints,
+      document,
+      stored,
+      bucket: local.resources.bucketName,
+      storedAt: new Date().toISOString(),
+      retentionDays: 30,
+    }),
+  );
 }

@@ -12,7 +12,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runIdvInProcess } from '../support/cli';
+import { augustList, runIdvInProcess } from '../support/cli';
 import { putStoredResult, startLocalStore } from '../support/local-store';
 import { ROOT } from '../support/run-process';
 
@@ -76,18 +76,7 @@ describe('service data in every output format', () => {
       printed[name] = answer.out;
     };
     for (const format of ['json', 'table', 'csv'])
-      await run(
-        `results list ${format}`,
-        'results',
-        'list',
-        '--since',
-        '2026-08-01',
-        '--until',
-        '2026-08-31',
-        '--format',
-        format,
-        ...local,
-      );
+      await run(`results list ${format}`, ...augustList(format), ...local);
     await run('results get', 'results', 'get', RESULT_ID, ...local);
     await run('results by-reference', 'results', 'by-reference', REFERENCE, ...local);
     await run('results trace', 'results', 'trace', RESULT_ID, ...local);

@@ -85,3 +85,8 @@ export function eraseLocally(transactionId: string, dataDir: string): ReturnType
     'ops-test',
   ]);
 }
+
+/** The arguments of `idv results list` over August 2026, printed in `format`. */
+export function augustList(format: string): string[] {
+  return ['results', 'list', '--since', '2026-08-01', '--until', '2026-08-31', '--format', format];
+}

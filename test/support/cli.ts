@@ -90,3 +90,8 @@ export function eraseLocally(transactionId: string, dataDir: string): ReturnType
 export function augustList(format: string): string[] {
   return ['results', 'list', '--since', '2026-08-01', '--until', '2026-08-31', '--format', format];
 }
+
+/** The arguments of `idv events replay` of the days from `since` to `until` on the local run in `dataDir`. */
+export function localReplay(dataDir: string, since: string, until: string): string[] {
+  return ['events', 'replay', '--local', '--data-dir', dataDir, '--since', since, '--until', until];
+}

@@ -38,21 +38,11 @@ import { runIdvInProcess } from '../support/cli';
 import { clientConfig } from '../support/local-aws';
 import { localBatchDeps, pollIntoLocalQueue, startLocalStore } from '../support/local-store';
 import { FakeSource } from '../support/pipeline-fakes';
-import {
-  MARKED_FIELDS,
-  markedPollRecord,
-  markedResult,
-  markers,
-  markersIn,
-} from '../support/planted-markers';
+import { MARKED_FIELDS, markedPair, markersIn } from '../support/planted-markers';
 
 const ERASED = 'res-scan-1';
 const KEPT = 'res-scan-2';
-const ofErased = markers('E');
-const ofKept = markers('K');
-const markerFn = (resultId: string) => (resultId === ERASED ? ofErased : ofKept);
-const pollRecord = (resultId: string) => markedPollRecord(resultId, markerFn(resultId));
-const result = (resultId: string) => markedResult(resultId, markerFn(resultId));
+const { of: markerFn, pollRecord, result } = markedPair(ERASED, KEPT);
 
 /** Every file under `dir`, with its path relative to `dir`. */
 function files(dir: string, base = dir): { path: string; bytes: Buffer }[] {

@@ -30,14 +30,7 @@ import { ResultStore } from '../../shared/store/result-store';
 import { NO_TRACER } from '../../shared/tracing';
 import { MemoryTables } from '../support/memory-dynamo';
 import { FakeSource, memoryLogger } from '../support/pipeline-fakes';
-import {
-  EVENT_IDENTIFIER_FIELDS,
-  MARKED_FIELDS,
-  markedPollRecord,
-  markedResult,
-  markers,
-  markersIn,
-} from '../support/planted-markers';
+import { EVENT_IDENTIFIER_FIELDS, MARKED_FIELDS, markedPair, markersIn } from '../support/planted-markers';
 import { VersionedBucket } from '../support/versioned-bucket';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
@@ -47,8 +40,7 @@ const ebMock = mockClient(EventBridgeClient);
 
 const ERASED = 'res-sdk-1';
 const KEPT = 'res-sdk-2';
-const ofErased = markers('E');
-const ofKept = markers('K');
+const { ofErased, ofKept, pollRecord, result } = markedPair(ERASED, KEPT);
 const TABLE = 'results';
 const MARKERS = 'markers';
 const BUCKET = 'data';
@@ -125,7 +117,7 @@ describe('planted-marker scan against the SDK-level stores', () => {
     });
     const service = {
       poll: async () =>
-        ({ results: [markedPollRecord(ERASED, ofErased), markedPollRecord(KEPT, ofKept)] }) as PollResponse,
+        ({ results: [pollRecord(ERASED), pollRecord(KEPT)] }) as PollResponse,
     };
     // Prepare: polled (enqueue markers, messages with the polling records) …
     await pollAndEnqueue({
@@ -138,8 +130,8 @@ describe('planted-marker scan against the SDK-level stores', () => {
     const deps = {
       source: new FakeSource(
         new Map<string, unknown>([
-          [ERASED, markedResult(ERASED, ofErased)],
-          [KEPT, markedResult(KEPT, ofKept)],
+          [ERASED, result(ERASED)],
+          [KEPT, result(KEPT)],
         ]),
       ),
       pollSource: service,

@@ -88,6 +88,13 @@ describe('scopes', () => {
 });
 
 describe('--image [TYPE=]PATH[,ref=R]', () => {
+  /** The images of the request `idv` sent to `path`. */
+  function imagesSentTo<T>(path: string): T[] {
+    const request = sim.requests.find((r) => r.path === path);
+    expect(request, path).toBeDefined();
+    return (request!.body as { images: T[] }).images;
+  }
+
   it('id-verify sends each image its own customerReference', async () => {
     // Act
     const run = await idv([
@@ -102,11 +109,13 @@ describe('--image [TYPE=]PATH[,ref=R]', () => {
 
     // Assess
     expect(run.code).toBe(0);
-    const body = sim.requests.find((r) => r.path === '/api/v2/idverify')?.body as {
-      images: { type: string; additionalDocumentType?: string; customerReference?: string }[];
-    };
+    const images = imagesSentTo<{
+      type: string;
+      additionalDocumentType?: string;
+      customerReference?: string;
+    }>('/api/v2/idverify');
     expect(
-      body.images.map(({ type, additionalDocumentType, customerReference }) => ({
+      images.map(({ type, additionalDocumentType, customerReference }) => ({
         type,
         additionalDocumentType,
         customerReference,
@@ -143,10 +152,8 @@ describe('--image [TYPE=]PATH[,ref=R]', () => {
 
     // Assess
     expect(run.code).toBe(0);
-    const body = sim.requests.find((r) => r.path === '/api/v2/faceverify')?.body as {
-      images: { customerReference?: string }[];
-    };
-    expect(body.images.map((i) => i.customerReference)).toEqual(['c', 'l1', undefined]);
+    const images = imagesSentTo<{ customerReference?: string }>('/api/v2/faceverify');
+    expect(images.map((i) => i.customerReference)).toEqual(['c', 'l1', undefined]);
   });
 
   it('quality takes TYPE=PATH as id-verify does, and says which image failed', async () => {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAVED_QUERY_NAMES, savedQuery } from '../../shared/analytics/queries';
 import { DETAIL_TYPES } from '../../shared/events/names';
+import { augustList } from '../support/cli';
 import { jpegBytes, type OtherService, pdfBytes, startOtherService } from '../support/other-service';
 import { npmStartOnce, type Run, run } from '../support/run-process';
 
@@ -380,20 +381,7 @@ describe('idv analytics --local after npm start --once', () => {
 
   it('idv results list --format table|csv', async () => {
     // Act
-    const list = (format: string) =>
-      idv(
-        'results',
-        'list',
-        '--local',
-        '--data-dir',
-        dataDir,
-        '--since',
-        '2026-08-01',
-        '--until',
-        '2026-08-31',
-        '--format',
-        format,
-      );
+    const list = (format: string) => idv(...augustList(format), '--local', '--data-dir', dataDir);
     // One after the other: each --local run opens the emulators' files in the data directory.
     const csv = await list('csv');
     const table = await list('table');

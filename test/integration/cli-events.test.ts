@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { CreateEventBusCommand, EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeEventBridge, startFakeEventBridge } from '../../local/fake-eventbridge';
-import { runIdv } from '../support/cli';
+import { localReplay, runIdv } from '../support/cli';
 
 let dir: string;
 
@@ -41,42 +41,26 @@ afterAll(async () => {
 });
 
 describe('idv events test-pattern', () => {
+  /** `idv events test-pattern --pattern PATTERN --event EVENT`, both files in the test's directory. */
+  const testPattern = (pattern: string, event: string) =>
+    runIdv(['events', 'test-pattern', '--pattern', pattern, '--event', event], { cwd: dir });
+
   it('answers {"result": true} and {"result": false} as TestEventPattern does, exit 0', async () => {
-    const yes = await runIdv(
-      ['events', 'test-pattern', '--pattern', 'disapproved.json', '--event', 'disapproved-event.json'],
-      {
-        cwd: dir,
-      },
-    );
-    const no = await runIdv(
-      ['events', 'test-pattern', '--pattern', 'disapproved.json', '--event', 'approved-event.json'],
-      {
-        cwd: dir,
-      },
-    );
+    const yes = await testPattern('disapproved.json', 'disapproved-event.json');
+    const no = await testPattern('disapproved.json', 'approved-event.json');
 
     expect([yes.code, yes.json()]).toEqual([0, { result: true }]);
     expect([no.code, no.json()]).toEqual([0, { result: false }]);
   });
 
   it('takes a rule file with EventPattern as a JSON string', async () => {
-    const run = await runIdv(
-      ['events', 'test-pattern', '--pattern', 'rule.json', '--event', 'disapproved-event.json'],
-      {
-        cwd: dir,
-      },
-    );
+    const run = await testPattern('rule.json', 'disapproved-event.json');
 
     expect([run.code, run.json()]).toEqual([0, { result: true }]);
   });
 
   it('exits 1 with the reason and path for an invalid pattern', async () => {
-    const run = await runIdv(
-      ['events', 'test-pattern', '--pattern', 'bad-pattern.json', '--event', 'approved-event.json'],
-      {
-        cwd: dir,
-      },
-    );
+    const run = await testPattern('bad-pattern.json', 'approved-event.json');
 
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
@@ -86,18 +70,8 @@ describe('idv events test-pattern', () => {
   });
 
   it('exits 1 with the reason for an invalid event or a file that is not JSON', async () => {
-    const notEvent = await runIdv(
-      ['events', 'test-pattern', '--pattern', 'disapproved.json', '--event', 'not-an-event.json'],
-      {
-        cwd: dir,
-      },
-    );
-    const notJson = await runIdv(
-      ['events', 'test-pattern', '--pattern', 'not-json.json', '--event', 'approved-event.json'],
-      {
-        cwd: dir,
-      },
-    );
+    const notEvent = await testPattern('disapproved.json', 'not-an-event.json');
+    const notJson = await testPattern('not-json.json', 'approved-event.json');
 
     expect([notEvent.code, notEvent.stderr]).toEqual([
       1,
@@ -153,20 +127,7 @@ describe('idv events replay --local', () => {
   });
 
   it('re-publishes the chosen day through the running local bus, keeping each event’s time', async () => {
-    const run = await runIdv(
-      [
-        'events',
-        'replay',
-        '--local',
-        '--data-dir',
-        dataDir,
-        '--since',
-        '2026-08-10',
-        '--until',
-        '2026-08-11',
-      ],
-      { cwd: dir },
-    );
+    const run = await runIdv(localReplay(dataDir, '2026-08-10', '2026-08-11'), { cwd: dir });
 
     expect(run.code, run.stderr).toBe(0);
     expect(run.json()).toMatchObject({ local: true, published: 2 });
@@ -177,27 +138,11 @@ describe('idv events replay --local', () => {
   });
 
   it('refuses a reversed range (usage, exit 2) and a data directory without npm start (exit 1)', async () => {
-    const reversed = await runIdv(
-      [
-        'events',
-        'replay',
-        '--local',
-        '--data-dir',
-        dataDir,
-        '--since',
-        '2026-08-11',
-        '--until',
-        '2026-08-10',
-      ],
-      { cwd: dir },
-    );
+    const reversed = await runIdv(localReplay(dataDir, '2026-08-11', '2026-08-10'), { cwd: dir });
     const idle = join(dir, 'idle');
     await mkdir(idle, { recursive: true });
     await writeFile(join(idle, 'events.jsonl'), '');
-    const notRunning = await runIdv(
-      ['events', 'replay', '--local', '--data-dir', idle, '--since', '2026-08-10', '--until', '2026-08-11'],
-      { cwd: dir },
-    );
+    const notRunning = await runIdv(localReplay(idle, '2026-08-10', '2026-08-11'), { cwd: dir });
 
     expect([reversed.code, reversed.stderr]).toEqual([2, expect.stringMatching(/must be before --until/)]);
     expect([notRunning.code, notRunning.stderr]).toEqual([

@@ -3,39 +3,31 @@
  * simulator never says): scopes, per-image references, the service's words on a refusal, one `--image`
  * grammar, per-image quality verdicts, `success: false` as a failure, `--version`, no base64 on a terminal.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type HostileService, jsonAnswer, startHostileService } from '../../bench/support/hostile-service';
 import { KNOWN_SCOPES } from '../../shared/api/enums';
 import { generateJpeg, generatePng } from '../../simulator/images';
-import { type RunningSimulator, startSimulator } from '../../simulator/server';
+import type { RunningSimulator } from '../../simulator/server';
 import { runIdv, runIdvInProcess } from '../support/cli';
+import { startCliSimulator } from '../support/cli-simulator';
 
 let sim: RunningSimulator;
 let dir: string;
 let env: Record<string, string>;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  sim = await startSimulator({
-    clientId: 'demo',
-    clientSecret: 'demo-secret',
-    seed: 23,
-    enforceScopes: true,
-  });
-  env = { IDV_BASE_URL: sim.url, IDV_CLIENT_ID: 'demo', IDV_CLIENT_SECRET: 'demo-secret' };
-  dir = await mkdtemp(join(tmpdir(), 'idv-grammar-'));
-  await writeFile(join(dir, 'passport.jpg'), generateJpeg(640, 480, 1));
-  await writeFile(join(dir, 'back.png'), generatePng(800, 600, 2));
-  await writeFile(join(dir, 'small.jpg'), generateJpeg(320, 240, 3));
-  await writeFile(join(dir, 'live1.jpg'), generateJpeg(640, 480, 5));
-  await writeFile(join(dir, 'live2.jpg'), generateJpeg(640, 480, 6));
+  ({ sim, env, dir, close } = await startCliSimulator({ seed: 23, enforceScopes: true }, 'idv-grammar-', {
+    'passport.jpg': generateJpeg(640, 480, 1),
+    'back.png': generatePng(800, 600, 2),
+    'small.jpg': generateJpeg(320, 240, 3),
+    'live1.jpg': generateJpeg(640, 480, 5),
+    'live2.jpg': generateJpeg(640, 480, 6),
+  }));
 });
-afterAll(async () => {
-  await sim.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => close());
 beforeEach(() => {
   sim.requests.length = 0;
 });
@@ -96,6 +88,13 @@ describe('scopes', () => {
 });
 
 describe('--image [TYPE=]PATH[,ref=R]', () => {
+  /** The images of the request `idv` sent to `path`. */
+  function imagesSentTo<T>(path: string): T[] {
+    const request = sim.requests.find((r) => r.path === path);
+    expect(request, path).toBeDefined();
+    return (request!.body as { images: T[] }).images;
+  }
+
   it('id-verify sends each image its own customerReference', async () => {
     // Act
     const run = await idv([
@@ -110,11 +109,13 @@ describe('--image [TYPE=]PATH[,ref=R]', () => {
 
     // Assess
     expect(run.code).toBe(0);
-    const body = sim.requests.find((r) => r.path === '/api/v2/idverify')?.body as {
-      images: { type: string; additionalDocumentType?: string; customerReference?: string }[];
-    };
+    const images = imagesSentTo<{
+      type: string;
+      additionalDocumentType?: string;
+      customerReference?: string;
+    }>('/api/v2/idverify');
     expect(
-      body.images.map(({ type, additionalDocumentType, customerReference }) => ({
+      images.map(({ type, additionalDocumentType, customerReference }) => ({
         type,
         additionalDocumentType,
         customerReference,
@@ -151,10 +152,8 @@ describe('--image [TYPE=]PATH[,ref=R]', () => {
 
     // Assess
     expect(run.code).toBe(0);
-    const body = sim.requests.find((r) => r.path === '/api/v2/faceverify')?.body as {
-      images: { customerReference?: string }[];
-    };
-    expect(body.images.map((i) => i.customerReference)).toEqual(['c', 'l1', undefined]);
+    const images = imagesSentTo<{ customerReference?: string }>('/api/v2/faceverify');
+    expect(images.map((i) => i.customerReference)).toEqual(['c', 'l1', undefined]);
   });
 
   it('quality takes TYPE=PATH as id-verify does, and says which image failed', async () => {

@@ -3,38 +3,30 @@
  * `idv id-verify` with the document formats the spec allows: the real `idv` process against the
  * simulator (scopes enforced, as `npm run simulator` does).
  */
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateJpeg } from '../../simulator/images';
 import { buildPdf } from '../../simulator/pdf';
-import { type RunningSimulator, startSimulator } from '../../simulator/server';
+import type { RunningSimulator } from '../../simulator/server';
 import { runIdv } from '../support/cli';
+import { startCliSimulator } from '../support/cli-simulator';
 
 let sim: RunningSimulator;
 let dir: string;
 let env: Record<string, string>;
+let close: () => Promise<void>;
 const HEADER = 'name;emailAddress;phoneNumber;language;customerReference';
 
 beforeAll(async () => {
-  sim = await startSimulator({
-    clientId: 'demo',
-    clientSecret: 'demo-secret',
-    seed: 12,
-    enforceScopes: true,
-  });
-  env = { IDV_BASE_URL: sim.url, IDV_CLIENT_ID: 'demo', IDV_CLIENT_SECRET: 'demo-secret' };
-  dir = await mkdtemp(join(tmpdir(), 'idv-cli-link-'));
-  await writeFile(join(dir, 'card.jpg'), generateJpeg(640, 480, 1));
-  await writeFile(join(dir, 'statement.pdf'), buildPdf('statement', ['page 1']));
+  ({ sim, env, dir, close } = await startCliSimulator({ seed: 12, enforceScopes: true }, 'idv-cli-link-', {
+    'card.jpg': generateJpeg(640, 480, 1),
+    'statement.pdf': buildPdf('statement', ['page 1']),
+  }));
 });
-afterAll(async () => {
-  await sim.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => close());
 beforeEach(() => {
   sim.requests.length = 0;
 });

@@ -1,35 +1,30 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sniffContentType } from '../../shared/image';
 import { generateJpeg, generatePng } from '../../simulator/images';
-import { type RunningSimulator, startSimulator } from '../../simulator/server';
+import type { RunningSimulator } from '../../simulator/server';
 import { runIdv } from '../support/cli';
+import { startCliSimulator } from '../support/cli-simulator';
 
 let sim: RunningSimulator;
 let dir: string;
 let env: Record<string, string>;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  sim = await startSimulator({ clientId: 'demo', clientSecret: 'demo-secret', seed: 11 });
-  env = { IDV_BASE_URL: sim.url, IDV_CLIENT_ID: 'demo', IDV_CLIENT_SECRET: 'demo-secret' };
-  dir = await mkdtemp(join(tmpdir(), 'idv-cli-'));
-  await writeFile(join(dir, 'passport.jpg'), generateJpeg(640, 480, 1));
-  await writeFile(join(dir, 'licence.png'), generatePng(800, 600, 2));
-  await writeFile(join(dir, 'small.jpg'), generateJpeg(320, 240, 3));
-  await writeFile(join(dir, 'face.png'), generatePng(300, 400, 4));
-  await writeFile(
-    join(dir, 'links.csv'),
-    'name;emailAddress;phoneNumber;language;customerReference\nA B;a@example.com;+31612345678;nl;bulk-1\n',
-  );
+  ({ sim, env, dir, close } = await startCliSimulator({ seed: 11 }, 'idv-cli-', {
+    'passport.jpg': generateJpeg(640, 480, 1),
+    'licence.png': generatePng(800, 600, 2),
+    'small.jpg': generateJpeg(320, 240, 3),
+    'face.png': generatePng(300, 400, 4),
+    'links.csv':
+      'name;emailAddress;phoneNumber;language;customerReference\nA B;a@example.com;+31612345678;nl;bulk-1\n',
+  }));
 });
-afterAll(async () => {
-  await sim.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => close());
 beforeEach(() => {
   sim.requests.length = 0;
 });

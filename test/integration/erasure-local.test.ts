@@ -18,7 +18,7 @@ import { attachAnalyticsSink } from '../../local/analytics-sink';
 import { DETAIL_TYPES } from '../../shared/events/names';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { type FetchResultDeps, processQueueRecord } from '../../shared/pipeline/fetch-result';
-import { runIdvInProcess } from '../support/cli';
+import { eraseLocally, runIdvInProcess } from '../support/cli';
 import { clientConfig } from '../support/local-aws';
 import { startLocalStore } from '../support/local-store';
 import { eventValidators, FakeSource, memoryLogger } from '../support/pipeline-fakes';
@@ -179,17 +179,7 @@ describe('idv results erase --local', () => {
 
   it('erases every trace of the result and nothing of the other one', async () => {
     // Act
-    const run = await cli([
-      'results',
-      'erase',
-      '--transaction-id',
-      'tx-erase-1',
-      '--local',
-      '--data-dir',
-      dataDir,
-      '--principal',
-      'ops-test',
-    ]);
+    const run = await eraseLocally('tx-erase-1', dataDir);
 
     // Assess: the answer
     expect(run.code, run.err).toBe(0);

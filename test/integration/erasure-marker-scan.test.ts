@@ -30,33 +30,19 @@ import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
 import { type ErasureDeps, eraseResult } from '../../shared/erasure/erase-result';
 import { queuePurgeReach } from '../../shared/erasure/queue-purge';
 import { itemTraceKind, objectTraceKind, type TraceReach } from '../../shared/erasure/traces';
-import { EventBridgePublisher } from '../../shared/events/publisher';
-import { DynamoEnqueueMarkers } from '../../shared/pipeline/enqueue-markers';
-import { pollAndEnqueue } from '../../shared/pipeline/poll';
 import { processResultsBatch, type ResultsBatchDeps } from '../../shared/pipeline/results-batch';
 import { redriveDlq } from '../../shared/queries/dlq';
 import { ErasureRecords } from '../../shared/store/erasure-record';
-import { PollRecords } from '../../shared/store/poll-records';
 import { NO_TRACER } from '../../shared/tracing';
 import { runIdvInProcess } from '../support/cli';
 import { clientConfig } from '../support/local-aws';
-import { startLocalStore } from '../support/local-store';
-import { FakeSource, memoryLogger } from '../support/pipeline-fakes';
-import {
-  MARKED_FIELDS,
-  markedPollRecord,
-  markedResult,
-  markers,
-  markersIn,
-} from '../support/planted-markers';
+import { localBatchDeps, pollIntoLocalQueue, startLocalStore } from '../support/local-store';
+import { FakeSource } from '../support/pipeline-fakes';
+import { MARKED_FIELDS, markedPair, markersIn } from '../support/planted-markers';
 
 const ERASED = 'res-scan-1';
 const KEPT = 'res-scan-2';
-const ofErased = markers('E');
-const ofKept = markers('K');
-const markerFn = (resultId: string) => (resultId === ERASED ? ofErased : ofKept);
-const pollRecord = (resultId: string) => markedPollRecord(resultId, markerFn(resultId));
-const result = (resultId: string) => markedResult(resultId, markerFn(resultId));
+const { of: markerFn, pollRecord, result } = markedPair(ERASED, KEPT);
 
 /** Every file under `dir`, with its path relative to `dir`. */
 function files(dir: string, base = dir): { path: string; bytes: Buffer }[] {
@@ -78,29 +64,19 @@ function findings(dir: string, resultId: string): string[] {
 /** The local stack on `dataDir` with clients and the results batch's dependencies. */
 async function openRun(dataDir: string) {
   const local = await startLocalStore('idv-local', { dataDir, resources: { maxReceiveCount: 1 } });
-  const { aws, resources, dynamo } = local;
+  const { aws } = local;
   aws.restoreQueues();
   const sqs = new SQSClient(clientConfig(aws, 'sqs'));
   const events = new EventBridgeClient(clientConfig(aws, 'eventBridge'));
   const detach = attachAnalyticsSink(aws.events, dataDir, () => undefined);
   const service = { poll: async () => ({ results: [pollRecord(ERASED), pollRecord(KEPT)] }) as PollResponse };
-  const deps: ResultsBatchDeps = {
-    source: new FakeSource(
-      new Map<string, unknown>([
-        [ERASED, result(ERASED)],
-        [KEPT, result(KEPT)],
-      ]),
-    ),
-    pollSource: service,
-    pollRecords: new PollRecords(dynamo, resources.tableName, 30),
-    store: local.store,
-    publications: local.publications,
-    publisher: new EventBridgePublisher(events, resources.eventBusName),
-    environment: 'staging',
-    eventCustomerReference: 'include',
-    retentionDays: 30,
-    logger: memoryLogger().logger,
-  };
+  const source = new FakeSource(
+    new Map<string, unknown>([
+      [ERASED, result(ERASED)],
+      [KEPT, result(KEPT)],
+    ]),
+  );
+  const deps: ResultsBatchDeps = { ...localBatchDeps(local, events, source), pollSource: service };
   const receive = async (queueUrl: string) =>
     (
       await sqs.send(
@@ -133,17 +109,7 @@ describe('planted-marker scan: stored, dead-lettered, redriven, replayed, erased
     const { resources, dynamo, s3 } = local;
     try {
       // The poll enqueues both results (enqueue markers, messages carrying the polling records).
-      await pollAndEnqueue({
-        source: pipeline.service,
-        sqs,
-        queueUrl: resources.queueUrl,
-        logger: memoryLogger().logger,
-        markers: new DynamoEnqueueMarkers({
-          client: dynamo,
-          tableName: resources.pollMarkersTableName,
-          windowSeconds: 30,
-        }),
-      });
+      await pollIntoLocalQueue(local, sqs, pipeline.service, 30);
       // A failed attempt (received, never deleted), then the DLQ (maxReceiveCount 1) …
       const first = await receive(resources.queueUrl);
       expect(first).toHaveLength(2);

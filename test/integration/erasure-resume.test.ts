@@ -13,8 +13,7 @@ import { finishUnfinishedErasures } from '../../local/erasure-resume';
 import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
 import { eraseResult } from '../../shared/erasure/erase-result';
 import { ErasureRecords } from '../../shared/store/erasure-record';
-import { buildStoredItem } from '../../shared/store/item';
-import { startLocalStore } from '../support/local-store';
+import { putStoredResult, startLocalStore } from '../support/local-store';
 
 const RESULT_ID = 'res-resume-1';
 const dataDir = mkdtempSync(join(tmpdir(), 'idv-erase-resume-'));
@@ -26,22 +25,10 @@ describe('an erasure a kill left ERASING', () => {
     const local = await startLocalStore('idv-local', { dataDir });
     const lines: string[] = [];
     try {
-      const body = Buffer.from(JSON.stringify({ transactionId: 'tx-resume', result: 'APPROVED' }));
-      const { document, stored } = await local.store.storeResult(
-        RESULT_ID,
-        (async function* () {
-          yield body;
-        })(),
-      );
-      await local.store.putStoredItem(
-        buildStoredItem({
-          hints: { resultId: RESULT_ID },
-          document,
-          stored,
-          bucket: local.resources.bucketName,
-          storedAt: new Date().toISOString(),
-          retentionDays: 30,
-        }),
+      await putStoredResult(
+        local,
+        { resultId: RESULT_ID },
+        { transactionId: 'tx-resume', result: 'APPROVED' },
       );
       const killed = eraseResult(
         {

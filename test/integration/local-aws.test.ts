@@ -66,6 +66,16 @@ describe('local AWS emulators', () => {
   it('stores an item and finds it through each GSI of the results table', async () => {
     // Prepare
     const documents = DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(aws, 'dynamodb')));
+    /** The items of index `index` whose `key` is `value`. */
+    const query = (index: keyof typeof RESULTS_TABLE.indexes, key: string, value: string) =>
+      documents.send(
+        new QueryCommand({
+          TableName: resources.tableName,
+          IndexName: RESULTS_TABLE.indexes[index].indexName,
+          KeyConditionExpression: `${key} = :value`,
+          ExpressionAttributeValues: { ':value': value },
+        }),
+      );
     const item = {
       resultId: 'r-1',
       transactionId: 'tx-1',
@@ -79,22 +89,8 @@ describe('local AWS emulators', () => {
     const got = await documents.send(
       new GetCommand({ TableName: resources.tableName, Key: { resultId: 'r-1' } }),
     );
-    const byDay = await documents.send(
-      new QueryCommand({
-        TableName: resources.tableName,
-        IndexName: RESULTS_TABLE.indexes.byCompletedDay.indexName,
-        KeyConditionExpression: 'completedDay = :day',
-        ExpressionAttributeValues: { ':day': '2025-01-02' },
-      }),
-    );
-    const byTransaction = await documents.send(
-      new QueryCommand({
-        TableName: resources.tableName,
-        IndexName: RESULTS_TABLE.indexes.byTransactionId.indexName,
-        KeyConditionExpression: 'transactionId = :tx',
-        ExpressionAttributeValues: { ':tx': 'tx-1' },
-      }),
-    );
+    const byDay = await query('byCompletedDay', 'completedDay', '2025-01-02');
+    const byTransaction = await query('byTransactionId', 'transactionId', 'tx-1');
 
     // Assess
     expect(got.Item).toEqual(item);

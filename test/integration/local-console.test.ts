@@ -22,6 +22,7 @@ import { DETAIL_TYPES } from '../../shared/events/names';
 import type { ResultTrace } from '../../shared/queries/trace';
 import { startSimulator } from '../../simulator/server';
 import { CHROMIUM, HEADLESS_FLAGS } from '../support/chromium';
+import { localReplay } from '../support/cli';
 
 const FAILING = 'dlq-demo-1';
 
@@ -282,17 +283,7 @@ describe('the local run for operators (console, DLQ, trace, replay)', () => {
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
 
     // Act
-    const answer = await idv(
-      'events',
-      'replay',
-      '--local',
-      '--data-dir',
-      dataDir,
-      '--since',
-      day,
-      '--until',
-      tomorrow,
-    );
+    const answer = await idv(...localReplay(dataDir, day, tomorrow));
 
     // Assess
     expect(answer.code, answer.stderr).toBe(0);

@@ -7,7 +7,7 @@
  * its key gets 404 trying to complete it.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { StackFile } from '../../local/stack-file';
 import { PATHS } from '../../shared/api/enums';
 import { DETAIL_TYPES } from '../../shared/events/names';
+import { modes } from '../support/file-modes';
 import { startLocalRun } from '../support/run-process';
 
 /** A port nothing listens on right now. */
@@ -58,16 +59,6 @@ async function asOtherUser(base: string, paths: string[]): Promise<number[] | un
   });
   await new Promise((resolve) => child.on('close', resolve));
   return JSON.parse(out) as number[];
-}
-
-/** Every path under `dir` with its permission bits. */
-function modes(dir: string): { path: string; mode: number; dir: boolean }[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    const stat = statSync(path);
-    const own = { path, mode: stat.mode & 0o777, dir: stat.isDirectory() };
-    return stat.isDirectory() ? [own, ...modes(path)] : [own];
-  });
 }
 
 describe('npm start killed with a link open, then started again', () => {

@@ -12,9 +12,8 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildStoredItem } from '../../shared/store/item';
-import { runIdvInProcess } from '../support/cli';
-import { startLocalStore } from '../support/local-store';
+import { augustList, runIdvInProcess } from '../support/cli';
+import { putStoredResult, startLocalStore } from '../support/local-store';
 import { ROOT } from '../support/run-process';
 
 /** A window title, a cleared screen, a C1 CSI, a bell, DEL, a right-to-left override and an isolate. */
@@ -31,24 +30,10 @@ const dataDir = mkdtempSync(join(tmpdir(), 'idv-hostile-output-'));
 beforeAll(async () => {
   const local = await startLocalStore('idv-local', { dataDir });
   try {
-    const body = Buffer.from(
-      JSON.stringify({ transactionId: `tx-${HOSTILE}`, customerReference: REFERENCE, result: 'APPROVED' }),
-    );
-    const { document, stored } = await local.store.storeResult(
-      RESULT_ID,
-      (async function* () {
-        yield body;
-      })(),
-    );
-    await local.store.putStoredItem(
-      buildStoredItem({
-        hints: { resultId: RESULT_ID, product: 'IDV_STANDARD', completed: '2026-08-10T12:00:00Z' },
-        document,
-        stored,
-        bucket: local.resources.bucketName,
-        storedAt: new Date().toISOString(),
-        retentionDays: 30,
-      }),
+    await putStoredResult(
+      local,
+      { resultId: RESULT_ID, product: 'IDV_STANDARD', completed: '2026-08-10T12:00:00Z' },
+      { transactionId: `tx-${HOSTILE}`, customerReference: REFERENCE, result: 'APPROVED' },
     );
   } finally {
     await local.close();
@@ -91,18 +76,7 @@ describe('service data in every output format', () => {
       printed[name] = answer.out;
     };
     for (const format of ['json', 'table', 'csv'])
-      await run(
-        `results list ${format}`,
-        'results',
-        'list',
-        '--since',
-        '2026-08-01',
-        '--until',
-        '2026-08-31',
-        '--format',
-        format,
-        ...local,
-      );
+      await run(`results list ${format}`, ...augustList(format), ...local);
     await run('results get', 'results', 'get', RESULT_ID, ...local);
     await run('results by-reference', 'results', 'by-reference', REFERENCE, ...local);
     await run('results trace', 'results', 'trace', RESULT_ID, ...local);

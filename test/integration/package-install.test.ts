@@ -39,11 +39,14 @@ const MINUTES = 60_000;
 let dir: string;
 let tarball: string;
 
-/** Runs a command in the consumer directory; never throws, returns the exit code and output. */
-async function inConsumer(command: string, args: string[], env: Record<string, string> = {}) {
+/**
+ * Runs `command args` in `cwd` with only PATH, HOME and `env` in its environment; never throws, returns
+ * the exit code and output.
+ */
+async function commandIn(cwd: string, command: string, args: string[], env: Record<string, string> = {}) {
   try {
     const { stdout, stderr } = await run(command, args, {
-      cwd: dir,
+      cwd,
       env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
       timeout: 5 * MINUTES,
       maxBuffer: 64 * 1024 * 1024,
@@ -53,6 +56,11 @@ async function inConsumer(command: string, args: string[], env: Record<string, s
     const failed = error as { code?: number; stdout?: string; stderr?: string };
     return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
   }
+}
+
+/** Runs a command in the consumer directory; never throws, returns the exit code and output. */
+function inConsumer(command: string, args: string[], env: Record<string, string> = {}) {
+  return commandIn(dir, command, args, env);
 }
 
 async function link(name: string, into = dir, source = join(PROJECT_ROOT, 'node_modules', name)) {
@@ -76,19 +84,8 @@ async function commonJsConsumer(name: string, create?: (folder: string) => Promi
 }
 
 /** Runs `node <args>` in `cwd`; never throws. */
-async function nodeIn(cwd: string, args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, args, {
-      cwd,
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
-      timeout: 5 * MINUTES,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
+function nodeIn(cwd: string, args: string[], env: Record<string, string> = {}) {
+  return commandIn(cwd, process.execPath, args, env);
 }
 
 const TSC = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');

@@ -3,7 +3,7 @@
  * per result per visibility window (enqueue markers in DynamoDB, dynalite here; fauxqs as the queue).
  * Figures printed; published in docs/reliability.md.
  */
-import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PollResponse } from '../../shared/api/schemas';
@@ -13,6 +13,7 @@ import { BATCH_RETRY_POLICY } from '../../shared/store/batch-retry';
 import { clientConfig, type PipelineResources } from '../support/local-aws';
 import { type LocalStore, startLocalStore } from '../support/local-store';
 import { memoryLogger } from '../support/pipeline-fakes';
+import { drainQueue } from '../support/queue-drain';
 
 const WINDOW_SECONDS = 300;
 const BACKLOG = 60;
@@ -35,23 +36,9 @@ function backlog(prefix: string, completedMs = T0 - 60_000): { poll(): Promise<P
 /** Receives and deletes every message; returns how many each resultId got. */
 async function drainCounts(): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for (;;) {
-    const { Messages } = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: resources.queueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-      }),
-    );
-    if (!Messages?.length) return counts;
-    for (const m of Messages) {
-      const { resultId } = JSON.parse(m.Body!) as { resultId: string };
-      counts.set(resultId, (counts.get(resultId) ?? 0) + 1);
-      await sqs.send(
-        new DeleteMessageCommand({ QueueUrl: resources.queueUrl, ReceiptHandle: m.ReceiptHandle! }),
-      );
-    }
-  }
+  for (const { resultId } of await drainQueue<{ resultId: string }>(sqs, resources.queueUrl))
+    counts.set(resultId, (counts.get(resultId) ?? 0) + 1);
+  return counts;
 }
 
 function markers(): DynamoEnqueueMarkers {

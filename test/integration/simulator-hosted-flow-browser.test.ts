@@ -5,19 +5,15 @@
  * order upload → result). Skips, saying why, where `/usr/bin/chromium` is absent. Screenshots go to
  * `IDV_SCREENSHOT_DIR` when set (to look at them), else to a temporary directory.
  */
-import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PATHS } from '../../shared/api/enums';
-import { type RunningSimulator, startSimulator } from '../../simulator/server';
-import { CHROMIUM_MISSING, HeadlessPage, screenshotUrl } from '../support/chromium';
+import type { RunningSimulator } from '../../simulator/server';
+import { CHROMIUM_MISSING, type HeadlessPage, openShootingPage, screenshotUrl } from '../support/chromium';
 import {
-  callSim,
   completedResult,
-  SIM_CLIENT,
-  startWebhookRecorder,
-  tokenFor,
+  newSecureLink,
+  startHookedSimulator,
   type WebhookRecorder,
 } from '../support/simulator-http';
 
@@ -31,19 +27,8 @@ describe.skipIf(CHROMIUM_MISSING !== undefined)(title, () => {
   let shots: string;
 
   beforeAll(async () => {
-    hooks = await startWebhookRecorder();
-    const hookUrl = hooks.url;
-    sim = await startSimulator({
-      ...SIM_CLIENT,
-      seed: 24,
-      linksAwaitBrowser: true,
-      uploadWebhookUrl: `${hookUrl}/upload`,
-      resultWebhookUrl: `${hookUrl}/result`,
-    });
-    token = await tokenFor(sim);
-    page = await HeadlessPage.open();
-    shots = process.env['IDV_SCREENSHOT_DIR'] ?? (await mkdtemp(join(tmpdir(), 'idv-shots-')));
-    await mkdir(shots, { recursive: true });
+    ({ sim, token, hooks } = await startHookedSimulator({ seed: 24, linksAwaitBrowser: true }));
+    ({ page, shots } = await openShootingPage());
   }, 60_000);
   afterAll(async () => {
     await page?.close();
@@ -54,10 +39,8 @@ describe.skipIf(CHROMIUM_MISSING !== undefined)(title, () => {
     hooks.received.length = 0;
   });
 
-  async function newLink(body: Record<string, unknown>): Promise<{ link: string; transactionId: string }> {
-    const r = await callSim(sim, token, 'POST', PATHS.secureLink, { ...body, disableCommunication: true });
-    expect(r.status).toBe(200);
-    return { link: r.body.link as string, transactionId: r.body.transactionId as string };
+  function newLink(body: Record<string, unknown>): Promise<{ link: string; transactionId: string }> {
+    return newSecureLink(sim, token, body);
   }
 
   it('opens the link, picks DISAPPROVED with a click, and the simulator holds that result', async () => {

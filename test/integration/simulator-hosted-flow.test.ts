@@ -15,8 +15,9 @@ import { type RunningSimulator, startSimulator } from '../../simulator/server';
 import {
   callSim,
   completedResult,
+  newSecureLink,
   SIM_CLIENT,
-  startWebhookRecorder,
+  startHookedSimulator,
   tokenFor,
   type WebhookRecorder,
 } from '../support/simulator-http';
@@ -26,16 +27,7 @@ let token: string;
 let hooks: WebhookRecorder;
 
 beforeAll(async () => {
-  hooks = await startWebhookRecorder();
-  const hookUrl = hooks.url;
-  sim = await startSimulator({
-    ...SIM_CLIENT,
-    seed: 24,
-    completionDelayMs: 60_000,
-    uploadWebhookUrl: `${hookUrl}/upload`,
-    resultWebhookUrl: `${hookUrl}/result`,
-  });
-  token = await tokenFor(sim);
+  ({ sim, token, hooks } = await startHookedSimulator({ seed: 24, completionDelayMs: 60_000 }));
 });
 afterAll(async () => {
   await sim.close();
@@ -45,14 +37,8 @@ beforeEach(() => {
   hooks.received.length = 0;
 });
 
-async function newLink(body: Record<string, unknown> = {}): Promise<{ link: string; transactionId: string }> {
-  const r = await callSim(sim, token, 'POST', PATHS.secureLink, {
-    product: 'IDV_STANDARD',
-    ...body,
-    disableCommunication: true,
-  });
-  expect(r.status).toBe(200);
-  return { link: r.body.link as string, transactionId: r.body.transactionId as string };
+function newLink(body: Record<string, unknown> = {}): Promise<{ link: string; transactionId: string }> {
+  return newSecureLink(sim, token, { product: 'IDV_STANDARD', ...body });
 }
 
 function postForm(link: string, fields: Record<string, string> | string, accept?: string) {

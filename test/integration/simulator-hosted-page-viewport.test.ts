@@ -6,13 +6,12 @@
  * two forms stack on a phone, and their buttons stay in reach. Each page is shot whole, to look at:
  * into `IDV_SCREENSHOT_DIR` when set, else a temporary directory. Skips, saying why, without Chromium.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PATHS } from '../../shared/api/enums';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
-import { CHROMIUM_MISSING, HeadlessPage } from '../support/chromium';
+import { CHROMIUM_MISSING, type HeadlessPage, openShootingPage } from '../support/chromium';
 import { callSim, SIM_CLIENT, tokenFor } from '../support/simulator-http';
 
 const VIEWPORTS = [
@@ -61,9 +60,7 @@ describe.skipIf(CHROMIUM_MISSING !== undefined)(title, () => {
   beforeAll(async () => {
     sim = await startSimulator({ ...SIM_CLIENT, seed: 45, linksAwaitBrowser: true });
     token = await tokenFor(sim);
-    page = await HeadlessPage.open();
-    shots = process.env['IDV_SCREENSHOT_DIR'] ?? (await mkdtemp(join(tmpdir(), 'idv-shots-')));
-    await mkdir(shots, { recursive: true });
+    ({ page, shots } = await openShootingPage());
   }, 60_000);
   afterAll(async () => {
     await page?.close();
@@ -82,8 +79,8 @@ describe.skipIf(CHROMIUM_MISSING !== undefined)(title, () => {
     return r.body.link as string;
   }
 
-  /** Sets the viewport, opens `url`, shoots the whole page and measures it. */
-  async function look(url: string, viewport: (typeof VIEWPORTS)[number], shot: string): Promise<Overflow> {
+  /** Sets the viewport and opens `url`. */
+  async function open(url: string, viewport: (typeof VIEWPORTS)[number]): Promise<void> {
     await page.send('Emulation.setDeviceMetricsOverride', {
       width: viewport.width,
       height: viewport.height,
@@ -91,6 +88,11 @@ describe.skipIf(CHROMIUM_MISSING !== undefined)(title, () => {
       mobile: viewport.mobile,
     });
     await page.goto(url);
+  }
+
+  /** Sets the viewport, opens `url`, shoots the whole page and measures it. */
+  async function look(url: string, viewport: (typeof VIEWPORTS)[number], shot: string): Promise<Overflow> {
+    await open(url, viewport);
     const measured = await page.evaluate<Overflow>(MEASURE);
     const { cssContentSize } = (await page.send('Page.getLayoutMetrics')) as {
       cssContentSize: { width: number; height: number };
@@ -134,13 +136,7 @@ describe.skipIf(CHROMIUM_MISSING !== undefined)(title, () => {
     const link = await newLink('IDV_STANDARD');
 
     // Act: a post the flow refuses shows the form with its message; then a completed link.
-    await page.send('Emulation.setDeviceMetricsOverride', {
-      width: viewport.width,
-      height: viewport.height,
-      deviceScaleFactor: 1,
-      mobile: viewport.mobile,
-    });
-    await page.goto(link);
+    await open(link, viewport);
     await page.evaluate(
       `[...document.querySelectorAll('#upload-form input[name=document]')].forEach((i) => { i.checked = false; })`,
     );

@@ -5,13 +5,14 @@
  * pending result is still in the poll, the issued token still works. Files 0600, directories 0700; a
  * damaged state file is moved aside and named.
  */
-import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PATHS } from '../../shared/api/enums';
 import { STATE_FILE } from '../../simulator/persisted-state';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
+import { modes } from '../support/file-modes';
 import { callSim, SIM_CLIENT, tokenFor } from '../support/simulator-http';
 
 const dirs: string[] = [];
@@ -31,16 +32,6 @@ async function start(stateDir: string): Promise<RunningSimulator> {
   const sim = await startSimulator({ ...SIM_CLIENT, seed: 11, linksAwaitBrowser: true, stateDir });
   sims.push(sim);
   return sim;
-}
-
-/** Every path under `dir` with its permission bits. */
-function modes(dir: string): { path: string; mode: number; dir: boolean }[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    const stat = statSync(path);
-    const own = { path, mode: stat.mode & 0o777, dir: stat.isDirectory() };
-    return stat.isDirectory() ? [own, ...modes(path)] : [own];
-  });
 }
 
 describe('a simulator with a state directory', () => {

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PATHS } from '../../shared/api/enums';
+import type { VerificationResultDocument } from '../../shared/api/schemas';
 import { generateJpeg } from '../../simulator/images';
 import { buildPdf } from '../../simulator/pdf';
 import { type RunningSimulator, startSimulator } from '../../simulator/server';
@@ -37,16 +38,23 @@ async function idVerify(body: Record<string, unknown>): Promise<string> {
   return r.body.transactionId as string;
 }
 
+/** The completed result of a secure link made with `body`. */
+async function linkResult(body: Record<string, unknown>): Promise<VerificationResultDocument> {
+  return completedResult(sim, token, await secureLink(body));
+}
+
+/** The completed result of an RTW_STANDARD identity upload: an IDENTITY_CARD and the `extra` images. */
+async function rtwUploadResult(...extra: Record<string, unknown>[]): Promise<VerificationResultDocument> {
+  const images = [{ data: document, type: 'IDENTITY_CARD' }, ...extra];
+  return completedResult(sim, token, await idVerify({ product: 'RTW_STANDARD', images }));
+}
+
 describe('drivingLicense', () => {
   it.each(['RTW_STANDARD', 'RTW_PREMIUM'])(
     'a %s secure link asking for DRIVING_LICENSE gets the section and the licence images',
     async (product) => {
       // Act
-      const doc = await completedResult(
-        sim,
-        token,
-        await secureLink({ product, additionalDocuments: ['DRIVING_LICENSE'] }),
-      );
+      const doc = await linkResult({ product, additionalDocuments: ['DRIVING_LICENSE'] });
 
       // Assess
       const dl = doc.drivingLicense;
@@ -76,17 +84,11 @@ describe('drivingLicense', () => {
 
   it('an RTW_STANDARD identity upload with an ADDITIONAL DRIVING_LICENSE image gets the section', async () => {
     // Act
-    const doc = await completedResult(
-      sim,
-      token,
-      await idVerify({
-        product: 'RTW_STANDARD',
-        images: [
-          { data: document, type: 'IDENTITY_CARD' },
-          { data: document, type: 'ADDITIONAL', additionalDocumentType: 'DRIVING_LICENSE' },
-        ],
-      }),
-    );
+    const doc = await rtwUploadResult({
+      data: document,
+      type: 'ADDITIONAL',
+      additionalDocumentType: 'DRIVING_LICENSE',
+    });
 
     // Assess
     expect(doc.drivingLicense?.data?.documentNumber).toMatch(/^SPEC\d{5}$/);
@@ -94,11 +96,7 @@ describe('drivingLicense', () => {
 
   it('an IDV product gets no drivingLicense section', async () => {
     // Act
-    const doc = await completedResult(
-      sim,
-      token,
-      await secureLink({ product: 'IDV_STANDARD', additionalDocuments: ['DRIVING_LICENSE'] }),
-    );
+    const doc = await linkResult({ product: 'IDV_STANDARD', additionalDocuments: ['DRIVING_LICENSE'] });
 
     // Assess
     expect(doc.drivingLicense).toBeUndefined();
@@ -134,17 +132,7 @@ describe('drivingLicense', () => {
 describe('payrollTaxStatement', () => {
   it('an uploaded statement (a PDF) gives the section and the PAYROLL_TAX_STATEMENT file, no inputData', async () => {
     // Act
-    const doc = await completedResult(
-      sim,
-      token,
-      await idVerify({
-        product: 'RTW_STANDARD',
-        images: [
-          { data: document, type: 'IDENTITY_CARD' },
-          { data: pdf, type: 'PAYROLL_TAX_STATEMENT' },
-        ],
-      }),
-    );
+    const doc = await rtwUploadResult({ data: pdf, type: 'PAYROLL_TAX_STATEMENT' });
 
     // Assess
     const section = doc.payrollTaxStatement;
@@ -170,11 +158,7 @@ describe('payrollTaxStatement', () => {
 
   it('a secure link whose user gives the statement and its input data gets inputData', async () => {
     // Act
-    const doc = await completedResult(
-      sim,
-      token,
-      await secureLink({ product: 'RTW_STANDARD', additionalDocuments: ['PAYROLL_TAX_STATEMENT'] }),
-    );
+    const doc = await linkResult({ product: 'RTW_STANDARD', additionalDocuments: ['PAYROLL_TAX_STATEMENT'] });
 
     // Assess
     expect(Object.keys(doc.payrollTaxStatement?.inputData ?? {}).sort()).toEqual(
@@ -199,17 +183,9 @@ describe('payrollTaxStatement', () => {
 
   it('two statements are not "a single payroll tax statement": no section', async () => {
     // Act
-    const doc = await completedResult(
-      sim,
-      token,
-      await idVerify({
-        product: 'RTW_STANDARD',
-        images: [
-          { data: document, type: 'IDENTITY_CARD' },
-          { data: pdf, type: 'PAYROLL_TAX_STATEMENT' },
-          { data: pdf, type: 'PAYROLL_TAX_STATEMENT' },
-        ],
-      }),
+    const doc = await rtwUploadResult(
+      { data: pdf, type: 'PAYROLL_TAX_STATEMENT' },
+      { data: pdf, type: 'PAYROLL_TAX_STATEMENT' },
     );
 
     // Assess
@@ -261,15 +237,11 @@ describe('additionalDocuments and digitalSigning', () => {
 
   it('a SIGNATURE request is an image, not digitalSigning: that section is for its own product', async () => {
     // Act
-    const doc = await completedResult(
-      sim,
-      token,
-      await secureLink({
-        product: 'RTW_PREMIUM',
-        additionalDocuments: ['SIGNATURE'],
-        customerReference: 's-0',
-      }),
-    );
+    const doc = await linkResult({
+      product: 'RTW_PREMIUM',
+      additionalDocuments: ['SIGNATURE'],
+      customerReference: 's-0',
+    });
 
     // Assess
     expect(doc.digitalSigning).toBeUndefined();
@@ -305,11 +277,7 @@ describe('faceLink and vog', () => {
     const premium = await secureLink({ product: 'IDV_PREMIUM' });
 
     // Act
-    const doc = await completedResult(
-      sim,
-      token,
-      await secureLink({ product: 'FACE_LINK', linkedTransactionId: premium }),
-    );
+    const doc = await linkResult({ product: 'FACE_LINK', linkedTransactionId: premium });
 
     // Assess
     expect(doc.faceLink).toEqual({

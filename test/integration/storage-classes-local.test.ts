@@ -21,7 +21,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { type FetchResultDeps, processQueueRecord } from '../../shared/pipeline/fetch-result';
-import { runIdvInProcess } from '../support/cli';
+import { eraseLocally, runIdvInProcess } from '../support/cli';
 import { clientConfig } from '../support/local-aws';
 import { startLocalStore } from '../support/local-store';
 import { FakeSource, memoryLogger } from '../support/pipeline-fakes';
@@ -167,17 +167,7 @@ describe('result objects in another storage class (local emulators)', () => {
 
   it('idv results erase removes every transitioned object of the result, with its receipt, and none of the other', async () => {
     // Act
-    const run = await runIdvInProcess([
-      'results',
-      'erase',
-      '--transaction-id',
-      'tx-class-erase-1',
-      '--local',
-      '--data-dir',
-      dataDir,
-      '--principal',
-      'ops-test',
-    ]);
+    const run = await eraseLocally('tx-class-erase-1', dataDir);
 
     // Assess: the receipt counts both objects and says the bucket is erased …
     expect(run.code, run.err).toBe(0);

@@ -5,7 +5,7 @@
  * docs/reliability.md. Forged but well-formed requests carry planted personal data that must not reach
  * the queue or a log line.
  */
-import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWebhookEndpoint, type WebhookEndpoint } from '../../local/api-gateway';
@@ -14,6 +14,7 @@ import { RESULT_ID_PATTERN } from '../../shared/api/result-id';
 import { captureOutput, setHandlerEnv, webhookSecretOf } from '../support/handler-env';
 import { clientConfig, type PipelineResources } from '../support/local-aws';
 import { type LocalStore, startLocalStore } from '../support/local-store';
+import { drainQueue } from '../support/queue-drain';
 
 const PLANTED = ['Jan Planted-Jansen', '1985-03-12', 'NL-PASS-X99', '999999990'];
 
@@ -182,24 +183,8 @@ async function send(c: Case): Promise<number> {
   return response.status;
 }
 
-async function receiveAll(): Promise<Record<string, unknown>[]> {
-  const bodies: Record<string, unknown>[] = [];
-  for (;;) {
-    const { Messages } = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: resources.queueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-      }),
-    );
-    if (!Messages?.length) return bodies;
-    for (const m of Messages) {
-      bodies.push(JSON.parse(m.Body!));
-      await sqs.send(
-        new DeleteMessageCommand({ QueueUrl: resources.queueUrl, ReceiptHandle: m.ReceiptHandle! }),
-      );
-    }
-  }
+function receiveAll(): Promise<Record<string, unknown>[]> {
+  return drainQueue(sqs, resources.queueUrl);
 }
 
 describe('webhook under malformed requests (local API Gateway + real handler + fauxqs)', () => {

@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -211,4 +211,15 @@ export async function screenshotUrl(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Opens a {@link HeadlessPage}, with the directory its screenshots go to: `IDV_SCREENSHOT_DIR` when set
+ * (to look at them), else a new temporary one.
+ */
+export async function openShootingPage(): Promise<{ page: HeadlessPage; shots: string }> {
+  const page = await HeadlessPage.open();
+  const shots = process.env['IDV_SCREENSHOT_DIR'] ?? (await mkdtemp(join(tmpdir(), 'idv-shots-')));
+  await mkdir(shots, { recursive: true });
+  return { page, shots };
 }

@@ -70,3 +70,28 @@ export async function runIdvInProcess(
   });
   return { code, out, err };
 }
+
+/** `idv results erase --transaction-id ID --local --data-dir DIR --principal ops-test`, in this process. */
+export function eraseLocally(transactionId: string, dataDir: string): ReturnType<typeof runIdvInProcess> {
+  return runIdvInProcess([
+    'results',
+    'erase',
+    '--transaction-id',
+    transactionId,
+    '--local',
+    '--data-dir',
+    dataDir,
+    '--principal',
+    'ops-test',
+  ]);
+}
+
+/** The arguments of `idv results list` over August 2026, printed in `format`. */
+export function augustList(format: string): string[] {
+  return ['results', 'list', '--since', '2026-08-01', '--until', '2026-08-31', '--format', format];
+}
+
+/** The arguments of `idv events replay` of the days from `since` to `until` on the local run in `dataDir`. */
+export function localReplay(dataDir: string, since: string, until: string): string[] {
+  return ['events', 'replay', '--local', '--data-dir', dataDir, '--since', since, '--until', until];
+}

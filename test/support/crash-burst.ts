@@ -15,15 +15,11 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { PollResponse } from '../../shared/api/schemas';
-import { EventBridgePublisher } from '../../shared/events/publisher';
-import { DynamoEnqueueMarkers } from '../../shared/pipeline/enqueue-markers';
-import { pollAndEnqueue } from '../../shared/pipeline/poll';
-import { processResultsBatch, type ResultsBatchDeps } from '../../shared/pipeline/results-batch';
-import { PollRecords } from '../../shared/store/poll-records';
+import { processResultsBatch } from '../../shared/pipeline/results-batch';
 import { NO_TRACER } from '../../shared/tracing';
 import { clientConfig } from './local-aws';
-import { startLocalStore } from './local-store';
-import { FakeSource, memoryLogger } from './pipeline-fakes';
+import { localBatchDeps, pollIntoLocalQueue, startLocalStore } from './local-store';
+import { FakeSource } from './pipeline-fakes';
 import { markedPollRecord, markedResult, markers } from './planted-markers';
 
 const [dataDir, roundsText, perRoundText, mode] = process.argv.slice(2);
@@ -56,33 +52,14 @@ const { Items = [] } = await dynamo.send(
 const stored = new Set(
   Items.filter((item) => item['status'] === 'STORED').map((item) => String(item['resultId'])),
 );
-await pollAndEnqueue({
-  source: {
-    poll: async () =>
-      ({
-        results: ids.filter((id) => !stored.has(id)).map((id) => markedPollRecord(id, mark)),
-      }) as PollResponse,
-  },
-  sqs,
-  queueUrl: resources.queueUrl,
-  logger: memoryLogger().logger,
-  markers: new DynamoEnqueueMarkers({
-    client: dynamo,
-    tableName: resources.pollMarkersTableName,
-    windowSeconds: 1,
-  }),
-});
-const deps: ResultsBatchDeps = {
-  source: new FakeSource(results),
-  pollRecords: new PollRecords(dynamo, resources.tableName, 30),
-  store: local.store,
-  publications: local.publications,
-  publisher: new EventBridgePublisher(events, resources.eventBusName),
-  environment: 'staging',
-  eventCustomerReference: 'include',
-  retentionDays: 30,
-  logger: memoryLogger().logger,
+const service = {
+  poll: async () =>
+    ({
+      results: ids.filter((id) => !stored.has(id)).map((id) => markedPollRecord(id, mark)),
+    }) as PollResponse,
 };
+await pollIntoLocalQueue(local, sqs, service, 1);
+const deps = localBatchDeps(local, events, new FakeSource(results));
 for (; mode === 'burst'; ) {
   const { Messages = [] } = await sqs.send(
     new ReceiveMessageCommand({

@@ -4,8 +4,17 @@
  * the emulators through. Every integration test that needs the emulators starts them here.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { EventBridgePublisher } from '../../shared/events/publisher';
+import { DynamoEnqueueMarkers } from '../../shared/pipeline/enqueue-markers';
+import type { ResultSource } from '../../shared/pipeline/fetch-result';
+import { type PollSource, type PollSummary, pollAndEnqueue } from '../../shared/pipeline/poll';
+import type { ResultsBatchDeps } from '../../shared/pipeline/results-batch';
+import { buildStoredItem, type ResultHints } from '../../shared/store/item';
+import { PollRecords } from '../../shared/store/poll-records';
 import { Publications } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
 import type { IngestOptions } from '../../shared/stream/result-ingest';
@@ -17,6 +26,7 @@ import {
   type PipelineResources,
   startLocalAws,
 } from './local-aws';
+import { memoryLogger } from './pipeline-fakes';
 
 /** What {@link startLocalStore} started; `close` stops it all. */
 export interface LocalStore {
@@ -60,4 +70,74 @@ export async function startLocalStore(prefix: string, options: LocalStoreOptions
       await aws.close();
     },
   };
+}
+
+/**
+ * Stores `result` (as the service would stream it) under `hints.resultId` in `local`'s store, then puts
+ * its STORED item, kept 30 days: what fetch-result leaves for a result it fetched.
+ */
+export async function putStoredResult(local: LocalStore, hints: ResultHints, result: unknown): Promise<void> {
+  const body = Buffer.from(JSON.stringify(result));
+  const { document, stored } = await local.store.storeResult(
+    hints.resultId,
+    (async function* () {
+      yield body;
+    })(),
+  );
+  await local.store.putStoredItem(
+    buildStoredItem({
+      hints,
+      document,
+      stored,
+      bucket: local.resources.bucketName,
+      storedAt: new Date().toISOString(),
+      retentionDays: 30,
+    }),
+  );
+}
+
+/**
+ * The results batch's dependencies on `local`, fetching from `source`: its store and polling records
+ * (kept 30 days), a publisher on its bus through `events`, staging, customer references in events,
+ * 30 days' retention, a memory logger.
+ */
+export function localBatchDeps(
+  local: LocalStore,
+  events: EventBridgeClient,
+  source: ResultSource,
+): ResultsBatchDeps {
+  return {
+    source,
+    pollRecords: new PollRecords(local.dynamo, local.resources.tableName, 30),
+    store: local.store,
+    publications: local.publications,
+    publisher: new EventBridgePublisher(events, local.resources.eventBusName),
+    environment: 'staging',
+    eventCustomerReference: 'include',
+    retentionDays: 30,
+    logger: memoryLogger().logger,
+  };
+}
+
+/**
+ * One poll of `source` into `local`'s queue through `sqs`, as the schedule runs it: enqueue markers in
+ * its markers table with a `windowSeconds` window.
+ */
+export function pollIntoLocalQueue(
+  local: LocalStore,
+  sqs: SQSClient,
+  source: PollSource,
+  windowSeconds: number,
+): Promise<PollSummary> {
+  return pollAndEnqueue({
+    source,
+    sqs,
+    queueUrl: local.resources.queueUrl,
+    logger: memoryLogger().logger,
+    markers: new DynamoEnqueueMarkers({
+      client: local.dynamo,
+      tableName: local.resources.pollMarkersTableName,
+      windowSeconds,
+    }),
+  });
 }

@@ -72,6 +72,28 @@ export function markedResult(resultId: string, m: (field: MarkedField) => string
   };
 }
 
+/**
+ * The two results of a scan: `erased` (markers tagged `E`), and `kept` (tagged `K`), the scan's positive
+ * control; each result id's polling record and body carry its own markers.
+ */
+export function markedPair(erased: string, kept: string) {
+  const ofErased = markers('E');
+  const ofKept = markers('K');
+  const byId = new Map([
+    [erased, ofErased],
+    [kept, ofKept],
+  ]);
+  /** The markers of `resultId`, one of the two. */
+  const of = (resultId: string) => byId.get(resultId)!;
+  return {
+    ofErased,
+    ofKept,
+    of,
+    pollRecord: (resultId: string) => markedPollRecord(resultId, of(resultId)),
+    result: (resultId: string) => markedResult(resultId, of(resultId)),
+  };
+}
+
 /** Names of the forms {@link formsOf} returns, in its order. */
 export const FORM_NAMES = ['raw', 'hex', 'HEX', 'b64', 'b64+1', 'b64+2'] as const;
 

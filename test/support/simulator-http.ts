@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { KNOWN_SCOPES, PATHS } from '../../shared/api/enums';
 import { resultSchema, type VerificationResultDocument } from '../../shared/api/schemas';
-import type { RunningSimulator } from '../../simulator/server';
+import { type RunningSimulator, startSimulator } from '../../simulator/server';
+import type { SimulatorOptions } from '../../simulator/types';
 
 /** Client credentials the simulator helpers use. */
 export const SIM_CLIENT = { clientId: 'it-client', clientSecret: 'it-secret-123' } as const;
@@ -69,6 +70,17 @@ export async function completedResult(
   return resultSchema.parse(result.body);
 }
 
+/** A new secure link made with `body` (its communication disabled): the link and its transaction. */
+export async function newSecureLink(
+  sim: RunningSimulator,
+  token: string,
+  body: Record<string, unknown>,
+): Promise<{ link: string; transactionId: string }> {
+  const r = await callSim(sim, token, 'POST', PATHS.secureLink, { ...body, disableCommunication: true });
+  expect(r.status).toBe(200);
+  return { link: r.body.link as string, transactionId: r.body.transactionId as string };
+}
+
 /** A webhook receiver on 127.0.0.1 that records every JSON call (path and body), for the simulator's webhooks. */
 export interface WebhookRecorder {
   /** Base URL: the simulator is given `${url}/upload` and `${url}/result`. */
@@ -96,4 +108,25 @@ export async function startWebhookRecorder(): Promise<WebhookRecorder> {
     received,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A simulator whose upload and result webhooks go to a {@link WebhookRecorder}, with a token for it. */
+export interface HookedSimulator {
+  readonly sim: RunningSimulator;
+  readonly token: string;
+  readonly hooks: WebhookRecorder;
+}
+
+/** Starts a {@link WebhookRecorder}, then a simulator with {@link SIM_CLIENT}, `options` and both webhooks on it. */
+export async function startHookedSimulator(
+  options: Omit<SimulatorOptions, 'clientId' | 'clientSecret' | 'uploadWebhookUrl' | 'resultWebhookUrl'>,
+): Promise<HookedSimulator> {
+  const hooks = await startWebhookRecorder();
+  const sim = await startSimulator({
+    ...SIM_CLIENT,
+    ...options,
+    uploadWebhookUrl: `${hooks.url}/upload`,
+    resultWebhookUrl: `${hooks.url}/result`,
+  });
+  return { sim, token: await tokenFor(sim), hooks };
 }

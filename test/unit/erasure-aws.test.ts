@@ -20,11 +20,11 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { findProjectionObjects, icebergProjectionRows } from '../../shared/analytics/erase';
-import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
 import { type ErasureDeps, eraseResult, planErasure, selectResults } from '../../shared/erasure/erase-result';
 import { ObjectDeletionError, purgePrefix } from '../../shared/erasure/s3-purge';
 import { publishResultErased } from '../../shared/events/erased-event';
 import { DETAIL_TYPES } from '../../shared/events/names';
+import { awsErasureDeps } from '../support/erasure-deps';
 import { eventValidators } from '../support/pipeline-fakes';
 
 const s3Mock = mockClient(S3Client);
@@ -37,29 +37,26 @@ const MARKERS = 'IdvPipeline-production-PollMarkers';
 
 function deps(published: unknown[] = []): ErasureDeps {
   const events = new EventBridgeClient({ region: 'eu-west-1' });
-  return {
-    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
-    s3: new S3Client({ region: 'eu-west-1' }),
-    tableName: TABLE,
-    bucketName: BUCKET,
-    dialect: 'aws',
-    markersTableName: MARKERS,
-    reaches: {
-      projection: {
-        find: async () => ['analytics/results/day=2026-08-10/res-1.stored.json'],
-        remove: async (_resultId, rows) => rows.length,
-      },
+  return awsErasureDeps(
+    {
+      dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+      s3: new S3Client({ region: 'eu-west-1' }),
+      tableName: TABLE,
+      bucketName: BUCKET,
+      markersTableName: MARKERS,
     },
-    receipt: { local: false, analytics: true, bounds: DEFAULT_COPY_BOUNDS },
-    events: {
+    {
+      find: async () => ['analytics/results/day=2026-08-10/res-1.stored.json'],
+      remove: async (_resultId, rows) => rows.length,
+    },
+    {
       publish: async (detail) => {
         published.push(detail);
         await publishResultErased(events, 'bus', detail);
       },
     },
-    environment: 'production',
-    now: () => new Date('2026-09-01T10:00:00.000Z'),
-  };
+    { environment: 'production', now: () => new Date('2026-09-01T10:00:00.000Z') },
+  );
 }
 
 describe('erasure against AWS (SDK calls)', () => {

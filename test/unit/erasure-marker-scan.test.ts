@@ -16,7 +16,6 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type FirehoseInputRecord, transformBatch } from '../../shared/analytics/iceberg';
 import type { PollResponse } from '../../shared/api/schemas';
-import { DEFAULT_COPY_BOUNDS } from '../../shared/erasure/bounds';
 import { eraseResult } from '../../shared/erasure/erase-result';
 import { itemTraceKind, objectTraceKind } from '../../shared/erasure/traces';
 import { publishResultErased } from '../../shared/events/erased-event';
@@ -29,16 +28,10 @@ import { PollRecords } from '../../shared/store/poll-records';
 import { Publications } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
 import { NO_TRACER } from '../../shared/tracing';
+import { awsErasureDeps } from '../support/erasure-deps';
 import { MemoryTables } from '../support/memory-dynamo';
 import { FakeSource, memoryLogger } from '../support/pipeline-fakes';
-import {
-  EVENT_IDENTIFIER_FIELDS,
-  MARKED_FIELDS,
-  markedPollRecord,
-  markedResult,
-  markers,
-  markersIn,
-} from '../support/planted-markers';
+import { EVENT_IDENTIFIER_FIELDS, MARKED_FIELDS, markedPair, markersIn } from '../support/planted-markers';
 import { VersionedBucket } from '../support/versioned-bucket';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
@@ -48,8 +41,7 @@ const ebMock = mockClient(EventBridgeClient);
 
 const ERASED = 'res-sdk-1';
 const KEPT = 'res-sdk-2';
-const ofErased = markers('E');
-const ofKept = markers('K');
+const { ofErased, ofKept, pollRecord, result } = markedPair(ERASED, KEPT);
 const TABLE = 'results';
 const MARKERS = 'markers';
 const BUCKET = 'data';
@@ -125,8 +117,7 @@ describe('planted-marker scan against the SDK-level stores', () => {
       return { FailedEntryCount: 0, Entries: (input.Entries ?? []).map(() => ({ EventId: 'e' })) };
     });
     const service = {
-      poll: async () =>
-        ({ results: [markedPollRecord(ERASED, ofErased), markedPollRecord(KEPT, ofKept)] }) as PollResponse,
+      poll: async () => ({ results: [pollRecord(ERASED), pollRecord(KEPT)] }) as PollResponse,
     };
     // Prepare: polled (enqueue markers, messages with the polling records) …
     await pollAndEnqueue({
@@ -139,8 +130,8 @@ describe('planted-marker scan against the SDK-level stores', () => {
     const deps = {
       source: new FakeSource(
         new Map<string, unknown>([
-          [ERASED, markedResult(ERASED, ofErased)],
-          [KEPT, markedResult(KEPT, ofKept)],
+          [ERASED, result(ERASED)],
+          [KEPT, result(KEPT)],
         ]),
       ),
       pollSource: service,
@@ -220,22 +211,14 @@ describe('planted-marker scan against the SDK-level stores', () => {
   it('after the erasure no item, version, upload part or row holds a marker; a replay brings no row back', async () => {
     // Act
     const record = await eraseResult(
-      {
-        dynamo,
-        s3,
-        tableName: TABLE,
-        bucketName: BUCKET,
-        dialect: 'aws',
-        markersTableName: MARKERS,
-        reaches: {
-          projection: {
-            find: async (id) => (rows.has(id) ? [`row ${id}`] : []),
-            remove: async (id, found) => (rows.delete(id) ? found.length : 0),
-          },
+      awsErasureDeps(
+        { dynamo, s3, tableName: TABLE, bucketName: BUCKET, markersTableName: MARKERS },
+        {
+          find: async (id) => (rows.has(id) ? [`row ${id}`] : []),
+          remove: async (id, found) => (rows.delete(id) ? found.length : 0),
         },
-        receipt: { local: false, analytics: true, bounds: DEFAULT_COPY_BOUNDS },
-        events: { publish: (detail) => publishResultErased(events, 'bus', detail) },
-      },
+        { publish: (detail) => publishResultErased(events, 'bus', detail) },
+      ),
       ERASED,
       { principal: 'dpo', selectedBy: 'result-id' },
     );

@@ -36,6 +36,17 @@ function message(id: string, resultId: string, extra: Record<string, unknown> = 
   };
 }
 
+/** Every queue holds one message of res-erased, then nothing; SQS refuses to delete it. */
+function oneMessageSqsWillNotDelete(): void {
+  sqsMock
+    .on(ReceiveMessageCommand)
+    .resolvesOnce({ Messages: [message('1', 'res-erased')] })
+    .resolves({});
+  sqsMock.on(DeleteMessageBatchCommand).resolves({
+    Failed: [{ Id: '0', Code: 'ReceiptHandleIsInvalid', SenderFault: true }],
+  });
+}
+
 describe('purgeQueues', () => {
   const sqs = new SQSClient({ region: 'eu-west-1' });
 
@@ -113,13 +124,7 @@ describe('purgeQueues', () => {
 
   it('reports the messages SQS refused to delete', async () => {
     // Prepare
-    sqsMock
-      .on(ReceiveMessageCommand)
-      .resolvesOnce({ Messages: [message('1', 'res-erased')] })
-      .resolves({});
-    sqsMock.on(DeleteMessageBatchCommand).resolves({
-      Failed: [{ Id: '0', Code: 'ReceiptHandleIsInvalid', SenderFault: true }],
-    });
+    oneMessageSqsWillNotDelete();
 
     // Act
     const [report] = await purgeQueues(sqs, [QUEUE], new Set(['res-erased']));
@@ -179,13 +184,7 @@ describe('purgeQueues', () => {
 
   it('as the erasure’s queue reach: fails the step when a delete was refused (the record stays ERASING)', async () => {
     // Prepare
-    sqsMock
-      .on(ReceiveMessageCommand)
-      .resolvesOnce({ Messages: [message('1', 'res-erased')] })
-      .resolves({});
-    sqsMock.on(DeleteMessageBatchCommand).resolves({
-      Failed: [{ Id: '0', Code: 'ReceiptHandleIsInvalid', SenderFault: true }],
-    });
+    oneMessageSqsWillNotDelete();
 
     // Act
     const failed = queuePurgeReach(sqs, [QUEUE], []).remove('res-erased', []);

@@ -69,6 +69,41 @@ function deps(overrides: Partial<ErasureDeps> = {}, published: ResultErasedDetai
   };
 }
 
+/** Serves GetCommand and PutCommand from {@link items}. */
+function serveGetAndPut(): void {
+  ddbMock
+    .on(GetCommand)
+    .callsFake((input) => ({ Item: items.get(`${input.TableName}/${input.Key.resultId}`) }));
+  ddbMock.on(PutCommand).callsFake((input) => {
+    items.set(`${input.TableName}/${input.Item.resultId}`, input.Item);
+    return {};
+  });
+}
+
+/** The counts every run has, whatever reaches it was given, in the order the record lists them. */
+const EVERY_RUN_COUNTS = [
+  'objectVersions',
+  'deleteMarkers',
+  'objects',
+  'uploadsAborted',
+  'items',
+  'analyticsRows',
+];
+
+/**
+ * r-1's erasure record as a first run left it: ERASING, requested on 31 August, with `counts` (those
+ * every run has are 0 unless given).
+ */
+function firstRun(counts: Record<string, number>): void {
+  const zero = Object.fromEntries(EVERY_RUN_COUNTS.map((name) => [name, 0]));
+  items.set(`${TABLE}/r-1#erasure`, {
+    resultId: 'r-1#erasure',
+    state: 'ERASING',
+    requestedAt: '2026-08-31T09:00:00.000Z',
+    counts: { ...zero, ...counts },
+  });
+}
+
 describe('eraseResult and planErasure', () => {
   beforeEach(() => {
     ddbMock.reset();
@@ -80,13 +115,7 @@ describe('eraseResult and planErasure', () => {
       [`${MARKERS}/r-1`, { resultId: 'r-1' }],
       [`${TABLE}/r-10`, { resultId: 'r-10', status: 'STORED' }],
     ]);
-    ddbMock
-      .on(GetCommand)
-      .callsFake((input) => ({ Item: items.get(`${input.TableName}/${input.Key.resultId}`) }));
-    ddbMock.on(PutCommand).callsFake((input) => {
-      items.set(`${input.TableName}/${input.Item.resultId}`, input.Item);
-      return {};
-    });
+    serveGetAndPut();
     // The fence (shared/erasure/fence.ts) replaces the publication record: `erasedAt`, no status, no token.
     ddbMock.on(UpdateCommand).callsFake((input) => {
       const key = `${input.TableName}/${input.Key.resultId}`;
@@ -208,19 +237,13 @@ describe('eraseResult and planErasure', () => {
 
   it("adds a second run's counts to the first's and keeps the first request time", async () => {
     // Prepare: a first run that counted queue messages; the second has no queue reach.
-    items.set(`${TABLE}/r-1#erasure`, {
-      resultId: 'r-1#erasure',
-      state: 'ERASING',
-      requestedAt: '2026-08-31T09:00:00.000Z',
-      counts: {
-        objectVersions: 5,
-        deleteMarkers: 1,
-        objects: 3,
-        uploadsAborted: 2,
-        items: 1,
-        analyticsRows: 0,
-        queueMessages: 4,
-      },
+    firstRun({
+      objectVersions: 5,
+      deleteMarkers: 1,
+      objects: 3,
+      uploadsAborted: 2,
+      items: 1,
+      queueMessages: 4,
     });
 
     // Act
@@ -326,20 +349,7 @@ describe('eraseResult and planErasure', () => {
 
   it('sums optional counts of two runs whichever run had them, and adds every count', async () => {
     // Prepare: the first run counted journal lines but had no queue reach; the second has both.
-    items.set(`${TABLE}/r-1#erasure`, {
-      resultId: 'r-1#erasure',
-      state: 'ERASING',
-      requestedAt: '2026-08-31T09:00:00.000Z',
-      counts: {
-        objectVersions: 1,
-        deleteMarkers: 2,
-        objects: 1,
-        uploadsAborted: 0,
-        items: 0,
-        analyticsRows: 0,
-        journalLines: 2,
-      },
-    });
+    firstRun({ objectVersions: 1, deleteMarkers: 2, objects: 1, journalLines: 2 });
     bucket.versions.push({ key: 'results/r-1/x', versionId: 'dm', deleteMarker: true });
     const reaches = {
       projection: listReach([]),
@@ -365,32 +375,13 @@ describe('eraseResult and planErasure', () => {
 
   it('leaves out optional counts neither run had', async () => {
     // Prepare
-    items.set(`${TABLE}/r-1#erasure`, {
-      resultId: 'r-1#erasure',
-      state: 'ERASING',
-      requestedAt: '2026-08-31T09:00:00.000Z',
-      counts: {
-        objectVersions: 0,
-        deleteMarkers: 0,
-        objects: 0,
-        uploadsAborted: 0,
-        items: 0,
-        analyticsRows: 0,
-      },
-    });
+    firstRun({});
 
     // Act
     const record = await eraseResult(deps(), 'r-1', { principal: 'ops', selectedBy: 'result-id' });
 
     // Assess
-    expect(Object.keys(record.counts!)).toEqual([
-      'objectVersions',
-      'deleteMarkers',
-      'objects',
-      'uploadsAborted',
-      'items',
-      'analyticsRows',
-    ]);
+    expect(Object.keys(record.counts!)).toEqual(EVERY_RUN_COUNTS);
   });
 });
 
@@ -399,13 +390,7 @@ describe('a killed erasure', () => {
     ddbMock.reset();
     s3Mock.reset();
     items = new Map([[`${TABLE}/r-1`, { resultId: 'r-1', status: 'STORED' }]]);
-    ddbMock
-      .on(GetCommand)
-      .callsFake((input) => ({ Item: items.get(`${input.TableName}/${input.Key.resultId}`) }));
-    ddbMock.on(PutCommand).callsFake((input) => {
-      items.set(`${input.TableName}/${input.Item.resultId}`, input.Item);
-      return {};
-    });
+    serveGetAndPut();
     ddbMock.on(UpdateCommand).resolves({});
     ddbMock.on(DeleteCommand).resolves({});
     bucket = new VersionedBucket();

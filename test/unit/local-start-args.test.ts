@@ -3,6 +3,9 @@ import { parseStartArgs, START_HELP } from '../../local/start-args';
 
 const CREDENTIALS = { IDV_CLIENT_ID: 'env-client', IDV_CLIENT_SECRET: 'env-secret' };
 
+/** Flags of a run against a service of its own (not the simulator), with its credentials. */
+const OTHER_SERVICE = ['--service-url', 'http://127.0.0.1:9', '--client-id', 'a', '--client-secret', 'b'];
+
 describe('npm start command line', () => {
   it('runs the simulator with the defaults', () => {
     // Act
@@ -64,29 +67,12 @@ describe('npm start command line', () => {
     [['--concurrency', '11'], '--concurrency must be a whole number from 1 to 10'],
     [['--simulator-port', '65536'], '--simulator-port must be a whole number from 0 to 65535'],
     [
-      [
-        '--simulator-port',
-        '0',
-        '--service-url',
-        'http://127.0.0.1:9',
-        '--client-id',
-        'a',
-        '--client-secret',
-        'b',
-      ],
+      ['--simulator-port', '0', ...OTHER_SERVICE],
       '--simulator-port is for the simulator; it cannot apply to --service-url',
     ],
     [['--service-rate', '0'], '--service-rate must be a whole number from 1 to 10000'],
     [
-      [
-        '--links-await-browser',
-        '--service-url',
-        'http://127.0.0.1:9',
-        '--client-id',
-        'a',
-        '--client-secret',
-        'b',
-      ],
+      ['--links-await-browser', ...OTHER_SERVICE],
       '--links-await-browser is for the simulator; it cannot apply to --service-url',
     ],
     [

@@ -6,9 +6,10 @@ import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { withFullDocument } from '../../shared/queries/results';
-import { buildStoredItem, dynamoItemSize, MAX_ITEM_BYTES } from '../../shared/store/item';
+import { dynamoItemSize, MAX_ITEM_BYTES } from '../../shared/store/item';
 import { imageKey } from '../../shared/store/keys';
 import type { ObjectRef } from '../../shared/stream/blob-sink';
+import { storedItemOf } from '../support/result-items';
 
 function refs(count: number): ObjectRef[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -19,17 +20,6 @@ function refs(count: number): ObjectRef[] {
   }));
 }
 
-function item(document: Record<string, unknown>, objects: ObjectRef[] = []) {
-  return buildStoredItem({
-    hints: { resultId: 'r' },
-    document,
-    stored: { resultKey: 'results/r/result.json', objects, documentBytes: JSON.stringify(document).length },
-    bucket: 'bucket',
-    storedAt: '2026-08-11T00:00:00.000Z',
-    retentionDays: 7,
-  });
-}
-
 describe('bounded result item', () => {
   it('keeps the summary and the object count for 5,000 images, the list itself only in result.json', () => {
     // Prepare
@@ -37,7 +27,7 @@ describe('bounded result item', () => {
     const document = { result: 'APPROVED', images: objects.map((ref) => ({ data: ref, metadata: {} })) };
 
     // Act
-    const built = item(document, objects);
+    const built = storedItemOf(document, objects);
 
     // Assess
     expect(dynamoItemSize(built)).toBeLessThanOrEqual(MAX_ITEM_BYTES);
@@ -51,7 +41,7 @@ describe('bounded result item', () => {
     const messages = Array.from({ length: 3_000 }, (_, i) => `REASON_${i}_${'X'.repeat(200)}`);
 
     // Act
-    const built = item({ result: 'DISAPPROVED', messages });
+    const built = storedItemOf({ result: 'DISAPPROVED', messages });
 
     // Assess
     expect(dynamoItemSize(built)).toBeLessThanOrEqual(MAX_ITEM_BYTES);
@@ -73,7 +63,7 @@ describe('bounded result item', () => {
     };
 
     // Act
-    const built = item(document, objects);
+    const built = storedItemOf(document, objects);
 
     // Assess
     expect(dynamoItemSize(built)).toBeLessThanOrEqual(MAX_ITEM_BYTES);
@@ -82,7 +72,10 @@ describe('bounded result item', () => {
 
   it('still puts a small result whole into the item', () => {
     // Act
-    const built = item({ result: 'APPROVED', messages: ['A'], images: [{ data: refs(1)[0] }] }, refs(1));
+    const built = storedItemOf(
+      { result: 'APPROVED', messages: ['A'], images: [{ data: refs(1)[0] }] },
+      refs(1),
+    );
 
     // Assess
     expect(built).toMatchObject({ documentInItem: true, objectCount: 1, messages: ['A'] });
@@ -98,7 +91,7 @@ describe('idv results get on a bounded item', () => {
     const messages = Array.from({ length: 3_000 }, (_, i) => `R${i}`.padEnd(256, '_'));
     const document = { result: 'DISAPPROVED', messages, images: objects.map((ref) => ({ data: ref })) };
     const text = JSON.stringify(document);
-    const built = item(document, objects);
+    const built = storedItemOf(document, objects);
     const requested: unknown[] = [];
     const s3 = {
       send: async (command: { input: unknown }) => {

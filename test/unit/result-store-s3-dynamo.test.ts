@@ -28,8 +28,8 @@ import {
 import { resultJsonKey } from '../../shared/store/keys';
 import { Publications } from '../../shared/store/publication';
 import { ResultStore } from '../../shared/store/result-store';
-import type { ObjectRef } from '../../shared/stream/blob-sink';
 import { ResultContentError } from '../../shared/stream/errors';
+import { storedItemOf } from '../support/result-items';
 
 const s3Mock = mockClient(S3Client);
 const ddbMock = mockClient(DynamoDBDocumentClient);
@@ -156,20 +156,12 @@ describe('ResultStore', () => {
     expect(input.Item).toMatchObject({ completed: '2026-08-11T00:00:00.000Z', completedKnown: false });
   });
 
-  function storedItem(document: Record<string, unknown>, objects: ObjectRef[] = []) {
-    return buildStoredItem({
-      hints: { resultId: 'r' },
-      document,
-      stored: { resultKey: 'results/r/result.json', objects, documentBytes: JSON.stringify(document).length },
-      bucket: 'bucket',
-      storedAt: '2026-08-11T00:00:00.000Z',
-      retentionDays: 7,
-    });
-  }
-
   it('keeps only the S3 reference when the stripped result is too large for an item', () => {
     // Act
-    const item = storedItem({ result: 'APPROVED', identity: { data: { note: 'x'.repeat(MAX_ITEM_BYTES) } } });
+    const item = storedItemOf({
+      result: 'APPROVED',
+      identity: { data: { note: 'x'.repeat(MAX_ITEM_BYTES) } },
+    });
 
     // Assess
     expect(item.document).toBeUndefined();
@@ -193,9 +185,9 @@ describe('ResultStore', () => {
     const manyImages = { result: 'APPROVED', images: refs.map((ref) => ({ data: ref, metadata: {} })) };
 
     // Act
-    const numericItem = storedItem(numeric);
-    const manyImagesItem = storedItem(manyImages, refs);
-    const small = storedItem({
+    const numericItem = storedItemOf(numeric);
+    const manyImagesItem = storedItemOf(manyImages, refs);
+    const small = storedItemOf({
       result: 'APPROVED',
       images: [{ data: refs[0], metadata: { points: [1, 2] } }],
     });
@@ -226,8 +218,8 @@ describe('ResultStore', () => {
     const images = refs.map((ref) => ({ data: ref }));
 
     // Act
-    const fits = storedItem({ result: 'APPROVED', images }, refs);
-    const large = storedItem({ result: 'APPROVED', images, note: 'y'.repeat(INLINE_ITEM_BYTES) }, refs);
+    const fits = storedItemOf({ result: 'APPROVED', images }, refs);
+    const large = storedItemOf({ result: 'APPROVED', images, note: 'y'.repeat(INLINE_ITEM_BYTES) }, refs);
 
     // Assess
     // Inline, the document holds the references in place: the item does not list them twice.

@@ -9,16 +9,11 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AccessToken } from '../../shared/client/token-provider';
-import { type FetchToken, SecretsTokenProvider } from '../../shared/token-cache/secrets-token-provider';
+import type { FetchToken, SecretsTokenProvider } from '../../shared/token-cache/secrets-token-provider';
+import { bearer, secretsProvider } from '../support/token-cache';
 
 const sm = mockClient(SecretsManagerClient);
 const START = 1_800_000_000_000;
-const SCOPES = ['productapi.poll.read', 'productapi.result.read'];
-
-function token(name: string, expiresAt: number, scopes: string[] = SCOPES): AccessToken {
-  return { accessToken: name, tokenType: 'Bearer', expiresAt, scopes };
-}
 
 describe('SecretsTokenProvider refresh paths', () => {
   let now: number;
@@ -28,15 +23,8 @@ describe('SecretsTokenProvider refresh paths', () => {
   beforeEach(() => {
     sm.reset();
     now = START;
-    fetchToken = vi.fn<FetchToken>(async () => token('fresh', now + 3_600_000));
-    provider = new SecretsTokenProvider({
-      secrets: new SecretsManagerClient({ region: 'eu-west-1' }),
-      credentialsSecretId: 'creds',
-      tokenCacheSecretId: 'cache',
-      scopes: SCOPES,
-      fetchToken,
-      now: () => now,
-    });
+    fetchToken = vi.fn<FetchToken>(async () => bearer('fresh', now + 3_600_000));
+    provider = secretsProvider({ fetchToken, now: () => now });
     sm.on(GetSecretValueCommand, { SecretId: 'creds' }).resolves({
       SecretString: JSON.stringify({ clientId: 'id', clientSecret: 'shh' }),
     });
@@ -51,12 +39,12 @@ describe('SecretsTokenProvider refresh paths', () => {
     });
     sm.on(GetSecretValueCommand, { SecretId: 'cache' }).callsFake(async () => {
       await gate;
-      return { SecretString: JSON.stringify(token('T1', START + 3_600_000)), VersionId: 'v1' };
+      return { SecretString: JSON.stringify(bearer('T1', START + 3_600_000)), VersionId: 'v1' };
     });
     const inFlight = provider.getToken();
 
     // Act
-    const refreshed = provider.refresh(token('T1', START + 3_600_000));
+    const refreshed = provider.refresh(bearer('T1', START + 3_600_000));
     release();
 
     // Assess
@@ -68,7 +56,7 @@ describe('SecretsTokenProvider refresh paths', () => {
   it('does not use a cached token issued for fewer scopes (it would fail with 403)', async () => {
     // Prepare
     sm.on(GetSecretValueCommand, { SecretId: 'cache' }).resolves({
-      SecretString: JSON.stringify(token('narrow', START + 3_600_000, ['productapi.poll.read'])),
+      SecretString: JSON.stringify(bearer('narrow', START + 3_600_000, ['productapi.poll.read'])),
     });
 
     // Act

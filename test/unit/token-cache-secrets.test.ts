@@ -6,23 +6,19 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AccessToken } from '../../shared/client/token-provider';
-import { SecretsTokenProvider } from '../../shared/token-cache/secrets-token-provider';
 import { memoryLogger } from '../support/pipeline-fakes';
+import { bearer, secretsProvider, TOKEN_SCOPES } from '../support/token-cache';
 
 const sm = mockClient(SecretsManagerClient);
 const NOW = 1_800_000_000_000;
-const SCOPES = ['productapi.poll.read', 'productapi.result.read'];
+const SCOPES = TOKEN_SCOPES;
 
 function token(name: string, expiresInMs: number): AccessToken {
-  return { accessToken: name, tokenType: 'Bearer', expiresAt: NOW + expiresInMs, scopes: SCOPES };
+  return bearer(name, NOW + expiresInMs);
 }
 
 function provider(fetchToken = vi.fn(async () => token('fresh', 3_600_000))) {
-  const p = new SecretsTokenProvider({
-    secrets: new SecretsManagerClient({ region: 'eu-west-1' }),
-    credentialsSecretId: 'creds',
-    tokenCacheSecretId: 'cache',
-    scopes: SCOPES,
+  const p = secretsProvider({
     fetchToken,
     now: () => NOW,
   });
@@ -79,11 +75,7 @@ describe('SecretsTokenProvider', () => {
     secrets({});
     let now = NOW;
     let issued = 0;
-    const p = new SecretsTokenProvider({
-      secrets: new SecretsManagerClient({ region: 'eu-west-1' }),
-      credentialsSecretId: 'creds',
-      tokenCacheSecretId: 'cache',
-      scopes: SCOPES,
+    const p = secretsProvider({
       fetchToken: async () => {
         issued++;
         return {
@@ -165,11 +157,7 @@ describe('SecretsTokenProvider', () => {
     });
     sm.on(PutSecretValueCommand).rejects(new Error('ThrottlingException'));
     const { logger, lines } = memoryLogger();
-    const p = new SecretsTokenProvider({
-      secrets: new SecretsManagerClient({ region: 'eu-west-1' }),
-      credentialsSecretId: 'creds',
-      tokenCacheSecretId: 'cache',
-      scopes: SCOPES,
+    const p = secretsProvider({
       fetchToken: async () => token('tok-V3ry-S3cret', 3_600_000),
       now: () => NOW,
       logger,

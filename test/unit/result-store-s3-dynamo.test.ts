@@ -272,7 +272,7 @@ describe('ResultStore', () => {
     expect(calls).toHaveLength(2);
     const input = calls[0]!.args[0].input;
     expect(input.Key).toEqual({ resultId: 'r#publication' });
-    expect(input.ConditionExpression).toContain('attribute_not_exists(publishedAt)');
+    expect(input.ConditionExpression).toContain('attribute_not_exists(#publishedAt)');
     expect(input.ExpressionAttributeValues).toMatchObject({ ':status': 'STORED', ':ttl': 1_800_000_000 });
   });
 });

@@ -213,8 +213,8 @@ describe('DynamoDB writes of a result', () => {
       },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
-    expect(input.UpdateExpression).toContain('claim = :token');
-    expect(input.ConditionExpression).toContain('claimExpiresAt < :now');
+    expect(input.UpdateExpression).toContain('#claim = :token');
+    expect(input.ConditionExpression).toContain('#claimExpiresAt < :now');
   });
 
   it("releases only this delivery's claim, and takes a failed condition as done", async () => {
@@ -229,8 +229,8 @@ describe('DynamoDB writes of a result', () => {
     expect(input).toMatchObject({
       TableName: 'table',
       Key: { resultId: 'res-1#publication' },
-      UpdateExpression: 'REMOVE claim, claimExpiresAt, claimVersion',
-      ConditionExpression: 'claim = :token',
+      UpdateExpression: 'REMOVE #claim, #claimExpiresAt, #claimVersion',
+      ConditionExpression: '#claim = :token',
       ExpressionAttributeValues: { ':token': 'msg-1' },
     });
   });
@@ -249,7 +249,7 @@ describe('DynamoDB writes of a result', () => {
       Key: { resultId: 'res-1#publication' },
       ExpressionAttributeValues: { ':status': 'UNAVAILABLE', ':at': '2026-08-11T00:00:01.000Z' },
     });
-    expect(input.UpdateExpression).toContain('REMOVE claim, claimExpiresAt');
+    expect(input.UpdateExpression).toContain('REMOVE #claim, #claimExpiresAt');
   });
 
   it('writes the erasure record under its own key', async () => {

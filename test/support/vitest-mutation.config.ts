@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The tests `npm run mutation` (StrykerJS, stryker.config.json, then bench/mutation-static.ts) runs against
+ * The tests `npm run mutation` (StrykerJS, stryker.config.json, then bench/mutation-scores.ts) runs against
  * each mutant — the one list of them: the focused tests of the mutated modules only, so a mutant costs
  * seconds on a shared machine (the whole unit project, with the CLI's tests that reach the same code, took
  * longer than Stryker's five-minute dry run allows). Add a mutate target's tests here with the target; they

@@ -56,7 +56,8 @@ describe('npm start --rule', () => {
     expect(marked).toHaveLength(expected.length);
     expect(marked.every((line) => line.includes('DISAPPROVED'))).toBe(true);
     expect(result.stdout).toContain(`rule:     disapproved → ${join(dataDir, 'rules', 'disapproved.jsonl')}`);
-  });
+    // The run's own --timeout bounds it; the test waits that long, and a little more for the exit.
+  }, 150_000);
 
   it('stops before anything runs when a rule file is invalid, naming the file and the path', async () => {
     // Prepare

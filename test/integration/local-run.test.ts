@@ -70,7 +70,8 @@ describe('npm start with the simulator', () => {
     expect(events[0]).toHaveProperty('source');
     expect(events[0]).toHaveProperty('detail');
     expect(existsSync(join(dataDir, 'stack.json'))).toBe(false);
-  });
+    // The run's own --timeout bounds it; the test waits that long, and a little more for the exit.
+  }, 120_000);
 
   it('answers idv results list, by-transaction, by-reference and get --out from the persisted data', async () => {
     // Act

@@ -426,6 +426,8 @@ describe('the documented npm start runs', () => {
       expect(run.code, `${run.where}: ${run.text}\n${run.started.output.slice(-2000)}`).toBe(0);
     expect(plain, running.output.slice(-2000)).toBe(130);
     // The run's own summary line, last on stdout, says it stopped on the signal.
-    expect(running.stdout.trim().split('\n').at(-1)).toContain('"exit":"signal"');
+    expect(running.stdout.trim().split('\n').at(-1), running.output.slice(-3000)).toContain(
+      '"exit":"signal"',
+    );
   }, 120_000);
 });

@@ -134,17 +134,10 @@ export async function runLocal(
     await checkCredentials(service.url, run.credentials, run.external);
     const handlers = await loadHandlers(run, modules, aws, resources, service.url);
     webhooks.setHandler(handlers.webhook);
-    // An event still arriving while the run stops (an erasure's, from another process) is counted and
-    // journaled, but printed only until then: the summary must stay the last line on stdout.
-    let printing = true;
     aws.events.on((event) => {
       run.tally.add(event);
       run.journal.event(event);
-      const marks = ruleMarks(run.rules.apply(event));
-      if (printing) io.out(formatEventLine(event) + marks);
-    });
-    run.cleanups.push(async () => {
-      printing = false;
+      io.out(formatEventLine(event) + ruleMarks(run.rules.apply(event)));
     });
     attachAnalyticsSink(aws.events, run.dataDir, io.err); // the analytics projection (docs/analytics.md)
     const plumbing = startPlumbing(run, aws, resources, handlers);

@@ -101,6 +101,8 @@ describe('idv analytics query --local sandbox', () => {
     ['EXPLAIN ANALYZE RESET temp_directory', /configuration has been locked/],
     ['CREATE TABLE t AS SELECT 1', /not a CREATE statement/],
     ['SELECT 1; SELECT 2', /2 statements given; one query runs at a time \(nothing was run\)/],
+    // No statement at all: DuckDB's client fails it without a message of its own.
+    ['-- only a comment', /^idv: no SQL statement given\n/],
   ])('refuses %s with a clear error, writing nothing', async (sql, message) => {
     // Prepare
     const before = await projection();

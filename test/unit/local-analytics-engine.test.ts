@@ -263,6 +263,10 @@ describe('a statement of the local analytics engine', () => {
     [';', /^no SQL statement given$/],
     ['SELEC 1', /Parser Error: syntax error at or near "SELEC"/],
     ['SELECT 1; SELECT 2', /^2 statements given; one query runs at a time \(nothing was run\)$/],
+    [
+      "SELECT * FROM read_text('/etc/hostname')",
+      /^Permission Error: Cannot access file "\/etc\/hostname"[\s\S]* \(the local engine reads only the results view: files outside the projection, extensions, other databases and settings are off\)$/,
+    ],
   ])('%s is refused with a message that says why', async (sql, message) => {
     // Prepare
     const engine = await openLocalAnalytics(dataDir);
@@ -273,6 +277,24 @@ describe('a statement of the local analytics engine', () => {
       // Assess
       expect(refused).toBeInstanceOf(QueryError);
       expect((refused as Error).message).toMatch(message);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it("reports an error in the analyst's own SQL as DuckDB words it, with no word on the sandbox", async () => {
+    // Prepare: a name the analyst typed that reads like the sandbox's refusal.
+    const engine = await openLocalAnalytics(dataDir);
+    try {
+      // Act
+      const failed = await engine.query('SELECT * FROM "Permission Error"').catch((error: unknown) => error);
+
+      // Assess
+      expect(failed).toBeInstanceOf(QueryError);
+      expect((failed as Error).message).toMatch(
+        /^Catalog Error: Table with name Permission Error does not exist!/,
+      );
+      expect((failed as Error).message).not.toContain('reads only the results view');
     } finally {
       await engine.close();
     }

@@ -117,6 +117,7 @@ export async function openLocalAnalytics(
         }
         const statement = await statements.prepare(0);
         if (!QUERY_STATEMENTS.has(statement.statementType)) {
+          // Stryker disable next-line StringLiteral: wording of a refusal, for a kind the enum does not name
           const kind = StatementType[statement.statementType] ?? 'other';
           throw new QueryError(
             `only a query (SELECT, EXPLAIN) runs here, not a ${kind} statement: the local engine is read-only (nothing was run)`,

@@ -129,4 +129,14 @@ describe('idv analytics query --local sandbox', () => {
     expect(JSON.parse(run.out)).toEqual([{ n: 1 }]);
     expect(snapshotDirs(dataDir)).toEqual([]);
   });
+
+  it("prints DuckDB's error as one message, without a blank line for the line break it may end in", async () => {
+    // Act: the analyst's own error, ending in a line break (as some of DuckDB's do).
+    const run = await query("SELECT error('stopped by the analyst' || chr(10))");
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.out).toBe('');
+    expect(run.err).toBe('idv: Invalid Input Error: stopped by the analyst\n');
+  });
 });

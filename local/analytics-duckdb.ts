@@ -54,6 +54,9 @@ const ANALYST_CONFIG: Readonly<Record<string, string>> = {
   lock_configuration: 'true',
 };
 
+/** How `extractStatements` of @duckdb/node-api begins the message of a statement DuckDB cannot parse. */
+const EXTRACT_ERROR = 'Failed to extract statements: ';
+
 /** Options of {@link openLocalAnalytics}. */
 export interface LocalAnalyticsOptions {
   /** Merge the incoming lines first. @default true */
@@ -100,16 +103,21 @@ export async function openLocalAnalytics(
     async query(sql: string): Promise<QueryAnswer> {
       let reader: Awaited<ReturnType<typeof open.runAndReadAll>>;
       try {
-        const statements = await open.extractStatements(sql);
+        // The client fails SQL that holds no statement (only comments or semicolons) without a message
+        // of DuckDB's ("Error in native callback"); DuckDB's own parser errors come with that prefix.
+        const statements = await open.extractStatements(sql).catch((error: unknown) => {
+          if (error instanceof Error && error.message.startsWith(EXTRACT_ERROR)) throw error;
+          return undefined;
+        });
+        if (statements === undefined) throw new QueryError('no SQL statement given');
         if (statements.count !== 1) {
           throw new QueryError(
-            statements.count === 0
-              ? 'no SQL statement given'
-              : `${statements.count} statements given; one query runs at a time (nothing was run)`,
+            `${statements.count} statements given; one query runs at a time (nothing was run)`,
           );
         }
         const statement = await statements.prepare(0);
         if (!QUERY_STATEMENTS.has(statement.statementType)) {
+          // Stryker disable next-line StringLiteral: wording of a refusal, for a kind the enum does not name
           const kind = StatementType[statement.statementType] ?? 'other';
           throw new QueryError(
             `only a query (SELECT, EXPLAIN) runs here, not a ${kind} statement: the local engine is read-only (nothing was run)`,

@@ -101,6 +101,8 @@ describe('idv analytics query --local sandbox', () => {
     ['EXPLAIN ANALYZE RESET temp_directory', /configuration has been locked/],
     ['CREATE TABLE t AS SELECT 1', /not a CREATE statement/],
     ['SELECT 1; SELECT 2', /2 statements given; one query runs at a time \(nothing was run\)/],
+    // No statement at all: DuckDB's client fails it without a message of its own.
+    ['-- only a comment', /^idv: no SQL statement given\n/],
   ])('refuses %s with a clear error, writing nothing', async (sql, message) => {
     // Prepare
     const before = await projection();
@@ -126,5 +128,15 @@ describe('idv analytics query --local sandbox', () => {
     expect(run.code).toBe(0);
     expect(JSON.parse(run.out)).toEqual([{ n: 1 }]);
     expect(snapshotDirs(dataDir)).toEqual([]);
+  });
+
+  it("prints DuckDB's error as one message, without a blank line for the line break it may end in", async () => {
+    // Act: the analyst's own error, ending in a line break (as some of DuckDB's do).
+    const run = await query("SELECT error('stopped by the analyst' || chr(10))");
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.out).toBe('');
+    expect(run.err).toBe('idv: Invalid Input Error: stopped by the analyst\n');
   });
 });

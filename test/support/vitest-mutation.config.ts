@@ -22,6 +22,7 @@ export default defineConfig({
       'test/unit/batch-get.test.ts',
       'test/unit/results-reconcile.test.ts',
       'test/unit/cli-analytics-sandbox.test.ts',
+      'test/unit/local-analytics-engine.test.ts',
       'test/integration/results-reconcile-cli.test.ts',
     ],
     // The SDK-level marker scan runs the whole pipeline and covers nearly every mutant: it would run for

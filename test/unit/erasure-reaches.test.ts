@@ -5,7 +5,7 @@
  * included), sums the counts of a second run, and plans without changing anything.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteObjectsCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   BatchGetCommand,
   DeleteCommand,
@@ -307,6 +307,23 @@ describe('eraseResult and planErasure', () => {
     // The fence went first, carrying the earlier counts.
     const fence = ddbMock.commandCalls(PutCommand)[0]!.args[0].input.Item!;
     expect(fence).toMatchObject({ state: 'ERASING', counts: { objectVersions: 5 } });
+  });
+
+  it('plans the keys of both buckets once each, in key order', async () => {
+    // Prepare: the item's own bucket holds another key of r-1, listed after the data bucket's.
+    s3Mock
+      .on(ListObjectVersionsCommand, { Bucket: 'own-bucket', Prefix: 'results/r-1/' })
+      .resolves({ Versions: [{ Key: 'results/r-1/images/01-PASSPORT-FRONT.jpg', VersionId: 'o' }] });
+    s3Mock.on(ListObjectVersionsCommand, { Bucket: 'own-bucket', Prefix: 'staging/r-1/' }).resolves({});
+
+    // Act
+    const plan = await planErasure(deps(), 'r-1');
+
+    // Assess
+    expect(plan.objects).toMatchObject({
+      keys: ['results/r-1/images/01-PASSPORT-FRONT.jpg', 'results/r-1/result.json', 'staging/r-1/images-01'],
+      versions: 3,
+    });
   });
 
   it('plans a result with nothing left: no item, no records, no marker; and a former erasure', async () => {

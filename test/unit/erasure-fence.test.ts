@@ -225,6 +225,40 @@ describe('fencePublication', () => {
     });
   });
 
+  it('watches a claim its holder renews afresh: fenced a claim life after the renewal, never in a busy loop', async () => {
+    // Prepare: a claimer whose clock runs an hour fast; 50 s in, the same delivery (a redelivered
+    // message) claims again with a later expiry. The update honours the condition as DynamoDB would.
+    const { time, options } = fakeTime();
+    const started = time.ms;
+    const first = started + 3_600_000;
+    const renewed = first + 50_000;
+    const until = () => (time.ms >= started + 50_000 ? renewed : first);
+    ddbMock.on(UpdateCommand).callsFake((input) => {
+      if (ddbMock.commandCalls(UpdateCommand).length > 50)
+        return Promise.reject(new Error('tried too often'));
+      const values = input.ExpressionAttributeValues;
+      return values[':seenToken'] === 'm-1' && values[':seenUntil'] === until()
+        ? Promise.resolve({})
+        : Promise.reject(heldBy(until()));
+    });
+
+    // Act
+    const result = await fencePublication(dynamo, TABLE, 'res-1', 'at', 99, {
+      ...options,
+      pollMs: 10_000,
+      maxClaimLifeMs: 100_000,
+    });
+
+    // Assess: a whole claim life after the renewal was seen, one try per poll.
+    expect(result.waitedMs).toBe(150_000);
+    expect(ddbMock.commandCalls(UpdateCommand).at(-1)!.args[0].input.ExpressionAttributeValues).toMatchObject(
+      {
+        ':seenToken': 'm-1',
+        ':seenUntil': renewed,
+      },
+    );
+  });
+
   it('throws what is not a condition failure', async () => {
     // Prepare
     ddbMock.on(UpdateCommand).rejects(Object.assign(new Error('throttled'), { name: 'ThrottlingException' }));

@@ -307,18 +307,20 @@ export async function eraseResult(
       },
     },
   ];
+  const leftFrom = (index: number) => steps.slice(index).flatMap((step) => step.traces);
+  const every = leftFrom(0);
   // The record first, naming every step as left: from here on a redelivered message stores nothing
-  // (fetch-result reads this), and a fetch in flight sees it after its last object.
+  // (fetch-result reads this), and a fetch in flight sees it after its last object. Its counts once a
+  // step has run (fewer kinds left than all of them), so a run killed later keeps what it removed.
   const erasing = (left: readonly string[]): ErasureRecord => {
     const sofar = add(earlier?.counts, counts);
     return {
       ...base,
       state: 'ERASING',
-      ...(earlier?.counts || left.length < steps.length ? { counts: sofar } : {}),
+      ...(earlier?.counts || left.length < every.length ? { counts: sofar } : {}),
       left,
     };
   };
-  const leftFrom = (index: number) => steps.slice(index).flatMap((step) => step.traces);
   await records.put(erasing(leftFrom(0)));
   // Then the fence (shared/erasure/fence.ts): waits until no fetch holds the publication claim, so
   // nothing a fetch writes lands after the deletions below, and no claim is taken afterwards.

@@ -5,6 +5,7 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unfinishedErasures } from '../../shared/erasure/erase-result';
 import { type ErasureRecord, ErasureRecords, erasureKey } from '../../shared/store/erasure-record';
 import { dynamoItemSize } from '../../shared/store/item';
 import { publicationKey } from '../../shared/store/publication';
@@ -249,5 +250,50 @@ describe('what fetch-result reads before it asks the service (ResultStore.readSt
     expect(await new ErasureRecords(local.dynamo, local.resources.tableName).get('rs-2')).toEqual(record);
     expect(refetch).toEqual({ item: undefined, erased: false });
     expect(unknown).toEqual({ item: undefined, erased: false });
+  });
+});
+
+describe('the erasures a run left unfinished (unfinishedErasures, a Scan the local run makes)', () => {
+  it('finds the records left ERASING, with principal and selector; not finished ones, results or fences', async () => {
+    // Prepare: an erasure killed half-way, a finished one, a result item and a fenced publication record.
+    const records = new ErasureRecords(local.dynamo, local.resources.tableName);
+    const erasure = (resultId: string, state: ErasureRecord['state']): ErasureRecord => ({
+      resultId: erasureKey(resultId),
+      erasedResultId: resultId,
+      state,
+      requestedAt: '2027-01-03T00:00:00.000Z',
+      principal: `operator-${resultId}`,
+      selectedBy: 'customer-reference',
+      expiresAt: 1_900_000_000,
+    });
+    await records.put(erasure('ue-1', 'ERASING'));
+    await records.put(erasure('ue-2', 'ERASED'));
+    await local.dynamo.send(
+      new PutCommand({
+        TableName: local.resources.tableName,
+        Item: { resultId: 'ue-3', status: 'STORED', state: 'ERASING', expiresAt: 1_900_000_000 },
+      }),
+    );
+    await local.dynamo.send(
+      new PutCommand({
+        TableName: local.resources.tableName,
+        Item: {
+          resultId: publicationKey('ue-2'),
+          erasedAt: '2027-01-03T00:00:01.000Z',
+          expiresAt: 1_900_000_000,
+        },
+      }),
+    );
+
+    // Act: the Scan as DynamoDB evaluates it (its names and values resolved by the emulator).
+    const unfinished = await unfinishedErasures(local.dynamo, local.resources.tableName);
+
+    // Assess: the next run finishes ue-1, as its operator and selector; nothing else is picked up.
+    const ids = unfinished.map((found) => found.resultId);
+    expect(unfinished).toContainEqual({
+      resultId: 'ue-1',
+      audit: { principal: 'operator-ue-1', selectedBy: 'customer-reference' },
+    });
+    expect(ids.filter((id) => id.startsWith('ue-'))).toEqual(['ue-1']);
   });
 });

@@ -8,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FenceTimeoutError, fencePublication } from '../../shared/erasure/fence';
 import { reopeningFence, unlessFenced } from '../../shared/store/publication';
 
@@ -128,6 +128,51 @@ describe('fencePublication', () => {
     expect(time.ms - 1_000_000).toBe(10_000);
   });
 
+  it('says how long the claim held it up, and names itself in logs and stack traces', async () => {
+    // Prepare: a claim renewed on every read; the bound is 12 s.
+    const { time, options } = fakeTime();
+    ddbMock.on(UpdateCommand).callsFake(() => Promise.reject(heldBy(time.ms + 3_600_000)));
+
+    // Act
+    const fencing = fencePublication(dynamo, TABLE, 'res-1', 'at', 99, { ...options, maxWaitMs: 12_000 });
+
+    // Assess: the operator reads 12 s (not ms, not the clock's epoch), from a FenceTimeoutError.
+    await expect(fencing).rejects.toThrow('held its publication claim for 12 s:');
+    await expect(fencing).rejects.toMatchObject({ name: 'FenceTimeoutError', waitedMs: 12_000 });
+  });
+
+  it('gives up at its bound, not a poll later, when the bound falls between two polls', async () => {
+    // Prepare: polls every 250 ms, a bound 100 ms past the 40th.
+    const { time, options } = fakeTime();
+    ddbMock.on(UpdateCommand).callsFake(() => Promise.reject(heldBy(time.ms + 3_600_000)));
+
+    // Act
+    const fencing = fencePublication(dynamo, TABLE, 'res-1', 'at', 99, { ...options, maxWaitMs: 10_100 });
+
+    // Assess: the last wait is cut to the bound.
+    await expect(fencing).rejects.toBeInstanceOf(FenceTimeoutError);
+    expect(time.ms - 1_000_000).toBe(10_100);
+    expect(time.slept.at(-1)).toBe(100);
+  });
+
+  it('tries again when the record that refused it is gone by the time it is read (TTL expiry)', async () => {
+    // Prepare: the update is refused without the record; the read then finds none; the next try fences.
+    const { time, options } = fakeTime();
+    ddbMock
+      .on(UpdateCommand)
+      .rejectsOnce(Object.assign(new Error('failed'), { name: 'ConditionalCheckFailedException' }))
+      .resolves({});
+    ddbMock.on(GetCommand).resolves({});
+
+    // Act
+    const result = await fencePublication(dynamo, TABLE, 'res-1', 'at', 99, options);
+
+    // Assess: one poll's wait, then fenced.
+    expect(result).toEqual({ waitedMs: 250, replacedRecord: false });
+    expect(time.slept).toEqual([250]);
+    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(2);
+  });
+
   it('a claim watched for a whole claim life is over, however far ahead its expiry says (clocks apart)', async () => {
     // Prepare: a claimer whose clock runs an hour fast; its claim never changes; the update succeeds
     // only once the condition names that very claim.
@@ -154,6 +199,64 @@ describe('fencePublication', () => {
       'attribute_not_exists(#claimExpiresAt) OR #claimExpiresAt < :over OR (#claim = :seenToken AND #claimExpiresAt = :seenUntil)',
     );
     expect(last.ExpressionAttributeValues).toMatchObject({ ':seenToken': 'm-1', ':seenUntil': until });
+  });
+
+  describe('with its defaults (the clock and timers of the process)', () => {
+    beforeEach(() => vi.useFakeTimers());
+    afterEach(() => vi.useRealTimers());
+
+    it('tries again a quarter second after a refusal, not at once (DynamoDB is not hammered)', async () => {
+      // Prepare: a claim live for a minute, given up after the first refusal.
+      ddbMock
+        .on(UpdateCommand)
+        .rejectsOnce(heldBy(Date.now() + 60_000))
+        .resolves({});
+
+      // Act
+      const fencing = fencePublication(dynamo, TABLE, 'res-1', 'at', 99);
+      await vi.advanceTimersByTimeAsync(249);
+      const before = ddbMock.commandCalls(UpdateCommand).length;
+      await vi.advanceTimersByTimeAsync(1);
+
+      // Assess: the second try waited the whole default poll.
+      expect(before).toBe(1);
+      await expect(fencing).resolves.toEqual({ waitedMs: 250, replacedRecord: false });
+      expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(2);
+    });
+  });
+
+  it('watches a claim its holder renews afresh: fenced a claim life after the renewal, never in a busy loop', async () => {
+    // Prepare: a claimer whose clock runs an hour fast; 50 s in, the same delivery (a redelivered
+    // message) claims again with a later expiry. The update honours the condition as DynamoDB would.
+    const { time, options } = fakeTime();
+    const started = time.ms;
+    const first = started + 3_600_000;
+    const renewed = first + 50_000;
+    const until = () => (time.ms >= started + 50_000 ? renewed : first);
+    ddbMock.on(UpdateCommand).callsFake((input) => {
+      if (ddbMock.commandCalls(UpdateCommand).length > 50)
+        return Promise.reject(new Error('tried too often'));
+      const values = input.ExpressionAttributeValues;
+      return values[':seenToken'] === 'm-1' && values[':seenUntil'] === until()
+        ? Promise.resolve({})
+        : Promise.reject(heldBy(until()));
+    });
+
+    // Act
+    const result = await fencePublication(dynamo, TABLE, 'res-1', 'at', 99, {
+      ...options,
+      pollMs: 10_000,
+      maxClaimLifeMs: 100_000,
+    });
+
+    // Assess: a whole claim life after the renewal was seen, one try per poll.
+    expect(result.waitedMs).toBe(150_000);
+    expect(ddbMock.commandCalls(UpdateCommand).at(-1)!.args[0].input.ExpressionAttributeValues).toMatchObject(
+      {
+        ':seenToken': 'm-1',
+        ':seenUntil': renewed,
+      },
+    );
   });
 
   it('throws what is not a condition failure', async () => {

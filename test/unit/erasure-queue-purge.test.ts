@@ -193,6 +193,24 @@ describe('purgeQueues', () => {
     await expect(failed).rejects.toThrow(/walk of the results queue for res-erased did not finish/);
   });
 
+  it('as the erasure’s queue reach: names every queue whose walk did not finish', async () => {
+    // Prepare: each queue holds one message of the erased result, and SQS refuses to delete either.
+    for (const queue of [QUEUE, DLQ])
+      sqsMock
+        .on(ReceiveMessageCommand, { QueueUrl: queue.url })
+        .resolvesOnce({ Messages: [message(queue.name, 'res-erased')] })
+        .resolves({});
+    sqsMock.on(DeleteMessageBatchCommand).resolves({
+      Failed: [{ Id: '0', Code: 'ReceiptHandleIsInvalid', SenderFault: true }],
+    });
+
+    // Act
+    const failed = queuePurgeReach(sqs, [QUEUE, DLQ], []).remove('res-erased', []);
+
+    // Assess: the operator learns both queues still hold a message.
+    await expect(failed).rejects.toThrow(/walk of the results and dlq queue for res-erased did not finish/);
+  });
+
   it('reads a message’s resultId from its own field only', () => {
     // Act / Assess
     expect(messageResultId('{"resultId":"res-1","source":"poll"}')).toBe('res-1');

@@ -5,8 +5,9 @@
  * included), sums the counts of a second run, and plans without changing anything.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
 import {
+  BatchGetCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
@@ -78,6 +79,43 @@ function serveGetAndPut(): void {
     items.set(`${input.TableName}/${input.Item.resultId}`, input.Item);
     return {};
   });
+}
+
+/**
+ * Serves the transaction index from {@link items}: a Query of `#pk = :pk` on an index lists the results
+ * table's items whose attribute has that value, in the order they were added (oldest first); BatchGet reads them.
+ */
+function serveIndexQueries(): void {
+  ddbMock.on(QueryCommand).callsFake((input) => {
+    const attribute = input.ExpressionAttributeNames['#pk'];
+    const value = input.ExpressionAttributeValues[':pk'];
+    return {
+      Items: [...items.entries()]
+        .filter(([key, item]) => key.startsWith(`${TABLE}/`) && item[attribute] === value)
+        .map(([, item]) => ({ resultId: item.resultId })),
+    };
+  });
+  ddbMock.on(BatchGetCommand).callsFake((input) => ({
+    Responses: Object.fromEntries(
+      Object.entries(input.RequestItems as Record<string, { Keys: { resultId: string }[] }>).map(
+        ([table, request]) => [
+          table,
+          request.Keys.flatMap((key) => items.get(`${table}/${key.resultId}`) ?? []),
+        ],
+      ),
+    ),
+  }));
+}
+
+/** A version of a verdict as a result item's history lists it. */
+function version(n: number, resultId: string) {
+  return {
+    version: n,
+    resultId,
+    completed: `2026-08-0${n}T00:00:00.000Z`,
+    completedKnown: true,
+    storedAt: 'x',
+  };
 }
 
 /** The counts every run has, whatever reaches it was given, in the order the record lists them. */
@@ -271,6 +309,23 @@ describe('eraseResult and planErasure', () => {
     expect(fence).toMatchObject({ state: 'ERASING', counts: { objectVersions: 5 } });
   });
 
+  it('plans the keys of both buckets once each, in key order', async () => {
+    // Prepare: the item's own bucket holds another key of r-1, listed after the data bucket's.
+    s3Mock
+      .on(ListObjectVersionsCommand, { Bucket: 'own-bucket', Prefix: 'results/r-1/' })
+      .resolves({ Versions: [{ Key: 'results/r-1/images/01-PASSPORT-FRONT.jpg', VersionId: 'o' }] });
+    s3Mock.on(ListObjectVersionsCommand, { Bucket: 'own-bucket', Prefix: 'staging/r-1/' }).resolves({});
+
+    // Act
+    const plan = await planErasure(deps(), 'r-1');
+
+    // Assess
+    expect(plan.objects).toMatchObject({
+      keys: ['results/r-1/images/01-PASSPORT-FRONT.jpg', 'results/r-1/result.json', 'staging/r-1/images-01'],
+      versions: 3,
+    });
+  });
+
   it('plans a result with nothing left: no item, no records, no marker; and a former erasure', async () => {
     // Prepare: only an erasure record, first half-way (no erasedAt), then ended.
     items.clear();
@@ -319,6 +374,54 @@ describe('eraseResult and planErasure', () => {
     expect(queries[0]!.args[0].input.IndexName).toBe('byCustomerReference');
   });
 
+  it('selects by result id the results that hold the other versions of its verdict, and no other result', async () => {
+    // Prepare: after a review the service issued r-2 for r-1's transaction (r-2's history names r-1);
+    // r-4 is another result of the transaction, linked to neither.
+    serveIndexQueries();
+    items.set(`${TABLE}/r-2`, {
+      resultId: 'r-2',
+      status: 'STORED',
+      transactionId: 'tx-1',
+      versions: [version(1, 'r-1'), version(2, 'r-2')],
+    });
+    items.set(`${TABLE}/r-4`, { resultId: 'r-4', status: 'STORED', transactionId: 'tx-1' });
+
+    // Act
+    const [first, later, unlinked, alone] = await Promise.all(
+      ['r-1', 'r-2', 'r-4', 'r-10'].map((value) => selectResults(deps(), { by: 'result-id', value })),
+    );
+
+    // Assess: either version's id erases both; the unlinked result and the one without a transaction alone.
+    expect(first).toEqual(['r-1', 'r-2']);
+    expect(later).toEqual(['r-2', 'r-1']);
+    expect(unlinked).toEqual(['r-4']);
+    expect(alone).toEqual(['r-10']);
+  });
+
+  it('records the versions of the verdict the erased result held under its own id, with their prefixes', async () => {
+    // Prepare: r-1 holds versions 2 and 3 of a verdict whose first version is r-0's.
+    items.set(`${TABLE}/r-1`, {
+      resultId: 'r-1',
+      status: 'STORED',
+      transactionId: 'tx-1',
+      versions: [version(1, 'r-0'), version(2, 'r-1'), version(3, 'r-1')],
+    });
+    const versions = [
+      { version: 2, resultId: 'r-1', objectsPrefix: 'results/r-1/versions/2/' },
+      { version: 3, resultId: 'r-1', objectsPrefix: 'results/r-1/versions/3/' },
+    ];
+
+    // Act
+    const record = await eraseResult(deps(), 'r-1', { principal: 'ops', selectedBy: 'result-id' });
+    // A second erasure of the same result (its item gone now) keeps what the first recorded.
+    const again = await eraseResult(deps(), 'r-1', { principal: 'ops', selectedBy: 'result-id' });
+
+    // Assess: r-0's version is not claimed erased here (its own erasure erases it).
+    expect(record.versions).toEqual(versions);
+    expect(items.get(`${TABLE}/r-1#erasure`)).toMatchObject({ state: 'ERASED', versions });
+    expect(again.versions).toEqual(versions);
+  });
+
   it('erases a result whose item is already gone: its objects, no transaction in the event', async () => {
     // Prepare
     const published: ResultErasedDetail[] = [];
@@ -333,6 +436,8 @@ describe('eraseResult and planErasure', () => {
     // Assess
     expect(record.counts).toMatchObject({ objectVersions: 1, items: 0 });
     expect(published[0]).not.toHaveProperty('transactionId');
+    // No item, no former erasure: the record names no versions (the result had one, or none is known).
+    expect(items.get(`${TABLE}/r-3#erasure`)).not.toHaveProperty('versions');
   });
 
   it('counts only the items that were there, each deleted with ALL_OLD', async () => {
@@ -425,6 +530,96 @@ describe('a killed erasure', () => {
       counts: { analyticsRows: 1, queueMessages: 1 },
     });
     expect(published).toEqual([]);
+  });
+
+  it('stops at a refused S3 delete with the record naming every kind left, objects first, and no counts', async () => {
+    // Prepare
+    bucket.versions.push({ key: 'results/r-1/result.json', versionId: 'a' });
+    s3Mock
+      .on(DeleteObjectsCommand)
+      .resolves({ Errors: [{ Key: 'results/r-1/result.json', VersionId: 'a', Code: 'AccessDenied' }] });
+    const published: ResultErasedDetail[] = [];
+
+    // Act
+    const run = eraseResult(deps({}, published), 'r-1', { principal: 'ops', selectedBy: 'result-id' });
+
+    // Assess: nothing counted as removed, every trace still to go.
+    await expect(run).rejects.toThrow('AccessDenied');
+    const record = items.get(`${TABLE}/r-1#erasure`);
+    expect(record).toMatchObject({
+      state: 'ERASING',
+      left: [
+        'result-objects',
+        'staged-uploads',
+        'analytics-row',
+        'result-item',
+        'poll-record',
+        'enqueue-marker',
+      ],
+    });
+    expect(record).not.toHaveProperty('counts');
+    expect(published).toEqual([]);
+  });
+
+  it('killed at the projection (no queue reach), keeps the objects it removed in its counts for the next run', async () => {
+    // Prepare: two versions in the bucket; the projection refuses once, then works.
+    bucket.versions.push(
+      { key: 'results/r-1/result.json', versionId: 'a' },
+      { key: 'results/r-1/result.json', versionId: 'b' },
+    );
+    let refused = false;
+    const projection: TraceReach = {
+      find: async () => ['row r-1'],
+      remove: async (_id, rows) => {
+        if (refused) return rows.length;
+        refused = true;
+        throw new Error('Athena refused');
+      },
+    };
+    const audit = { principal: 'ops', selectedBy: 'result-id' } as const;
+
+    // Act
+    const first = eraseResult(deps({ reaches: { projection } }), 'r-1', audit);
+    await expect(first).rejects.toThrow('Athena refused');
+    const killed = items.get(`${TABLE}/r-1#erasure`);
+    const record = await eraseResult(deps({ reaches: { projection } }), 'r-1', audit);
+
+    // Assess: the killed run's record names the row and the items left, and the versions it removed;
+    // the finished record counts them though the second run found the bucket empty.
+    expect(killed).toMatchObject({
+      state: 'ERASING',
+      left: ['analytics-row', 'result-item', 'poll-record', 'enqueue-marker'],
+      counts: { objectVersions: 2, objects: 1, analyticsRows: 0 },
+    });
+    expect(record).toMatchObject({
+      state: 'ERASED',
+      counts: { objectVersions: 2, objects: 1, analyticsRows: 1 },
+    });
+  });
+
+  it('killed at the queues, names the queue messages left and counts the row and objects removed', async () => {
+    // Prepare
+    bucket.versions.push({ key: 'staging/r-1/images-01', versionId: 'a' });
+    const queues: TraceReach = {
+      find: async () => ['queue: 1 message(s)'],
+      remove: async () => {
+        throw new Error('SQS refused');
+      },
+    };
+
+    // Act
+    const run = eraseResult(deps({ reaches: { projection: listReach(['row r-1']), queues } }), 'r-1', {
+      principal: 'ops',
+      selectedBy: 'result-id',
+    });
+
+    // Assess
+    await expect(run).rejects.toThrow('SQS refused');
+    expect(items.get(`${TABLE}/r-1#erasure`)).toMatchObject({
+      state: 'ERASING',
+      left: ['queue-messages', 'result-item', 'poll-record', 'enqueue-marker'],
+      counts: { objectVersions: 1, analyticsRows: 1 },
+    });
   });
 
   it('is found by unfinishedErasures with its principal and selector, for the next run to finish', async () => {

@@ -316,4 +316,44 @@ describe('publication record keys and marks', () => {
     expect(publishedAtOf(stored, { status: 'UNAVAILABLE', publishedAt: 'other' })).toBeUndefined();
     expect(publishedAtOf(stored, undefined)).toBeUndefined();
   });
+
+  it('reads a later version as published only once the record says that version is out', () => {
+    // Prepare: version 2 of a stored result; its record about version 1, then version 2, then 3.
+    const second = { status: 'STORED' as const, version: 2 };
+    const first = { status: 'STORED' as const, publishedAt: 'first' };
+
+    // Act / Assess
+    expect(publishedAtOf(second, first)).toBeUndefined();
+    expect(publishedAtOf(second, { ...first, version: 1 })).toBeUndefined();
+    expect(publishedAtOf(second, { ...first, publishedAt: 'second', version: 2 })).toBe('second');
+    expect(publishedAtOf(second, { ...first, publishedAt: 'third', version: 3 })).toBe('third');
+    expect(publishedAtOf({ status: 'STORED' }, { ...first, version: 2 })).toBe('first');
+  });
+
+  it('a fence refused by a live claim names its holder from DynamoDB`s answer, without a second read', async () => {
+    // Prepare
+    ddbMock
+      .on(UpdateCommand)
+      .rejects(conditionFailed({ resultId: 'r-1#publication', status: 'STORED', claim: 'm-2' }));
+
+    // Act
+    const outcome = await new Publications(dynamo, 't').fence(
+      'r-1',
+      '2027-02-01T00:00:00.000Z',
+      1_910_000_000,
+      {
+        overBefore: NOW,
+      },
+    );
+
+    // Assess
+    expect(outcome).toEqual({
+      fenced: false,
+      holder: { resultId: 'r-1#publication', status: 'STORED', claim: 'm-2' },
+    });
+    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(0);
+    expect(ddbMock.commandCalls(UpdateCommand)[0]!.args[0].input).toMatchObject({
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  });
 });

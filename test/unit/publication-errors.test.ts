@@ -29,6 +29,8 @@ const ddbMock = mockClient(DynamoDBDocumentClient);
 const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
 const NOW = 1_800_000_000_000;
 const CLAIM = { token: 'm-1', expiresAt: NOW + 60_000 };
+/** A publication record a delivery holds. */
+const HOLDER = { resultId: 'r-1#publication', status: 'STORED', claim: 'm-2', claimExpiresAt: NOW + 60_000 };
 
 const throttled = () => new ProvisionedThroughputExceededException({ message: 'throttled', $metadata: {} });
 const serverError = () =>
@@ -330,30 +332,32 @@ describe('publication record keys and marks', () => {
     expect(publishedAtOf({ status: 'STORED' }, { ...first, version: 2 })).toBe('first');
   });
 
-  it('a fence refused by a live claim names its holder from DynamoDB`s answer, without a second read', async () => {
-    // Prepare
-    ddbMock
-      .on(UpdateCommand)
-      .rejects(conditionFailed({ resultId: 'r-1#publication', status: 'STORED', claim: 'm-2' }));
+  it.each([
+    [
+      'a fence',
+      (p: Publications) => p.fence('r-1', '2027-02-01T00:00:00.000Z', 1_910_000_000, { overBefore: NOW }),
+      { fenced: false, holder: HOLDER },
+    ],
+    [
+      'a later version`s claim',
+      (p: Publications) => p.claim('r-1', 'STORED', CLAIM, NOW, undefined, 2),
+      { claimed: false, record: HOLDER },
+    ],
+  ] as const)(
+    '%s refused by a live claim names its holder from DynamoDB`s answer, without a second read',
+    async (_, write, refused) => {
+      // Prepare: DynamoDB returns the record with the failed condition only when asked to (ALL_OLD).
+      ddbMock.on(UpdateCommand).callsFake((input: { ReturnValuesOnConditionCheckFailure?: string }) => {
+        throw conditionFailed(input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' ? HOLDER : undefined);
+      });
+      ddbMock.on(GetCommand).resolves({ Item: HOLDER });
 
-    // Act
-    const outcome = await new Publications(dynamo, 't').fence(
-      'r-1',
-      '2027-02-01T00:00:00.000Z',
-      1_910_000_000,
-      {
-        overBefore: NOW,
-      },
-    );
+      // Act
+      const outcome = await write(new Publications(dynamo, 't'));
 
-    // Assess
-    expect(outcome).toEqual({
-      fenced: false,
-      holder: { resultId: 'r-1#publication', status: 'STORED', claim: 'm-2' },
-    });
-    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(0);
-    expect(ddbMock.commandCalls(UpdateCommand)[0]!.args[0].input).toMatchObject({
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
-  });
+      // Assess: one request, not two (a fence waits on a held record in a loop; a claim is on every delivery).
+      expect(outcome).toEqual(refused);
+      expect(ddbMock.commandCalls(GetCommand)).toHaveLength(0);
+    },
+  );
 });

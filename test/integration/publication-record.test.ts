@@ -211,6 +211,223 @@ describe('publication record', () => {
   });
 });
 
+describe('a later version of a published result (docs/changed-verdicts.md)', () => {
+  it('is claimed beside the published first version, once, and marked only forward', async () => {
+    // Prepare: version 1 stored and announced.
+    await local.publications.claim('v-1', 'STORED', claim('a'), NOW, 1_900_000_000);
+    await local.publications.mark('v-1', 'STORED', '2027-01-01T00:00:00.000Z', 1_900_000_000);
+
+    // Act: the service changed its verdict; two deliveries of version 2, the first claims and marks; a
+    // redelivery after that; the late mark of a version-1 delivery whose claim expired; then version 3.
+    const second = await local.publications.claim('v-1', 'STORED', claim('b'), NOW + 1, 1_950_000_000, 2);
+    const twin = await local.publications.claim('v-1', 'STORED', claim('c'), NOW + 2, undefined, 2);
+    const whileClaimed = await local.publications.get('v-1');
+    await local.publications.mark('v-1', 'STORED', '2027-01-02T00:00:00.000Z', 1_950_000_000, 2);
+    const redelivered = await local.publications.claim('v-1', 'STORED', claim('c'), NOW + 3, undefined, 2);
+    await local.publications.mark('v-1', 'STORED', '2027-01-03T00:00:00.000Z');
+    await local.publications.mark('v-1', 'STORED', '2027-01-04T00:00:00.000Z', undefined, 2);
+    const afterLateMarks = await local.publications.get('v-1');
+    const third = await local.publications.claim('v-1', 'STORED', claim('d'), NOW + 4, undefined, 3);
+
+    // Assess: the twin is held off, the redelivery is a duplicate, the late marks change nothing.
+    expect([second.claimed, twin.claimed, redelivered.claimed, third.claimed]).toEqual([
+      true,
+      false,
+      false,
+      true,
+    ]);
+    // While version 2 is claimed, version 1's publication stays readable.
+    expect(whileClaimed).toEqual({
+      resultId: publicationKey('v-1'),
+      status: 'STORED',
+      publishedAt: '2027-01-01T00:00:00.000Z',
+      claim: 'b',
+      claimExpiresAt: NOW + 60_000,
+      claimVersion: 2,
+      expiresAt: 1_950_000_000,
+    });
+    expect(twin).toMatchObject({ claimed: false, record: { claim: 'b', claimVersion: 2 } });
+    expect(redelivered).toMatchObject({ claimed: false, record: { version: 2 } });
+    expect(afterLateMarks).toEqual({
+      resultId: publicationKey('v-1'),
+      status: 'STORED',
+      publishedAt: '2027-01-02T00:00:00.000Z',
+      version: 2,
+      expiresAt: 1_950_000_000,
+    });
+  });
+
+  it('is refused while the first version is claimed and not yet published, and for an UNAVAILABLE record', async () => {
+    // Prepare: version 1 of v-2 claimed (not published); v-3 announced as gone.
+    await local.publications.claim('v-2', 'STORED', claim('a'), NOW);
+    await local.publications.claim('v-3', 'UNAVAILABLE', claim('a'), NOW);
+    await local.publications.mark('v-3', 'UNAVAILABLE', '2027-01-01T00:00:00.000Z');
+
+    // Act
+    const beforeFirst = await local.publications.claim('v-2', 'STORED', claim('b'), NOW + 1, undefined, 2);
+    const afterExpiry = await local.publications.claim(
+      'v-2',
+      'STORED',
+      claim('b', NOW + 200_000),
+      NOW + 60_001,
+      undefined,
+      2,
+    );
+    const overGone = await local.publications.claim('v-3', 'STORED', claim('b'), NOW + 1, undefined, 2);
+
+    // Assess: a change is announced only after the verdict it changes.
+    expect([beforeFirst.claimed, afterExpiry.claimed, overGone.claimed]).toEqual([false, false, false]);
+    expect(await local.publications.get('v-2')).toMatchObject({ claim: 'a' });
+  });
+
+  it('a claim that names version 1 is the first version`s: refused once that is published', async () => {
+    // Prepare
+    await local.publications.claim('v-5', 'STORED', claim('a'), NOW);
+    await local.publications.mark('v-5', 'STORED', '2027-01-01T00:00:00.000Z');
+
+    // Act: a redelivery of the first verdict that names its version.
+    const again = await local.publications.claim('v-5', 'STORED', claim('b'), NOW + 1, undefined, 1);
+
+    // Assess: a duplicate, not a change to announce.
+    expect(again).toMatchObject({ claimed: false, record: { publishedAt: '2027-01-01T00:00:00.000Z' } });
+  });
+
+  it('the store reads version 2 as announced only once its own mark is written', async () => {
+    // Prepare: version 2 of v-6 stored; the record says version 1 is out and version 2 is claimed.
+    const item = {
+      resultId: 'v-6',
+      status: 'STORED' as const,
+      storedAt: '2027-01-02T00:00:00.000Z',
+      expiresAt: 1_900_000_000,
+      version: 2,
+    };
+    await local.dynamo.send(new PutCommand({ TableName: local.resources.tableName, Item: item }));
+    await local.publications.claim('v-6', 'STORED', claim('a'), NOW);
+    await local.publications.mark('v-6', 'STORED', '2027-01-01T00:00:00.000Z');
+    await local.publications.claim('v-6', 'STORED', claim('b'), NOW + 1, undefined, 2);
+
+    // Act
+    const beforeMark = await local.store.readState('v-6');
+    await local.publications.mark('v-6', 'STORED', '2027-01-02T00:00:01.000Z', undefined, 2);
+    const afterMark = await local.store.readState('v-6');
+
+    // Assess: before its mark, a redelivery must not take version 2 for announced (it would be lost).
+    expect(beforeMark.item).toEqual(item);
+    expect(afterMark.item).toEqual({ ...item, eventPublishedAt: '2027-01-02T00:00:01.000Z' });
+  });
+
+  it('takes a result stored before publication records existed, and its record once released', async () => {
+    // Act: no record at all (the item's own eventPublishedAt said version 1 is out).
+    const legacy = await local.publications.claim('v-4', 'STORED', claim('a'), NOW, undefined, 2);
+    const held = await local.publications.claim('v-4', 'STORED', claim('b'), NOW + 1, undefined, 2);
+    await local.publications.release('v-4', 'a');
+    const released = await local.publications.get('v-4');
+    const again = await local.publications.claim('v-4', 'STORED', claim('b'), NOW + 2, undefined, 2);
+
+    // Assess: the record such claims write has no status; released, the next delivery claims at once.
+    expect([legacy.claimed, held.claimed, again.claimed]).toEqual([true, false, true]);
+    expect(released).toEqual({ resultId: publicationKey('v-4') });
+    expect(await local.publications.get('v-4')).toMatchObject({ claim: 'b', claimVersion: 2 });
+  });
+});
+
+describe('the erasure`s fence on a publication record', () => {
+  const ERASED_AT = '2027-02-01T00:00:00.000Z';
+
+  it('refuses every claim and mark of a fenced record but a refetch`s, which lifts the fence', async () => {
+    // Prepare: a result announced, then erased.
+    await local.publications.claim('f-1', 'STORED', claim('a'), NOW, 1_900_000_000);
+    await local.publications.mark('f-1', 'STORED', '2027-01-01T00:00:00.000Z', 1_900_000_000);
+    const fenced = await local.publications.fence('f-1', ERASED_AT, 1_910_000_000, { overBefore: NOW });
+
+    // Act: late deliveries of the erased result (a redrive, a changed verdict, a 404, a late mark).
+    const stored = await local.publications.claim('f-1', 'STORED', claim('b'), NOW + 1);
+    const changed = await local.publications.claim('f-1', 'STORED', claim('b'), NOW + 1, undefined, 2);
+    const gone = await local.publications.claim('f-1', 'UNAVAILABLE', claim('b'), NOW + 1);
+    await local.publications.mark('f-1', 'STORED', '2027-02-02T00:00:00.000Z');
+    await local.publications.mark('f-1', 'STORED', '2027-02-02T00:00:00.000Z', undefined, 2);
+    const afterLate = await local.publications.get('f-1');
+    const refetch = await local.publications.claim(
+      'f-1',
+      'STORED',
+      { ...claim('r'), reopensErasure: true },
+      NOW + 2,
+    );
+
+    // Assess
+    expect(fenced).toEqual({ fenced: true, replacedRecord: true });
+    expect([stored.claimed, changed.claimed, gone.claimed, refetch.claimed]).toEqual([
+      false,
+      false,
+      false,
+      true,
+    ]);
+    expect(afterLate).toEqual({
+      resultId: publicationKey('f-1'),
+      erasedAt: ERASED_AT,
+      expiresAt: 1_910_000_000,
+    });
+    expect(await local.publications.get('f-1')).toEqual({
+      resultId: publicationKey('f-1'),
+      status: 'STORED',
+      claim: 'r',
+      claimExpiresAt: NOW + 60_000,
+      expiresAt: 1_910_000_000,
+    });
+  });
+
+  it('a refetch does not take a record a delivery holds or has published', async () => {
+    // Prepare
+    await local.publications.claim('f-2', 'STORED', claim('a'), NOW);
+    await local.publications.claim('f-3', 'STORED', claim('a'), NOW);
+    await local.publications.mark('f-3', 'STORED', '2027-01-01T00:00:00.000Z');
+    const refetch = { ...claim('r'), reopensErasure: true };
+
+    // Act
+    const held = await local.publications.claim('f-2', 'STORED', refetch, NOW + 1);
+    const published = await local.publications.claim('f-3', 'STORED', refetch, NOW + 1);
+
+    // Assess
+    expect([held.claimed, published.claimed]).toEqual([false, false]);
+  });
+
+  it('waits for a live claim unless it is over or outlived the claim`s life; a bare record replaces nothing', async () => {
+    // Prepare: a delivery holds f-4 until NOW + 60 s; f-5 has no record.
+    await local.publications.claim('f-4', 'STORED', claim('a'), NOW, 1_900_000_000);
+
+    // Act
+    const live = await local.publications.fence('f-4', ERASED_AT, 1_910_000_000, { overBefore: NOW });
+    const otherSeen = await local.publications.fence('f-4', ERASED_AT, 1_910_000_000, {
+      overBefore: NOW,
+      outlived: { token: 'a', until: NOW + 1 },
+    });
+    const outlived = await local.publications.fence('f-4', ERASED_AT, 1_910_000_000, {
+      overBefore: NOW,
+      outlived: { token: 'a', until: NOW + 60_000 },
+    });
+    const expired = await local.publications.fence('f-5', ERASED_AT, 1_910_000_000, { overBefore: NOW });
+    await local.publications.claim('f-6', 'STORED', claim('a'), NOW);
+    const over = await local.publications.fence('f-6', ERASED_AT, 1_910_000_000, {
+      overBefore: NOW + 60_001,
+    });
+
+    // Assess: the erasure learns who holds the record, and whether an announced result's record went.
+    expect(live).toEqual({
+      fenced: false,
+      holder: expect.objectContaining({ claim: 'a', status: 'STORED' }),
+    });
+    expect(otherSeen.fenced).toBe(false);
+    expect(outlived).toEqual({ fenced: true, replacedRecord: true });
+    expect(expired).toEqual({ fenced: true, replacedRecord: false });
+    expect(over).toEqual({ fenced: true, replacedRecord: true });
+    expect(await local.publications.get('f-4')).toEqual({
+      resultId: publicationKey('f-4'),
+      erasedAt: ERASED_AT,
+      expiresAt: 1_910_000_000,
+    });
+  });
+});
+
 describe('what fetch-result reads before it asks the service (ResultStore.readState)', () => {
   it('reads the item with its publication and the erasure record in one request, strongly consistent', async () => {
     // Prepare: one result stored and announced, one erased, one never seen.

@@ -48,4 +48,18 @@ describe('acknowledge decision', () => {
     // Act / Assess
     expect(publishedFor(status, record)).toBe(published);
   });
+
+  it.each([
+    [{ status: 'STORED', publishedAt: 't' }, 2, false],
+    [{ status: 'STORED', publishedAt: 't', version: 2 }, 2, true],
+    [{ status: 'STORED', publishedAt: 't', version: 3 }, 2, true],
+    [{ status: 'STORED', publishedAt: 't', version: 2, claim: 'm-2', claimVersion: 3 }, 3, false],
+  ] as const)(
+    'a claim of a later version refused by %j (version %i): published %s',
+    (record, version, published) => {
+      // Act / Assess: only a mark of that version (or a later one) makes the refused delivery a duplicate;
+      // the previous version's publication means another delivery still has the new verdict to announce.
+      expect(publishedFor('STORED', record, version)).toBe(published);
+    },
+  );
 });

@@ -2,10 +2,11 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CustomerReferenceMode } from '../../shared/config';
-import { reasonKeys, sectionValues, storedDetail } from '../../shared/events/details';
+import { changedDetail, reasonKeys, sectionValues, storedDetail } from '../../shared/events/details';
 import { EventBridgePublisher } from '../../shared/events/publisher';
 import { type FetchResultDeps, processQueueRecord } from '../../shared/pipeline/fetch-result';
 import { buildStoredItem, type ResultItem } from '../../shared/store/item';
+import type { ResultVersion } from '../../shared/store/versions';
 import {
   eventValidators,
   FakePublications,
@@ -267,6 +268,137 @@ describe('event details carry no service text', () => {
       additionalDocumentResults: ['UNKNOWN'],
     });
   });
+});
+
+describe('the event of a changed verdict (VerificationResultChanged)', () => {
+  /** The first verdict, as the history of the second lists it. */
+  const previous: ResultVersion = {
+    version: 1,
+    resultId: 'r-1',
+    completed: '2026-08-10T12:00:00.000Z',
+    completedKnown: true,
+    result: 'APPROVED',
+    sections: { identity: 'APPROVED' },
+    storedAt: '2026-08-10T12:05:00.000Z',
+  };
+
+  /** Version 2 of `r-1`, stored with its poll record's facts. */
+  function secondVersion(facts: Partial<ResultItem>): ResultItem {
+    const { bucket: _bucket, resultKey: _resultKey, ...item } = storedItem({ result: 'DISAPPROVED' });
+    return {
+      ...item,
+      messages: ['FRAUD_SUSPECTED'],
+      sections: { identity: 'DISAPPROVED' },
+      version: 2,
+      versions: [previous],
+      ...facts,
+    };
+  }
+
+  it('carries the transaction, product and both completion times when each is well-formed', () => {
+    // Prepare
+    const validate = eventValidators().VerificationResultChanged;
+    const item = secondVersion({
+      transactionId: 'tx-1',
+      product: 'IDV_STANDARD',
+      completed: '2026-08-12T09:30:00.000Z',
+      completedKnown: true,
+      customerReference: 'order-1234',
+      userId: 'user-7',
+    });
+
+    // Act
+    const detail = changedDetail(item, previous, options('include'));
+
+    // Assess: a consumer orders the versions by their completion and finds the transaction; no reference
+    // or user, whatever the environment includes elsewhere.
+    expect(validate(detail), JSON.stringify(validate.errors)).toBe(true);
+    expect(detail).toEqual({
+      transactionId: 'tx-1',
+      resultId: 'r-1',
+      previousResultId: 'r-1',
+      version: 2,
+      previousVersion: 1,
+      result: 'DISAPPROVED',
+      previousResult: 'APPROVED',
+      sections: { identity: 'DISAPPROVED' },
+      previousSections: { identity: 'APPROVED' },
+      messages: ['FRAUD_SUSPECTED'],
+      product: 'IDV_STANDARD',
+      completed: '2026-08-12T09:30:00.000Z',
+      previousCompleted: '2026-08-10T12:00:00.000Z',
+      storedAt: '2026-08-11T00:00:00.000Z',
+      environment: 'production',
+      // An item without its own location: the store's bucket and the version's own result.json.
+      storage: { table: 'results', bucket: 'data', resultKey: 'results/r-1/versions/2/result.json' },
+    });
+  });
+
+  it('leaves out a transaction, product value and times it cannot vouch for', () => {
+    // Prepare: planted identifiers and times; the service's `completed` of neither version is known.
+    const validate = eventValidators().VerificationResultChanged;
+    const item = secondVersion({
+      transactionId: NAME,
+      product: DOCUMENT_NUMBER,
+      completed: BIRTH_DATE,
+      completedKnown: true,
+      customerReference: 'order-1234',
+      userId: 'user-7',
+      result: TOKEN,
+      messages: [NAME, 'FRAUD_SUSPECTED'],
+    });
+    const unknownTimes = secondVersion({ completed: '2026-08-12T09:30:00.000Z', completedKnown: false });
+
+    // Act
+    const planted = changedDetail(
+      item,
+      { ...previous, completed: BIRTH_DATE, result: NAME },
+      options('include'),
+    );
+    const noTimes = changedDetail(unknownTimes, { ...previous, completedKnown: false }, options('include'));
+
+    // Assess
+    expect(validate(planted), JSON.stringify(validate.errors)).toBe(true);
+    expect(JSON.stringify(planted)).not.toMatch(/Jane|1970|NL1234567|Bearer/);
+    expect(planted).toMatchObject({ product: 'UNKNOWN', result: 'UNKNOWN', previousResult: 'UNKNOWN' });
+    for (const field of ['transactionId', 'completed', 'previousCompleted', 'customerReference', 'userId']) {
+      expect(planted, field).not.toHaveProperty(field);
+    }
+    for (const field of ['transactionId', 'product', 'completed', 'previousCompleted']) {
+      expect(noTimes, field).not.toHaveProperty(field);
+    }
+  });
+
+  it('names where the item keeps its version when it says so', () => {
+    // Prepare: a version stored under an earlier bucket and key.
+    const item = secondVersion({ bucket: 'data-2025', resultKey: 'results/r-1/versions/2/moved.json' });
+
+    // Act
+    const detail = changedDetail(item, previous, options('omit'));
+
+    // Assess
+    expect(detail.storage).toEqual({
+      table: 'results',
+      bucket: 'data-2025',
+      resultKey: 'results/r-1/versions/2/moved.json',
+    });
+  });
+
+  it.each([
+    ['the item', { resultId: `${NAME} ${BIRTH_DATE}` }, previous, /result item resultId/],
+    [
+      'the previous version',
+      {},
+      { ...previous, resultId: `${NAME} ${BIRTH_DATE}` },
+      /previous version resultId/,
+    ],
+  ] as const)(
+    'refuses to announce a change when %s breaks the resultId rule: no event',
+    (_, facts, before, error) => {
+      // Act / Assess
+      expect(() => changedDetail(secondVersion(facts), before, options('omit'))).toThrow(error);
+    },
+  );
 });
 
 const STORE = { table: 'results', bucket: 'data' };

@@ -29,6 +29,8 @@ const ddbMock = mockClient(DynamoDBDocumentClient);
 const dynamo = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' }));
 const NOW = 1_800_000_000_000;
 const CLAIM = { token: 'm-1', expiresAt: NOW + 60_000 };
+/** A publication record a delivery holds. */
+const HOLDER = { resultId: 'r-1#publication', status: 'STORED', claim: 'm-2', claimExpiresAt: NOW + 60_000 };
 
 const throttled = () => new ProvisionedThroughputExceededException({ message: 'throttled', $metadata: {} });
 const serverError = () =>
@@ -316,4 +318,46 @@ describe('publication record keys and marks', () => {
     expect(publishedAtOf(stored, { status: 'UNAVAILABLE', publishedAt: 'other' })).toBeUndefined();
     expect(publishedAtOf(stored, undefined)).toBeUndefined();
   });
+
+  it('reads a later version as published only once the record says that version is out', () => {
+    // Prepare: version 2 of a stored result; its record about version 1, then version 2, then 3.
+    const second = { status: 'STORED' as const, version: 2 };
+    const first = { status: 'STORED' as const, publishedAt: 'first' };
+
+    // Act / Assess
+    expect(publishedAtOf(second, first)).toBeUndefined();
+    expect(publishedAtOf(second, { ...first, version: 1 })).toBeUndefined();
+    expect(publishedAtOf(second, { ...first, publishedAt: 'second', version: 2 })).toBe('second');
+    expect(publishedAtOf(second, { ...first, publishedAt: 'third', version: 3 })).toBe('third');
+    expect(publishedAtOf({ status: 'STORED' }, { ...first, version: 2 })).toBe('first');
+  });
+
+  it.each([
+    [
+      'a fence',
+      (p: Publications) => p.fence('r-1', '2027-02-01T00:00:00.000Z', 1_910_000_000, { overBefore: NOW }),
+      { fenced: false, holder: HOLDER },
+    ],
+    [
+      'a later version`s claim',
+      (p: Publications) => p.claim('r-1', 'STORED', CLAIM, NOW, undefined, 2),
+      { claimed: false, record: HOLDER },
+    ],
+  ] as const)(
+    '%s refused by a live claim names its holder from DynamoDB`s answer, without a second read',
+    async (_, write, refused) => {
+      // Prepare: DynamoDB returns the record with the failed condition only when asked to (ALL_OLD).
+      ddbMock.on(UpdateCommand).callsFake((input: { ReturnValuesOnConditionCheckFailure?: string }) => {
+        throw conditionFailed(input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' ? HOLDER : undefined);
+      });
+      ddbMock.on(GetCommand).resolves({ Item: HOLDER });
+
+      // Act
+      const outcome = await write(new Publications(dynamo, 't'));
+
+      // Assess: one request, not two (a fence waits on a held record in a loop; a claim is on every delivery).
+      expect(outcome).toEqual(refused);
+      expect(ddbMock.commandCalls(GetCommand)).toHaveLength(0);
+    },
+  );
 });

@@ -284,6 +284,26 @@ describe('storeEnds', () => {
     expect(Object.fromEntries(versions)).toEqual({ same: { version: 3, stored: 2 } });
   });
 
+  it('takes no end from an item in a status that is none: its id is reported lost', async () => {
+    // Prepare
+    ddbMock.on(BatchGetCommand).resolves({
+      Responses: {
+        t: [
+          { resultId: 'odd', status: 'PENDING' },
+          { resultId: 'ok', status: 'UNAVAILABLE' },
+        ],
+      },
+    });
+
+    // Act
+    const ends = await storeEnds(dynamo, 't', ['odd', 'ok']);
+    const report = reconcile({ enqueued: ['odd', 'ok'], ends, dlq: new Set() });
+
+    // Assess
+    expect([...ends.keys()]).toEqual(['ok']);
+    expect(report.unaccounted).toEqual(['odd']);
+  });
+
   it('reads a changed verdict when the caller keeps no versions', async () => {
     // Prepare
     ddbMock.on(BatchGetCommand).resolves({
@@ -329,6 +349,19 @@ describe('markerIds', () => {
     expect(all).toEqual({ ids: new Set(['a', 'c']), truncated: false });
     expect(bounded).toEqual({ ids: new Set(['a']), truncated: true });
   });
+
+  it('takes no id from a marker without a string resultId', async () => {
+    // Prepare
+    ddbMock.on(ScanCommand).resolves({
+      Items: [{ enqueuedAt: 5 }, { resultId: 7, enqueuedAt: 5 }, { resultId: 'a', enqueuedAt: 5 }],
+    });
+
+    // Act
+    const read = await markerIds(dynamo, 'm');
+
+    // Assess
+    expect(read).toEqual({ ids: new Set(['a']), truncated: false });
+  });
 });
 
 describe('the local journals', () => {
@@ -373,7 +406,7 @@ describe('the local journals', () => {
 
   it('reads on past lines that are JSON but no entry, and takes no id from entries the journals never write', async () => {
     // Prepare: `null`, a number and a string parse but are no entry; a put naming no queue, one naming no
-    // message, a trace line naming no result. The lines after them must still count.
+    // message, a delete (whatever it carries), a trace line naming no result. The lines after them count.
     const msg = (resultId: string) => JSON.stringify({ resultId, source: 'webhook' });
     const queueLines = [
       'null',
@@ -381,6 +414,7 @@ describe('the local journals', () => {
       '"text"',
       JSON.stringify({ op: 'put', id: 'm0', body: msg('r-no-queue') }),
       JSON.stringify({ op: 'put', q: 'results', body: msg('r-no-message') }),
+      JSON.stringify({ op: 'del', q: 'results', id: 'm2', body: msg('r-deleted') }),
       JSON.stringify({ op: 'put', q: 'results', id: 'm1', body: msg('r-1') }),
     ];
     writeFileSync(join(dir, 'queue-journal.jsonl'), `${queueLines.join('\n')}\n`);

@@ -3,7 +3,7 @@
  * queue journal and the trace journal saw, against the items, erasure records and the DLQ the journal
  * holds. Exit 1 and the lost ids listed while any id ended nowhere; exit 0 once each has an end.
  */
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -156,5 +156,32 @@ describe('idv results reconcile --local', () => {
     expect(run.err).toMatch(
       /not every enqueued resultId was checked .*enqueue markers: stopped at 1,000,000 ids/,
     );
+  }, 60_000);
+
+  it('without --data-dir, reads the journals of ./.local: a result lost there is reported (exit 1)', async () => {
+    // Prepare: a working directory whose .local is this data directory, whose queue journal now holds
+    // a message consumed with nothing stored.
+    const cwd = mkdtempSync(join(tmpdir(), 'idv-reconcile-cwd-'));
+    symlinkSync(dataDir, join(cwd, '.local'));
+    const msg = JSON.stringify({ resultId: 'r-lost-here', source: 'webhook' });
+    appendFileSync(
+      join(dataDir, 'queue-journal.jsonl'),
+      `${JSON.stringify({ op: 'put', q: 'idv-local-results', id: 'm-here', body: msg })}\n` +
+        `${JSON.stringify({ op: 'del', q: 'idv-local-results', id: 'm-here' })}\n`,
+    );
+
+    try {
+      // Act
+      const run = await runIdvInProcess(['results', 'reconcile', '--local'], { cwd });
+
+      // Assess
+      expect(run.code).toBe(1);
+      expect(JSON.parse(run.out)).toMatchObject({
+        sources: ['queue-journal.jsonl', 'trace.jsonl', 'enqueue markers'],
+        unaccounted: ['r-lost-here'],
+      });
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   }, 60_000);
 });

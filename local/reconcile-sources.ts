@@ -44,7 +44,10 @@ export async function localQueueFacts(dataDir: string): Promise<LocalQueueFacts>
       if (typeof q !== 'string' || typeof id !== 'string') return;
       const queue = pending.get(q) ?? new Map<string, string>();
       pending.set(q, queue);
-      if (op === 'del') queue.delete(id);
+      if (op === 'del') {
+        queue.delete(id);
+        return;
+      }
       if (op !== 'put' || typeof body !== 'string') return;
       const resultId = resultIdOf(body);
       if (resultId === undefined) return;
@@ -74,13 +77,10 @@ function resultIdOf(body: string): string | undefined {
   }
 }
 
+/** Visits each line of `file` that is a JSON object; a blank, torn or other line is passed over. */
 async function eachJsonLine(file: string, visit: (value: object) => void): Promise<void> {
-  const lines = createInterface({
-    input: createReadStream(file, 'utf8'),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
   for await (const line of lines) {
-    if (!line.trim()) continue;
     let value: unknown;
     try {
       value = JSON.parse(line);

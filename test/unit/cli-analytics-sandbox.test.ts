@@ -9,10 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotDirs } from '../../local/analytics-snapshots';
-import { appendRecord } from '../../local/analytics-store';
-import { projectEvent } from '../../shared/analytics/projection';
-import { DETAIL_TYPES } from '../../shared/events/names';
 import { runIdvInProcess } from '../support/cli';
+import { appendApprovedResult } from '../support/projection';
 
 let dataDir: string;
 let outside: string;
@@ -20,25 +18,7 @@ let outside: string;
 beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'idv-sandbox-'));
   outside = mkdtempSync(join(tmpdir(), 'idv-sandbox-out-'));
-  appendRecord(
-    dataDir,
-    projectEvent({
-      'detail-type': DETAIL_TYPES.resultStored,
-      detail: {
-        resultId: 'a1',
-        product: 'IDV_STANDARD',
-        status: 'STORED',
-        result: 'APPROVED',
-        sections: { identity: 'APPROVED' },
-        messages: [],
-        completed: '2026-08-01T10:00:00.000Z',
-        storedAt: '2026-08-01T10:00:04.000Z',
-        environment: 'staging',
-        imageCount: 2,
-        fileCount: 1,
-      },
-    })!,
-  );
+  appendApprovedResult(dataDir, 'a1');
 });
 afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });

@@ -20,10 +20,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openLocalAnalytics } from '../../local/analytics-duckdb';
 import { SNAPSHOT_PREFIX, snapshotDirs } from '../../local/analytics-snapshots';
-import { appendRecord, localAnalyticsDir, localParquetFile } from '../../local/analytics-store';
+import { localAnalyticsDir, localParquetFile } from '../../local/analytics-store';
 import { QueryError } from '../../shared/analytics/engine';
-import { projectEvent } from '../../shared/analytics/projection';
-import { DETAIL_TYPES } from '../../shared/events/names';
+import { appendApprovedResult } from '../support/projection';
 
 /** Twenty billion rows: seconds of work at least, on any machine, and a bounded amount of it. */
 const SLOW = 'SELECT count(*) AS n FROM range(1000000000) a, range(20) b';
@@ -51,25 +50,7 @@ afterEach(() => {
 
 /** A stored result `resultId` as the local run appends it to the projection's incoming lines. */
 function stored(resultId: string): void {
-  appendRecord(
-    dataDir,
-    projectEvent({
-      'detail-type': DETAIL_TYPES.resultStored,
-      detail: {
-        resultId,
-        product: 'IDV_STANDARD',
-        status: 'STORED',
-        result: 'APPROVED',
-        sections: { identity: 'APPROVED' },
-        messages: [],
-        completed: '2026-08-01T10:00:00.000Z',
-        storedAt: '2026-08-01T10:00:04.000Z',
-        environment: 'staging',
-        imageCount: 2,
-        fileCount: 1,
-      },
-    })!,
-  );
+  appendApprovedResult(dataDir, resultId);
 }
 
 /** The signal and exit handlers this process has. */

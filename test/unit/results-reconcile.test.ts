@@ -406,7 +406,8 @@ describe('the local journals', () => {
 
   it('reads on past lines that are JSON but no entry, and takes no id from entries the journals never write', async () => {
     // Prepare: `null`, a number and a string parse but are no entry; a put naming no queue, one naming no
-    // message, a delete (whatever it carries), a trace line naming no result. The lines after them count.
+    // message, a delete (whatever it carries), an operation the journal does not write, a trace line naming
+    // no result. The lines after them count.
     const msg = (resultId: string) => JSON.stringify({ resultId, source: 'webhook' });
     const queueLines = [
       'null',
@@ -415,6 +416,7 @@ describe('the local journals', () => {
       JSON.stringify({ op: 'put', id: 'm0', body: msg('r-no-queue') }),
       JSON.stringify({ op: 'put', q: 'results', body: msg('r-no-message') }),
       JSON.stringify({ op: 'del', q: 'results', id: 'm2', body: msg('r-deleted') }),
+      JSON.stringify({ op: 'peek', q: 'results', id: 'm3', body: msg('r-other-op') }),
       JSON.stringify({ op: 'put', q: 'results', id: 'm1', body: msg('r-1') }),
     ];
     writeFileSync(join(dir, 'queue-journal.jsonl'), `${queueLines.join('\n')}\n`);

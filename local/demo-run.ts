@@ -16,7 +16,7 @@ export interface DemoOptions {
   spacingMs: number;
   /** One transaction fails on purpose (only when `control` can arrange it). */
   failure: boolean;
-  /** Receives before the DLQ: how many fetches of the deliberate failure's result are served broken. */
+  /** Receives before the DLQ: the deliberate failure's fetches are broken until a message has used them up. */
   maxReceiveCount: number;
   environment: 'staging' | 'production';
   serviceUrl: string;
@@ -36,12 +36,21 @@ export interface Demo {
   /** What `--exit-when-done` waits for: every demo transaction but the deliberate failure. */
   created: string[];
   creating: Promise<void>;
+  /** The deliberate failure reached the DLQ: the simulator serves its result as it is from now on. */
+  failureSeen(): void;
 }
+
+/**
+ * At most this many broken fetches per receive the queue allows: enough for every message that may carry
+ * the result (the webhook's, one per poll interval the retries outlast) until the run clears the fault,
+ * and a bound if it never does (a run killed first).
+ */
+const BROKEN_FETCHES_PER_RECEIVE = 10;
 
 /** The demo transactions, created in the background one after another. */
 export function startDemo(options: DemoOptions): Demo {
   const created: string[] = [];
-  if (options.count <= 0) return { created, creating: Promise.resolve() };
+  if (options.count <= 0) return { created, creating: Promise.resolve(), failureSeen: () => undefined };
   const client = new IdvClient({
     baseUrl: options.serviceUrl,
     environment: options.environment,
@@ -52,14 +61,16 @@ export function startDemo(options: DemoOptions): Demo {
   const { control } = options;
   const withFailure =
     options.failure && control?.setResultFault !== undefined && control.resultIdsOf !== undefined;
+  let failingReference: string | undefined;
   const creating = (async () => {
     for (const plan of demoPlan(options.count, runId, withFailure)) {
       if (plan.failsFirst) {
         // Set before the transaction exists: a `mock-test` result is announced as soon as it is created.
+        failingReference = plan.customerReference;
         control!.setResultFault!({
           customerReference: plan.customerReference,
           kind: 'dataNotBase64',
-          fetches: options.maxReceiveCount,
+          fetches: options.maxReceiveCount * BROKEN_FETCHES_PER_RECEIVE,
         });
       }
       const transactionId = await createDemoTransaction(client, plan);
@@ -75,5 +86,9 @@ export function startDemo(options: DemoOptions): Demo {
       if (options.spacingMs > 0) await delay(options.spacingMs, undefined, { ref: false });
     }
   })();
-  return { created, creating };
+  const failureSeen = () => {
+    if (failingReference === undefined) return;
+    control?.setResultFault?.({ customerReference: failingReference, kind: 'dataNotBase64', fetches: 0 });
+  };
+  return { created, creating, failureSeen };
 }

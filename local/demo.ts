@@ -16,9 +16,11 @@ export interface DemoPlan {
 
 /**
  * Which demo transaction fails on purpose (the second, so the first result arrives as it should): the
- * simulator serves its result with an image `data` that is not base64 for as many fetches as the queue
- * allows receives, the pipeline refuses each as DATA_NOT_BASE64, and the message lands in the DLQ; the
- * next fetch, the redrive's, gets the result as it is and stores it.
+ * simulator serves its result with an image `data` that is not base64, the pipeline refuses each fetch as
+ * DATA_NOT_BASE64, and a message lands in the DLQ once the queue's receives are used up. The run then tells
+ * the simulator to serve the result as it is (`Demo.failureSeen`), so the redrive stores it. Until then
+ * every fetch is broken, whichever message it serves: the webhook's and, when the retries outlast a poll
+ * interval (a loaded machine), the poll's — so one of them always reaches the DLQ.
  */
 export const DEMO_FAILURE_INDEX = 1;
 

@@ -77,6 +77,8 @@ interface Run {
   readonly journal: TraceJournal;
   /** Whether a DLQ entry's result is the deliberate demo failure's (set once that transaction exists). */
   isDemoFailure: (resultId: string) => boolean;
+  /** Tells the simulator to serve the deliberate failure's result as it is (set once the demo starts). */
+  demoFailureSeen: () => void;
 }
 
 /** The webhook endpoint, started before the handler it forwards to exists. */
@@ -189,6 +191,7 @@ function newRun(options: RunOptions, io: RunIo): Run {
     rules: new LocalRuleSet([]),
     journal: new TraceJournal(resolve(options.dataDir)),
     isDemoFailure: () => false,
+    demoFailureSeen: () => undefined,
   };
 }
 
@@ -373,6 +376,7 @@ function startPlumbing(
     },
     onRecord: (record) => run.journal.record(record),
   });
+  let demoHinted = false;
   const dlqWatch = startDlqWatch({
     sqs,
     dlqUrl: resources.dlqUrl,
@@ -382,7 +386,10 @@ function startPlumbing(
       const reason = entry.reason ?? (entry.resultId ? run.journal.lastFailure(entry.resultId) : undefined);
       if (!earlier) run.journal.dlq(entry, reason);
       io.out(formatDlqLine(entry, reason, earlier, run.dirFlag));
-      if (!earlier && entry.resultId && run.isDemoFailure(entry.resultId)) {
+      // The webhook's message and the poll's may both carry the deliberate failure there: one hint.
+      if (!earlier && entry.resultId && run.isDemoFailure(entry.resultId) && !demoHinted) {
+        demoHinted = true;
+        run.demoFailureSeen();
         io.out(
           `  demo: this failure was deliberate and the simulator now serves the result as it is: npx --no-install idv dlq redrive --result-id ${entry.resultId} --local${run.dirFlag}`,
         );
@@ -451,6 +458,7 @@ function beginDemo(run: Run, service: Service): Demo {
     },
   });
   demo.creating.catch(reportError(io, 'creating demo transactions'));
+  run.demoFailureSeen = demo.failureSeen;
   return demo;
 }
 

@@ -357,11 +357,19 @@ describe('npm start: the deliberate demo failure', () => {
     const created = lines.filter((line) => line.startsWith('+ created'));
     expect(created, started.stderr()).toHaveLength(3);
     expect(created.filter((line) => line.includes('(demo: fails first, redrive it)'))).toHaveLength(1);
-    expect(dlqLine()).toContain('reason=DATA_NOT_BASE64');
-    expect(lines.filter((line) => line.startsWith('✖ to DLQ'))).toHaveLength(1);
+    // The webhook's message, and the poll's when it carried the result too: each of that result, refused.
+    const dlqLines = lines.filter((line) => line.startsWith('✖ to DLQ'));
+    expect(dlqLines.length).toBeGreaterThanOrEqual(1);
+    expect(dlqLines.length).toBeLessThanOrEqual(2);
+    expect(dlqLines[0]).toMatch(new RegExp(`${resultId}.*reason=DATA_NOT_BASE64`));
+    for (const line of dlqLines) expect(line).toContain(resultId);
+    expect(lines.filter((line) => line.startsWith('  demo: this failure was deliberate'))).toHaveLength(1);
     expect(started.stdout()).toContain(`npx --no-install idv dlq redrive --result-id ${resultId} --local`);
     expect(list.code, list.stderr).toBe(0);
-    expect(JSON.parse(list.stdout)).toMatchObject([{ resultId, reason: 'DATA_NOT_BASE64' }]);
+    const listed = JSON.parse(list.stdout) as { resultId: string; reason: string }[];
+    expect(listed.length).toBeGreaterThanOrEqual(1);
+    expect(listed[0]).toMatchObject({ resultId, reason: 'DATA_NOT_BASE64' });
+    for (const entry of listed) expect(entry.resultId).toBe(resultId);
     expect(redrive.code, redrive.stderr).toBe(0);
     const storedLines = lines.filter((line) => line.startsWith('✔ stored') && line.includes(resultId));
     expect(storedLines).toHaveLength(1);

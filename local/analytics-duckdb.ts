@@ -54,8 +54,8 @@ const ANALYST_CONFIG: Readonly<Record<string, string>> = {
   lock_configuration: 'true',
 };
 
-/** How `extractStatements` of @duckdb/node-api begins the message of a statement DuckDB cannot parse. */
-const EXTRACT_ERROR = 'Failed to extract statements: ';
+/** What `extractStatements` of @duckdb/node-api says of SQL that holds no statement at all. */
+const NATIVE_CALLBACK_ERROR = 'Error in native callback';
 
 /** Options of {@link openLocalAnalytics}. */
 export interface LocalAnalyticsOptions {
@@ -103,11 +103,11 @@ export async function openLocalAnalytics(
     async query(sql: string): Promise<QueryAnswer> {
       let reader: Awaited<ReturnType<typeof open.runAndReadAll>>;
       try {
-        // The client fails SQL that holds no statement (only comments or semicolons) without a message
-        // of DuckDB's ("Error in native callback"); DuckDB's own parser errors come with that prefix.
+        // The client fails SQL that holds no statement (only comments or semicolons) with a message of its
+        // own, not DuckDB's ("Error in native callback"); DuckDB's parser errors come with their prefix.
         const statements = await open.extractStatements(sql).catch((error: unknown) => {
-          if (error instanceof Error && error.message.startsWith(EXTRACT_ERROR)) throw error;
-          return undefined;
+          if (error instanceof Error && error.message.startsWith(NATIVE_CALLBACK_ERROR)) return undefined;
+          throw error;
         });
         if (statements === undefined) throw new QueryError('no SQL statement given');
         if (statements.count !== 1) {

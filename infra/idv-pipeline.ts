@@ -18,6 +18,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { type OutputKey, PIPELINE_OUTPUTS } from '../shared/deployment-outputs';
 import { resolveCopyBounds } from '../shared/erasure/bounds';
 import { DETAIL_TYPES, type DetailType, EVENT_SOURCE } from '../shared/events/names';
 import { RESULTS_PREFIX } from '../shared/store/keys';
@@ -556,56 +557,38 @@ export class IdvPipeline extends Construct {
     return { vpc, subnets, securityGroups: [securityGroup] };
   }
 
-  /** What an operator and `idv --stack` need after `cdk deploy`; secret names only, never a value. */
+  /**
+   * What an operator and `idv --stack` need after `cdk deploy` (shared/deployment-outputs.ts): one output
+   * of each resource the pipeline has, secret names only, never a value. Every key has its value here, so
+   * a key the CLI reads and the construct forgot does not compile.
+   */
   #addOutputs(): void {
-    const outputs: Record<string, [string | undefined, string]> = {
-      WebhookBaseUrl: [
-        this.webhookUrlWithoutSecret,
-        'Append <webhook secret>/result and <webhook secret>/upload and register them at the service',
-      ],
-      EventBusName: [this.eventBus.eventBusName, 'Bus the pipeline publishes its events on'],
-      EventBusArn: [this.eventBus.eventBusArn, 'ARN of the event bus (for consumer rules)'],
-      EventArchiveName: [
-        this.eventArchive?.archiveName,
-        'Archive of every event (idv events replay --archive NAME)',
-      ],
-      ResultsTableName: [this.resultsTable.tableName, 'DynamoDB table of stored results'],
-      DataBucketName: [this.dataBucket.bucketName, 'S3 bucket of result.json, images and files'],
-      ResultsQueueUrl: [this.queue.queueUrl, 'SQS queue of resultIds to fetch'],
-      DeadLetterQueueUrl: [this.deadLetterQueue.queueUrl, 'Dead-letter queue (redrive after fixing)'],
-      CredentialsSecretName: [
-        this.secrets.credentials.secretName,
-        'Put {"clientId","clientSecret"} into this secret',
-      ],
-      WebhookSecretName: [this.secrets.webhook.secretName, 'Secret holding the webhook path segment'],
-      TokenCacheSecretName: [
-        this.secrets.tokenCache.secretName,
-        'Shared access-token cache (managed by the functions)',
-      ],
-      AlarmTopicArn: [this.alarmTopic.topicArn, 'SNS topic of every alarm (subscribe your on-call here)'],
-      DashboardName: [this.monitoring.dashboard.dashboardName, 'CloudWatch dashboard of the pipeline'],
-      AnalyticsWorkgroup: [
-        this.analytics?.workgroupName,
-        'Athena workgroup: idv analytics query --workgroup <this>',
-      ],
-      AnalyticsDatabase: [this.analytics?.databaseName, 'Glue database of the results view'],
-      AnalyticsBucketName: [this.analytics?.bucket.bucketName, 'S3 bucket of the analytics projection'],
-      AnalystPolicyArn: [this.analytics?.analystPolicy.managedPolicyArn, 'Attach to the roles of analysts'],
-      ErasurePolicyArn: [
-        this.erasure.policy.managedPolicyArn,
-        'Attach to the role that runs idv results erase (and to no function or analyst)',
-      ],
-      ErasureBounds: [
-        this.erasure.copyBoundsJson,
-        'Days each copy an erasure cannot reach at once may live (JSON; idv results erase puts them in its receipt)',
-      ],
-      RetentionCheckFunctionName: [
-        this.erasure.retentionCheck.function.functionName,
-        'Daily retention check (ResultsPastRetention metric)',
-      ],
+    const values: Record<OutputKey, string | undefined> = {
+      WebhookBaseUrl: this.webhookUrlWithoutSecret,
+      EventBusName: this.eventBus.eventBusName,
+      EventBusArn: this.eventBus.eventBusArn,
+      EventArchiveName: this.eventArchive?.archiveName,
+      ResultsTableName: this.resultsTable.tableName,
+      DataBucketName: this.dataBucket.bucketName,
+      ResultsQueueUrl: this.queue.queueUrl,
+      DeadLetterQueueUrl: this.deadLetterQueue.queueUrl,
+      CredentialsSecretName: this.secrets.credentials.secretName,
+      WebhookSecretName: this.secrets.webhook.secretName,
+      TokenCacheSecretName: this.secrets.tokenCache.secretName,
+      AlarmTopicArn: this.alarmTopic.topicArn,
+      DashboardName: this.monitoring.dashboard.dashboardName,
+      AnalyticsWorkgroup: this.analytics?.workgroupName,
+      AnalyticsDatabase: this.analytics?.databaseName,
+      AnalyticsBucketName: this.analytics?.bucket.bucketName,
+      AnalystPolicyArn: this.analytics?.analystPolicy.managedPolicyArn,
+      ErasurePolicyArn: this.erasure.policy.managedPolicyArn,
+      ErasureBounds: this.erasure.copyBoundsJson,
+      RetentionCheckFunctionName: this.erasure.retentionCheck.function.functionName,
     };
-    for (const [id, [value, description]] of Object.entries(outputs)) {
-      if (value !== undefined) new CfnOutput(this, id, { value, description });
+    for (const [id, value] of Object.entries(values)) {
+      if (value !== undefined) {
+        new CfnOutput(this, id, { value, description: PIPELINE_OUTPUTS[id as OutputKey] });
+      }
     }
   }
 }

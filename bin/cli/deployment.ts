@@ -1,39 +1,17 @@
 /**
  * Which deployment an AWS command works on, found by its stack rather than by re-deriving names: the
- * outputs `IdvPipeline` writes (infra/idv-pipeline.ts) name the table, bucket, queues, archive, workgroup
+ * outputs `IdvPipeline` writes (shared/deployment-outputs.ts) name the table, bucket, queues, archive, workgroup
  * and secrets. `--stack NAME` (IDV_STACK) reads them with CloudFormation `DescribeStacks`;
  * `--outputs-file FILE` (IDV_OUTPUTS_FILE) reads the file `cdk deploy --outputs-file FILE` wrote, with no
  * AWS call. A stack holding several pipelines is narrowed with `--pipeline ID` (IDV_PIPELINE).
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { OUTPUT_KEYS, type OutputKey } from '../../shared/deployment-outputs';
 import { isJsonObject } from '../../shared/json-object';
 import { UsageError } from './errors';
 import type { FlagValues } from './flag-values';
 
-/** The outputs of one pipeline, by their key in `IdvPipeline` (without a construct-path prefix). */
-export const OUTPUT_KEYS = [
-  'WebhookBaseUrl',
-  'EventBusName',
-  'EventBusArn',
-  'EventArchiveName',
-  'ResultsTableName',
-  'DataBucketName',
-  'ResultsQueueUrl',
-  'DeadLetterQueueUrl',
-  'CredentialsSecretName',
-  'WebhookSecretName',
-  'TokenCacheSecretName',
-  'AlarmTopicArn',
-  'DashboardName',
-  'AnalyticsWorkgroup',
-  'AnalyticsDatabase',
-  'AnalyticsBucketName',
-  'AnalystPolicyArn',
-  'ErasureBounds',
-] as const;
-/** One output key of a pipeline. */
-export type OutputKey = (typeof OUTPUT_KEYS)[number];
 /** What one deployment's outputs say (a key is absent when the pipeline has no such resource). */
 export type DeploymentOutputs = Partial<Record<OutputKey, string>>;
 

@@ -11,12 +11,13 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import { OUTPUT_KEYS, pipelineOutputs } from '../../bin/cli/deployment';
+import { pipelineOutputs } from '../../bin/cli/deployment';
 import { IdvPipelineVpcEndpoints } from '../../infra/constructs/vpc-endpoints';
 import { IdvPipeline } from '../../infra/idv-pipeline';
 import type { IdvPipelineProps } from '../../infra/idv-pipeline-props';
 import { IdvPipelineValidationError } from '../../infra/idv-pipeline-settings';
 import { ENV } from '../../shared/config';
+import { OUTPUT_KEYS } from '../../shared/deployment-outputs';
 import { METRICS } from '../../shared/metrics-names';
 import { actionsOf, type IamStatement, statementsOfRole } from './stack-fixture';
 

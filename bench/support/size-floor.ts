@@ -77,7 +77,7 @@ export function sizeFloorTable(rows: readonly SizeFigures[]): string {
     table,
     'min/median/max over the rounds; each round: raw copy, floor, result of the same body; targets on the median',
     "store/floor: throughput of the result over the floor's (wall time, same round); floor/raw: the floor's over the raw copy's (information)",
-    'guarantees: DynamoDB and EventBridge requests of one result (read before the GET, claim, item, event, mark) and their summed wall ms: a fixed cost per result, what small bodies pay most for',
+    'guarantees: DynamoDB and EventBridge requests of one result (read before the GET, claim, earlier-version look-up, erasure look after the last object, item, event, mark) and their summed wall ms: a fixed cost per result, what small bodies pay most for',
   ].join('\n');
 }
 

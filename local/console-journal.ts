@@ -28,7 +28,12 @@ export interface DlqMove {
 /** Writes the journal of one run and remembers the last failure reason of each result. */
 export class TraceJournal {
   readonly #file: string;
-  readonly #lastReason = new Map<string, string>();
+  /**
+   * Reason codes logged for each result's failed deliveries and not yet journaled, oldest first. Records
+   * are journaled once their batch is done, and the webhook's and the poll's message of one result may fail
+   * in turn in the same batch: each failed record takes the oldest reason, in the batch's order.
+   */
+  readonly #pendingReasons = new Map<string, string[]>();
   readonly #lastFailure = new Map<string, string>();
   readonly #failedDeliveries = new Map<string, number>();
 
@@ -47,8 +52,10 @@ export class TraceJournal {
   log(entry: Record<string, unknown>): void {
     const resultId = typeof entry.resultId === 'string' ? entry.resultId : undefined;
     if (!resultId || typeof entry.message !== 'string' || !entry.message.startsWith('message failed')) return;
-    const reason = reasonCodeOf(entry);
-    if (reason) this.#lastReason.set(resultId, reason);
+    const reason = reasonCodeOf(entry) ?? 'unknown';
+    const pending = this.#pendingReasons.get(resultId);
+    if (pending) pending.push(reason);
+    else this.#pendingReasons.set(resultId, [reason]);
   }
 
   /** One processed queue record: its announcement (first delivery) and the attempt's outcome. */
@@ -71,8 +78,7 @@ export class TraceJournal {
         source,
       });
     }
-    const reason = outcome.failed ? (this.#lastReason.get(resultId) ?? 'unknown') : undefined;
-    this.#lastReason.delete(resultId);
+    const reason = outcome.failed ? this.#takeReason(resultId) : undefined;
     if (reason) {
       this.#lastFailure.set(resultId, reason);
       this.#failedDeliveries.set(outcome.messageId, outcome.receiveCount);
@@ -119,6 +125,14 @@ export class TraceJournal {
       attempt: this.#failedDeliveries.get(move.messageId) ?? move.receiveCount,
       ...(reason && { reason }),
     });
+  }
+
+  /** The oldest pending reason of `resultId`'s failures (`unknown` when none was logged). */
+  #takeReason(resultId: string): string {
+    const pending = this.#pendingReasons.get(resultId);
+    const reason = pending?.shift();
+    if (pending?.length === 0) this.#pendingReasons.delete(resultId);
+    return reason ?? 'unknown';
   }
 
   #append(line: JournalLine): void {

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TraceJournal } from '../../local/console-journal';
+import { readJournal, TraceJournal } from '../../local/console-journal';
 import { recordedDlq } from '../../local/dlq-record';
 import { LOCAL_DLQ_NAME } from '../../local/pipeline-resources';
 import { QUEUE_JOURNAL, QueueJournal } from '../../local/queue-journal';
@@ -114,5 +114,49 @@ describe('the local DLQ from its records', () => {
 
     // Assess
     expect(entries).toEqual([]);
+  });
+});
+
+describe("the trace journal's reasons", () => {
+  it('gives each failed delivery of one result in one batch its own reason, though records are journaled after the batch', () => {
+    // Prepare: the webhook's and the poll's message of r-1 ran in turn in one batch, both failed; the
+    // handler logged both failures before the event source journaled either record.
+    const trace = new TraceJournal(dataDir);
+    const webhook = JSON.stringify({ resultId: 'r-1', source: 'webhook' });
+    const poll = JSON.stringify({ resultId: 'r-1', source: 'poll' });
+    const sentAt = Date.parse('2026-11-01T10:00:00.000Z');
+    trace.log({ message: 'message failed', resultId: 'r-1', reason: 'DATA_NOT_BASE64' });
+    trace.log({ message: 'message failed', resultId: 'r-1', error: { name: 'ClaimHeldElsewhereError' } });
+
+    // Act
+    trace.record({ messageId: 'm-1', body: webhook, receiveCount: 3, sentAt, failed: true });
+    trace.record({ messageId: 'm-2', body: poll, receiveCount: 3, sentAt, failed: true });
+
+    // Assess
+    const fetches = readJournal(dataDir, 'r-1').filter((line) => line.kind === 'fetch');
+    expect(fetches.map((line) => [line.messageId, line.reason])).toEqual([
+      ['m-1', 'DATA_NOT_BASE64'],
+      ['m-2', 'ClaimHeldElsewhereError'],
+    ]);
+    expect(trace.lastFailure('r-1')).toBe('ClaimHeldElsewhereError');
+  });
+
+  it('keeps a failure reason for the failed delivery when a delivery of the same result before it succeeded', () => {
+    // Prepare
+    const trace = new TraceJournal(dataDir);
+    const body = JSON.stringify({ resultId: 'r-1', source: 'webhook' });
+    const sentAt = Date.parse('2026-11-01T10:00:00.000Z');
+    trace.log({ message: 'message failed', resultId: 'r-1', reason: 'DATA_NOT_BASE64' });
+
+    // Act
+    trace.record({ messageId: 'm-1', body, receiveCount: 1, sentAt, failed: false });
+    trace.record({ messageId: 'm-2', body, receiveCount: 1, sentAt, failed: true });
+
+    // Assess
+    const fetches = readJournal(dataDir, 'r-1').filter((line) => line.kind === 'fetch');
+    expect(fetches.map((line) => [line.outcome, line.reason])).toEqual([
+      ['ok', undefined],
+      ['failed', 'DATA_NOT_BASE64'],
+    ]);
   });
 });

@@ -68,7 +68,7 @@ function placed<T>(scope: Construct, build: () => T): T {
  * The props as the plain input of the one rule set (infra/idv-pipeline-settings.ts), which cdk.json's
  * decoder (infra/config.ts) gives too: durations in days and minutes, the URL marked when it is a token.
  */
-export function settingsInputOf(props: IdvPipelineProps): SettingsInput {
+function settingsInputOf(props: IdvPipelineProps): SettingsInput {
   return {
     environmentName: props.environmentName,
     serviceBaseUrl: props.serviceBaseUrl,

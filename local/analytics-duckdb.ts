@@ -106,7 +106,7 @@ export async function openLocalAnalytics(
         // The client fails SQL that holds no statement (only comments or semicolons) with a message of its
         // own, not DuckDB's ("Error in native callback"); DuckDB's parser errors come with their prefix.
         const statements = await open.extractStatements(sql).catch((error: unknown) => {
-          if (error instanceof Error && error.message.startsWith(NATIVE_CALLBACK_ERROR)) return undefined;
+          if (error instanceof Error && error.message === NATIVE_CALLBACK_ERROR) return undefined;
           throw error;
         });
         if (statements === undefined) throw new QueryError('no SQL statement given');

@@ -1,7 +1,7 @@
 /**
  * Which deployment an AWS command works on, found by its stack rather than by re-deriving names: the
- * outputs `IdvPipeline` writes (shared/deployment-outputs.ts) name the table, bucket, queues, archive, workgroup
- * and secrets. `--stack NAME` (IDV_STACK) reads them with CloudFormation `DescribeStacks`;
+ * outputs `IdvPipeline` writes (shared/deployment-outputs.ts) name the table, bucket, queues, archive,
+ * workgroup and secrets. `--stack NAME` (IDV_STACK) reads them with CloudFormation `DescribeStacks`;
  * `--outputs-file FILE` (IDV_OUTPUTS_FILE) reads the file `cdk deploy --outputs-file FILE` wrote, with no
  * AWS call. A stack holding several pipelines is narrowed with `--pipeline ID` (IDV_PIPELINE).
  */

@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 import type { BacklogFigures } from '../../bench/backlog';
 import type { BundleFigures } from '../../bench/bundles';
 import { latencySummaryRows } from '../../bench/latency';
+import type { ProfileCost } from '../../bench/support/cost-section';
 import { latencySummary, percentile } from '../../bench/support/stats';
-import { backlogSummaryRows, bundleSummaryRows } from '../../bench/support/summary';
+import { backlogSummaryRows, bundleSummaryRows, costSummaryRows } from '../../bench/support/summary';
 import {
   atLeast,
   atMost,
@@ -132,6 +133,26 @@ describe('summary rows', () => {
       '| a | x | 1 | ≤ 2 | met |',
       '| b | y | 3 | ≤ 2 | NOT MET |',
       '| c | z | $1 | - | no target |',
+    ]);
+  });
+  it('judges the cost beside the naive peer, and a profile run without the peer (1 GiB) as no target, with no NaN', () => {
+    // Prepare
+    const cost = (total: number) => ({ lines: [], total, memoryMb: 256 });
+    const shape = { images: 1, imageBytes: 1 };
+    const costs: ProfileCost[] = [
+      { profile: '50mb', bodyBytes: 50 * MIB, shape, pipeline: cost(1.15), naive: cost(2.69) },
+      { profile: '1mb', bodyBytes: MIB, shape, pipeline: cost(0.106), naive: cost(0.1) },
+      { profile: '1gb@256mb', bodyBytes: 1024 * MIB, shape, pipeline: cost(16.24) },
+    ];
+
+    // Act
+    const rows = costSummaryRows(costs);
+
+    // Assess
+    expect(rows.map((r) => [r.value, r.target, r.verdict])).toEqual([
+      ['$1.15 / $2.69 = 0.43×', '≤ 0.6 × naive', 'met'],
+      ['$0.106 / $0.1 = 1.06×', '≤ 1 × naive', 'NOT MET'],
+      ['$16.24 (no naive peer run)', '-', 'no target'],
     ]);
   });
 });
